@@ -1,0 +1,288 @@
+#include "devices/cpu.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <set>
+#include <stdexcept>
+#include <utility>
+
+#include "sim/op_semantics.hpp"
+
+namespace hetsim::devices {
+
+namespace {
+
+// Ops whose output aliases their input in ONNX Runtime (no copy): only the dispatch cost.
+bool is_view(const std::string& type) {
+    static const std::set<std::string> views = {"Reshape", "Squeeze",   "Unsqueeze", "Flatten",
+                                                "Identity", "Shape",    "Size"};
+    return views.count(type) != 0;
+}
+
+// M (rows of the left operand) and K of a MatMul/Gemm, 0 when the shapes do not say.
+struct GemmShape {
+    double m = 0.0;
+    double k = 0.0;
+};
+
+GemmShape gemm_shape(const sim::Graph& graph, const sim::Op& op) {
+    if (op.inputs.size() < 2) return {};
+    const sim::Shape& a = graph.tensor(op.inputs[0]).shape;
+    if (a.empty()) return {};
+    const auto rank = a.size();
+    if (op.type == "Gemm" && rank == 2) {
+        const bool trans_a = op.attr_int("transA", 0) != 0;
+        return {static_cast<double>(trans_a ? a[1] : a[0]),
+                static_cast<double>(trans_a ? a[0] : a[1])};
+    }
+    // MatMul (numpy semantics): A is (..., M, K), a 1-D A is one row.
+    return {rank >= 2 ? static_cast<double>(a[rank - 2]) : 1.0, static_cast<double>(a.back())};
+}
+
+}  // namespace
+
+CpuModel::CpuModel(CpuParams params, CpuMode mode) : params_(std::move(params)), mode_(mode) {
+    if (params_.cores < 1 || !(params_.clock_hz > 0.0) || !(params_.flops_per_cycle > 0.0) ||
+        !(params_.dram_bandwidth_Bps > 0.0) || !(params_.dram_bandwidth_all_cores_Bps > 0.0)) {
+        throw std::invalid_argument(
+            "CpuModel: cores, clock, flops_per_cycle and both DRAM bandwidths must be > 0");
+    }
+}
+
+bool CpuModel::parallelizable(const std::string& op_type) {
+    // This follows which ONNX Runtime CPU kernels use the intra-op thread pool (lee2022
+    // §4.3 (2): CPU_P gets "all the thread-parallelizable operators"): MLAS GEMM, the
+    // element-wise math and activation kernels, Softmax, reductions and LayerNorm are
+    // parallelised; pure data movement (views, Gather, Slice, Concat, Split, Transpose) and
+    // Cast run on the calling thread.
+    static const std::set<std::string> always = {
+        "MatMul", "Gemm",     "Softmax", "LogSoftmax", "LayerNormalization",
+        "SkipLayerNormalization", "Gelu", "FastGelu",   "BiasGelu", "Attention"};
+    static const std::set<std::string> never = {
+        "Reshape", "Squeeze", "Unsqueeze", "Flatten",   "Identity", "Shape", "Size",
+        "Gather",  "Slice",   "Concat",    "Split",     "Transpose", "Cast", "Expand",
+        "Tile",    "Pad",     "Constant",  "ConstantOfShape", "Range"};
+    if (always.count(op_type) != 0) return true;
+    if (never.count(op_type) != 0) return false;
+    switch (sim::classify(op_type)) {
+        case sim::OpClass::matmul:
+        case sim::OpClass::elementwise:
+        case sim::OpClass::reduction:
+        case sim::OpClass::conv: return true;
+        case sim::OpClass::data_movement:
+        case sim::OpClass::other: return false;
+    }
+    return false;
+}
+
+sim::Support CpuModel::supports(const sim::Graph& /*graph*/, const sim::Op& op) const {
+    if (mode_ == CpuMode::serial || parallelizable(op.type)) return sim::Support::yes();
+    return sim::Support::no(
+        fmt::format("{} is not thread-parallelised by ONNX Runtime (pure data movement or "
+                    "conversion), so the parallel CPU mode does not run it (lee2022 §4.3 (2))",
+                    op.type));
+}
+
+double CpuModel::gemm_efficiency(double m) const {
+    // Hockney's n_1/2: a GEMM with M rows reaches M / (M + n_1/2) of the sustained rate.
+    // Small-M GEMMs on an in-order core cannot fill the register-blocked micro-kernel (too
+    // few rows to reuse each loaded weight), so they run far below peak.
+    if (params_.gemm_n_half <= 0.0 || m <= 0.0) return 1.0;
+    return m / (m + params_.gemm_n_half);
+}
+
+double CpuModel::dram_bytes(const sim::Graph& graph, const sim::Op& op) const {
+    const double read = static_cast<double>(op.bytes_read);
+    const double written = static_cast<double>(op.bytes_written);
+    const sim::OpClass cls = sim::classify(op.type);
+    if (cls == sim::OpClass::data_movement || is_view(op.type)) {
+        // Views cost no traffic; a copy reads what it writes (Gather/Slice read only the
+        // selected part of their input, Expand only its small input).
+        if (is_view(op.type)) return 0.0;
+        return std::min(read, written) + written;
+    }
+    if (cls == sim::OpClass::matmul && op.inputs.size() >= 2) {
+        const sim::Tensor& a = graph.tensor(op.inputs[0]);
+        const double a_bytes = static_cast<double>(a.size_bytes());
+        const double b_bytes = static_cast<double>(graph.tensor(op.inputs[1]).size_bytes());
+        const double rest = read - a_bytes - b_bytes + written;  // bias + output
+        // The whole working set fits in the last-level cache: every byte comes from DRAM once
+        // (first touch) and re-reads of the weight hit the cache.
+        if (read + written <= static_cast<double>(params_.last_level_cache_bytes())) {
+            return read + written;
+        }
+        // Otherwise the kernel blocks rows of A so that a block's K-slice fills half of L1D
+        // (the other half streams B), and re-reads the weight from DRAM once per row block.
+        const GemmShape s = gemm_shape(graph, op);
+        const double a_row_bytes = s.k * static_cast<double>(sim::dtype_size_bytes(a.dtype));
+        double rows_per_block = 1.0;
+        if (a_row_bytes > 0.0) {
+            rows_per_block = std::max(
+                1.0, std::floor(static_cast<double>(params_.l1d_bytes) / 2.0 / a_row_bytes));
+        }
+        const double passes = std::max(1.0, std::ceil(s.m / rows_per_block));
+        return a_bytes + rest + passes * b_bytes;
+    }
+    // Element-wise, reductions, normalisations, conv: every operand streamed once (a
+    // broadcast operand is small and counted once, it stays in cache).
+    return read + written;
+}
+
+CpuOpCost CpuModel::cost(const sim::Graph& graph, const sim::Op& op) const {
+    CpuOpCost c;
+    const bool parallel = mode_ == CpuMode::parallel;
+    const double cores = parallel ? static_cast<double>(params_.cores) : 1.0;
+    c.flops = op.flops;
+    if (sim::classify(op.type) == sim::OpClass::matmul) {
+        // With a small M, ONNX Runtime/MLAS splits N across threads, so each thread still
+        // sees the full M: the same efficiency in both modes.
+        c.efficiency = gemm_efficiency(gemm_shape(graph, op).m);
+    }
+    // compute = FLOPs / (cores x FLOP/cycle x clock x efficiency): the parallel mode reaches
+    // close to `cores` times the serial rate on compute (lee2022 §4.2: "ideal speedup close
+    // to the number of cores").
+    c.compute_s =
+        c.flops / (cores * params_.flops_per_cycle * params_.clock_hz * c.efficiency);
+    // memory = DRAM bytes / stream bandwidth of one core, or of all cores together.
+    c.dram_bytes = dram_bytes(graph, op);
+    c.memory_s = c.dram_bytes / (parallel ? params_.dram_bandwidth_all_cores_Bps
+                                          : params_.dram_bandwidth_Bps);
+    // Fixed costs: framework dispatch per op, plus waking and joining the thread pool in
+    // parallel mode (why CPU_P ~ CPU_S on small ops, lee2022 §4.2).
+    c.overhead_s = params_.op_overhead_s + (parallel ? params_.fork_join_overhead_s : 0.0);
+    c.total_s = c.overhead_s + std::max(c.compute_s, c.memory_s);
+    return c;
+}
+
+double CpuModel::op_time_s(const sim::Graph& graph, const sim::Op& op) const {
+    if (!supports(graph, op).ok) return std::numeric_limits<double>::infinity();
+    return cost(graph, op).total_s;
+}
+
+CpuConversionModel::CpuConversionModel(double bandwidth_Bps, double overhead_s)
+    : bandwidth_Bps_(bandwidth_Bps), overhead_s_(overhead_s) {
+    if (!(bandwidth_Bps_ > 0.0) || overhead_s_ < 0.0) {
+        throw std::invalid_argument("CpuConversionModel: bandwidth must be > 0, overhead >= 0");
+    }
+}
+
+double CpuConversionModel::conversion_time_s(std::int64_t elements, sim::DType from,
+                                             sim::DType to) const {
+    if (from == to || elements <= 0) return 0.0;
+    // A streaming loop over the wider representation (4 B per element for fp32<->bf16):
+    // elements x 4 B / convert_bandwidth, plus a fixed call cost.
+    const auto width = std::max(sim::dtype_size_bytes(from), sim::dtype_size_bytes(to));
+    return overhead_s_ + static_cast<double>(elements * width) / bandwidth_Bps_;
+}
+
+// --- YAML ---------------------------------------------------------------------------------
+
+namespace {
+
+int positive_int(const sim::ConfigNode& node, const std::string& key) {
+    const sim::ConfigNode v = node.at(key);
+    const std::int64_t n = v.as_int();
+    if (n <= 0 || n > 1'000'000) v.fail(fmt::format("must be a positive integer, got {}", n));
+    return static_cast<int>(n);
+}
+
+double positive_number(const sim::ConfigNode& node, const std::string& key) {
+    const sim::ConfigNode v = node.at(key);
+    const double x = v.as_double();
+    if (!(x > 0.0)) v.fail(fmt::format("must be > 0, got {}", x));
+    return x;
+}
+
+double optional_positive(const sim::ConfigNode& node, const std::string& key,
+                         sim::Quantity quantity, double fallback) {
+    return node.has(key) ? node.require_positive_quantity(key, quantity) : fallback;
+}
+
+double non_negative_time(const sim::ConfigNode& node, const std::string& key) {
+    const double t = node.get_quantity(key, sim::Quantity::time, 0.0);
+    if (t < 0.0) node[key].fail(fmt::format("must be >= 0, got '{}'", node[key].as_string()));
+    return t;
+}
+
+std::int64_t bytes_of(double size) { return static_cast<std::int64_t>(std::llround(size)); }
+
+}  // namespace
+
+void build_cpu(const sim::ConfigNode& node, const std::string& name, sim::Platform& platform) {
+    node.expect_map();
+    node.expect_keys({"type", "devices", "cores", "clock", "flops_per_cycle", "l1d", "l2", "l3",
+                      "dram_bandwidth", "dram_bandwidth_all_cores", "op_overhead",
+                      "fork_join_overhead", "gemm_n_half", "memory", "convert_bandwidth",
+                      "convert_overhead"});
+    CpuParams p;
+    p.cores = positive_int(node, "cores");
+    p.clock_hz = node.require_positive_quantity("clock", sim::Quantity::frequency);
+    p.flops_per_cycle = positive_number(node, "flops_per_cycle");
+    p.l1d_bytes = bytes_of(node.require_positive_quantity("l1d", sim::Quantity::data_size));
+    p.l2_bytes = bytes_of(node.require_positive_quantity("l2", sim::Quantity::data_size));
+    p.l3_bytes = bytes_of(optional_positive(node, "l3", sim::Quantity::data_size, 0.0));
+    p.dram_bandwidth_Bps = node.require_positive_quantity("dram_bandwidth", sim::Quantity::bandwidth);
+    p.dram_bandwidth_all_cores_Bps = optional_positive(
+        node, "dram_bandwidth_all_cores", sim::Quantity::bandwidth, p.dram_bandwidth_Bps);
+    p.op_overhead_s = non_negative_time(node, "op_overhead");
+    p.fork_join_overhead_s = non_negative_time(node, "fork_join_overhead");
+    p.gemm_n_half = node.get_double("gemm_n_half", 0.0);
+    if (p.gemm_n_half < 0.0) {
+        node["gemm_n_half"].fail(fmt::format("must be >= 0, got {}", p.gemm_n_half));
+    }
+    p.memory_bytes = bytes_of(optional_positive(node, "memory", sim::Quantity::data_size, 0.0));
+    p.convert_bandwidth_Bps =
+        optional_positive(node, "convert_bandwidth", sim::Quantity::bandwidth, 0.0);
+    p.convert_overhead_s = non_negative_time(node, "convert_overhead");
+    if (node.has("convert_overhead") && !node.has("convert_bandwidth")) {
+        node["convert_overhead"].fail("needs convert_bandwidth as well");
+    }
+
+    // devices: {CPU_S: serial, CPU_P: parallel}
+    const sim::ConfigNode devices = node.at("devices");
+    devices.expect_map();
+    if (devices.size() == 0) devices.fail("a cpu needs at least one device (serial or parallel)");
+    std::vector<std::pair<std::string, CpuMode>> modes;
+    for (const auto& device_name : devices.keys()) {
+        const sim::ConfigNode mode_node = devices.at(device_name);
+        const std::string mode = mode_node.as_string();
+        if (mode == "serial") {
+            modes.emplace_back(device_name, CpuMode::serial);
+        } else if (mode == "parallel") {
+            modes.emplace_back(device_name, CpuMode::parallel);
+        } else {
+            const std::string hint = sim::did_you_mean(mode, {"serial", "parallel"});
+            mode_node.fail(fmt::format("expected 'serial' or 'parallel', got '{}'{}", mode,
+                                       hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
+        }
+    }
+
+    sim::Component component;
+    component.name = name;
+    component.type = "cpu";
+    component.memory_bytes = p.memory_bytes;
+    if (p.convert_bandwidth_Bps > 0.0) {
+        component.converter =
+            std::make_shared<CpuConversionModel>(p.convert_bandwidth_Bps, p.convert_overhead_s);
+    }
+    platform.add_component(std::move(component));
+
+    // One resource of `cores` units: a serial op takes one core, a parallel op all of them,
+    // so CPU_S and CPU_P of the same CPU contend for cores.
+    const int resource = platform.add_resource(sim::ExecResource{name, p.cores});
+    for (const auto& [device_name, mode] : modes) {
+        sim::Device d;
+        d.name = device_name;
+        d.component = name;
+        d.resource = resource;
+        d.units = mode == CpuMode::serial ? 1 : p.cores;
+        d.model = std::make_shared<CpuModel>(p, mode);
+        platform.add_device(std::move(d));
+    }
+}
+
+}  // namespace hetsim::devices

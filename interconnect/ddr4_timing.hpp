@@ -1,0 +1,89 @@
+// JEDEC DDR4 timing (JESD79-4) of one x64 rank, kept in clock cycles of the memspec clock
+// tCK, as DRAMSys memspecs do. Every cycle count becomes seconds through ONE function,
+// Ddr4Timing::seconds(), so the unit conversion that DRAM simulators classically get wrong
+// lives in exactly one place (spec/simulator.md "DDR4 channel").
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hetsim::interconnect {
+
+struct Ddr4Timing {
+    std::string name;  // speed bin, "DDR4-2400"
+
+    // The memspec clock period. The data rate is 2 / tCK (double data rate).
+    double tCK_ps = 0.0;
+
+    // All of these are in tCK cycles (JESD79-4 names).
+    int CL = 0;       // read latency (CAS latency, AL = 0)
+    int CWL = 0;      // write latency
+    int tRCD = 0;     // ACT -> RD/WR, same bank
+    int tRP = 0;      // PRE -> ACT, same bank
+    int tRAS = 0;     // ACT -> PRE, same bank
+    int tRC = 0;      // ACT -> ACT, same bank (tRAS + tRP)
+    int tCCD_S = 0;   // RD->RD or WR->WR, different bank group
+    int tCCD_L = 0;   // RD->RD or WR->WR, same bank group
+    int tRRD_S = 0;   // ACT -> ACT, different bank group
+    int tRRD_L = 0;   // ACT -> ACT, same bank group
+    int tFAW = 0;     // window for four ACTs
+    int tWR = 0;      // end of write data -> PRE (write recovery)
+    int tWTR_S = 0;   // end of write data -> RD, different bank group
+    int tWTR_L = 0;   // end of write data -> RD, same bank group
+    int tRTP = 0;     // RD -> PRE
+    int tREFI = 0;    // average refresh interval
+    int tRFC = 0;     // refresh cycle time (REF -> next valid command)
+
+    // Organisation: BL8 bursts on a 64-bit bus, 4 bank groups x 4 banks, x8 devices.
+    int BL = 8;
+    int bank_groups = 4;
+    int banks_per_group = 4;
+    std::int64_t rows = 0;
+    std::int64_t columns = 0;  // per device row (page); x8 devices side by side form x64
+    int bus_width_bits = 64;
+
+    // --- the one cycles -> seconds conversion --------------------------------------------
+    double seconds(double cycles) const { return cycles * tCK_ps * 1e-12; }
+
+    double clock_hz() const { return 1e12 / tCK_ps; }
+    int banks() const { return bank_groups * banks_per_group; }
+    // A burst occupies the data bus for BL/2 clocks (two beats per clock).
+    int burst_cycles() const { return BL / 2; }
+    double burst_time_s() const { return seconds(burst_cycles()); }
+    // Bytes one burst moves: BL beats of the bus width (64 B for BL8 x64).
+    std::int64_t burst_bytes() const { return std::int64_t{BL} * bus_width_bits / 8; }
+    // Bytes of one open row across the rank (page size x devices): 1024 columns x 8 B.
+    std::int64_t row_bytes() const { return columns * bus_width_bits / 8; }
+    std::int64_t capacity_bytes() const { return rows * row_bytes() * banks(); }
+    // Bus peak: one burst every BL/2 clocks (19.2 GB/s for DDR4-2400).
+    double peak_bandwidth_Bps() const {
+        return static_cast<double>(burst_bytes()) / burst_time_s();
+    }
+
+    // Derived command-to-command spacings used by the PIM command streams (JESD79-4 §4.x
+    // "read to write" and "write to read" timing, 1 tCK preambles, AL = 0):
+    //   RD -> WR: RL + BL/2 - WL + 2 (bus turnaround)
+    int read_to_write_cycles() const { return CL + BL / 2 + 2 - CWL; }
+    //   WR -> RD, different bank group: WL + BL/2 + tWTR_S
+    int write_to_read_cycles() const { return CWL + BL / 2 + tWTR_S; }
+    //   last WR command -> its data fully on the bus
+    int write_data_done_cycles() const { return CWL + BL / 2; }
+    //   opening another row of a bank: PRE then ACT
+    int row_switch_cycles() const { return tRP + tRCD; }
+    // Time-dilation from refresh: the rank is unavailable tRFC out of every tREFI.
+    double refresh_factor() const {
+        return static_cast<double>(tREFI) / static_cast<double>(tREFI - tRFC);
+    }
+};
+
+// Built-in JEDEC speed bins (8 Gb x8 devices, x64 rank): "DDR4-2400" (2400R, 16-16-16)
+// and "DDR4-3200" (3200AA, 22-22-22).
+std::vector<std::string> ddr4_speed_bins();
+std::optional<Ddr4Timing> find_ddr4_timing(std::string_view speed_bin);
+// Throws std::invalid_argument naming the known bins when `speed_bin` is unknown.
+Ddr4Timing ddr4_timing(std::string_view speed_bin);
+
+}  // namespace hetsim::interconnect

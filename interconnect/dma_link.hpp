@@ -1,0 +1,54 @@
+// A point-to-point link driven by a DMA engine per direction: `type: dma` (the Zynq PS<->PL
+// DMA of lee2022 §2.3) and `type: pcie` (PCIe 3.0 between a host and an accelerator). Both
+// are the same cost model: a transfer of b bytes alone on its direction takes
+// latency + b / bandwidth (spec/simulator.md "PCIe link and DMA"); the DES shares the
+// bandwidth between concurrent transfers of one direction.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "sim/platform.hpp"
+
+namespace hetsim::interconnect {
+
+struct LinkDirection {
+    double bandwidth_Bps = 0.0;
+    double latency_s = 0.0;  // per transfer: descriptor setup, doorbell, completion
+};
+
+struct DmaLinkParams {
+    std::string type = "dma";  // "dma" or "pcie": the YAML type that built it
+    LinkDirection forward;     // endpoint_a -> endpoint_b
+    LinkDirection backward;    // endpoint_b -> endpoint_a
+    // Component that converts fp32<->bf16 for transfers over this link (lee2022 §2.3: the
+    // CPU does it in both directions); empty = the link does not convert.
+    std::string convert_on;
+};
+
+class DmaLinkModel final : public sim::LinkModel {
+public:
+    explicit DmaLinkModel(DmaLinkParams params);
+
+    std::string type() const override { return params_.type; }
+    // latency + bytes / bandwidth of the direction (0 bytes still pays the latency).
+    double transfer_time_s(std::int64_t bytes, bool forward) const override;
+    std::string converting_component() const override { return params_.convert_on; }
+
+    const DmaLinkParams& params() const { return params_; }
+
+private:
+    DmaLinkParams params_;
+};
+
+// Factories behind `type: dma` and `type: pcie` (registered in interconnect/register.cpp).
+//   dma:  { type: dma, endpoints: [cpu, pim], forward: {bandwidth: .., latency: ..},
+//           backward: {bandwidth: .., latency: ..}, convert_on: cpu }
+//   pcie: { type: pcie, endpoints: [host, gpu], bandwidth: 12 GB/s, latency: 5 us,
+//           forward: {..optional override..}, backward: {..}, convert_on: host }
+void build_dma_link(const sim::ConfigNode& node, const std::string& name,
+                    sim::Platform& platform);
+void build_pcie_link(const sim::ConfigNode& node, const std::string& name,
+                     sim::Platform& platform);
+
+}  // namespace hetsim::interconnect

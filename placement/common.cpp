@@ -1,0 +1,77 @@
+// Helpers every placer shares: capability queries, device-name resolution and one
+// evaluation path (lower + the study's evaluator), so that every placer scores placements
+// exactly as the study will (DESIGN.md "The flow of data").
+#include <fmt/format.h>
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "placement/placer.hpp"
+#include "sim/config.hpp"
+
+namespace hetsim::placement {
+
+std::vector<int> capable_devices(const sim::Graph& graph, const sim::Platform& platform,
+                                 int op_id) {
+    const sim::Op& op = graph.op(op_id);
+    std::vector<int> capable;
+    std::vector<std::string> reasons;
+    for (int d = 0; d < platform.device_count(); ++d) {
+        const sim::Device& device = platform.device(d);
+        sim::Support support = device.model->supports(graph, op);
+        if (support.ok) {
+            capable.push_back(d);
+        } else {
+            reasons.push_back(fmt::format("{}: {}", device.name, support.reason));
+        }
+    }
+    // An op that no device can run must never be placed silently (spec/placement.md): every
+    // placer asks this function, so refusing here names the op once for all of them.
+    if (capable.empty()) {
+        throw PlacementError(
+            fmt::format("op '{}' ({}) of graph '{}' cannot run on any device of platform '{}' ({})",
+                        op.name, op.type, graph.name(), platform.name, fmt::join(reasons, "; ")));
+    }
+    return capable;
+}
+
+std::vector<int> resolve_devices(const sim::Platform& platform,
+                                 const std::vector<std::string>& names,
+                                 const std::string& placer_spec) {
+    std::vector<int> indices;
+    indices.reserve(names.size());
+    const std::vector<std::string> known = platform.device_names();
+    for (const auto& name : names) {
+        auto index = platform.find_device(name);
+        if (!index) {
+            std::string hint = sim::did_you_mean(name, known);
+            throw PlacementError(fmt::format(
+                "placer '{}': unknown device '{}'{}; devices of platform '{}': {}", placer_spec,
+                name, hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint), platform.name,
+                fmt::join(known, ", ")));
+        }
+        indices.push_back(*index);
+    }
+    return indices;
+}
+
+sim::Metrics evaluate_placement(const PlacementContext& context, const sim::Placement& placement) {
+    sim::ExecGraph exec = sim::lower(context.graph, placement, context.platform);
+    return context.evaluator.evaluate(exec);
+}
+
+double objective_cost(Objective objective, const sim::Metrics& metrics) {
+    switch (objective) {
+        case Objective::latency:
+            return metrics.latency_s;
+        case Objective::throughput:
+            // Minimising 1/throughput keeps "lower is better" for every objective; a
+            // placement that delivers nothing is infinitely bad rather than a division by 0.
+            return metrics.throughput_per_s > 0.0 ? 1.0 / metrics.throughput_per_s
+                                                  : std::numeric_limits<double>::infinity();
+    }
+    return std::numeric_limits<double>::infinity();
+}
+
+}  // namespace hetsim::placement

@@ -1,0 +1,88 @@
+// The Placer family. A placer sees the platform only through the cost models and the
+// Evaluator, so any placer runs on any platform. Each implementation lives in its own file
+// and is registered by name in placement/registry.cpp.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sim/evaluator.hpp"
+#include "sim/exec_graph.hpp"
+#include "sim/graph.hpp"
+#include "sim/platform.hpp"
+
+namespace hetsim::placement {
+
+enum class Objective { latency, throughput };
+
+struct PlacementContext {
+    const sim::Graph& graph;
+    const sim::Platform& platform;
+    sim::Evaluator& evaluator;  // the study's evaluator; profile runs go through it
+    Objective objective = Objective::latency;
+    std::uint64_t seed = 1;
+};
+
+struct PlacementResult {
+    sim::Placement placement;
+    int profile_runs = 0;  // evaluator runs the placer used to decide
+    std::map<std::string, std::string> stats;  // placer-specific facts for the report
+};
+
+class Placer {
+public:
+    virtual ~Placer() = default;
+    virtual std::string name() const = 0;  // the spec it was created from: "priority:PIM,CPU_P"
+    virtual PlacementResult place(const PlacementContext& context) = 0;
+};
+
+// A placer that cannot run on this input (e.g. exhaustive on a graph too large), or a
+// spec that names unknown devices. The message says what and why.
+class PlacementError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Creates placers from specs "name" or "name:arguments" ("single:CPU_S",
+// "priority:CPU_P,PIM,CPU_S", "random", "exhaustive").
+using PlacerFactory = std::function<std::unique_ptr<Placer>(const std::string& arguments)>;
+
+struct PlacerInfo {
+    std::string name;
+    std::string usage;  // "priority:<d1>,<d2>,..."
+    std::string description;
+    PlacerFactory factory;
+};
+
+class PlacerRegistry {
+public:
+    static PlacerRegistry& instance();  // every built-in placer registered
+    void add(PlacerInfo info);
+    // Throws PlacementError for an unknown name (with "did you mean").
+    std::unique_ptr<Placer> create(const std::string& spec) const;
+    std::vector<const PlacerInfo*> all() const;  // sorted by name
+
+private:
+    std::map<std::string, PlacerInfo> placers_;
+};
+
+// --- helpers shared by placers -------------------------------------------------------
+
+// Devices (indices) able to run op `op_id`, in platform order.
+std::vector<int> capable_devices(const sim::Graph& graph, const sim::Platform& platform,
+                                 int op_id);
+// Resolves device names to indices; unknown names -> PlacementError listing the devices.
+std::vector<int> resolve_devices(const sim::Platform& platform,
+                                 const std::vector<std::string>& names,
+                                 const std::string& placer_spec);
+// Lowers and evaluates a placement with the context's evaluator.
+sim::Metrics evaluate_placement(const PlacementContext& context, const sim::Placement& placement);
+// The objective's value to minimise: latency_s, or 1/throughput.
+double objective_cost(Objective objective, const sim::Metrics& metrics);
+
+}  // namespace hetsim::placement

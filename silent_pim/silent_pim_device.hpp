@@ -1,0 +1,88 @@
+// Silent-PIM (lee2022 §2.2, Kim et al. TPDS 2022): a DDR4 device whose bf16 8-way vector
+// unit (add, sub, mul, MAC) is driven by standard RD/WR requests that keep JEDEC timing.
+// Registers: vecA = 4 x 128 bit (one 64-byte burst = 32 bf16), vecB = 128 bit filled on
+// every clock of a burst (8 bf16 per clock, consumed by the 8 lanes that clock), vACC
+// accumulators. Work arrives as DMA descriptors {src A, src B, dst C, p, q, r}.
+//
+// This file holds the closed-form op-duration model used on the graph path. Each op is
+// lowered to one or more PIM kernels (one descriptor each); a kernel's duration is the
+// cycle count of its RD/WR command stream under DDR4 timing (interconnect/ddr4_timing.hpp),
+// stretched by refresh, plus the per-descriptor offload overhead.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "interconnect/ddr4_timing.hpp"
+#include "sim/platform.hpp"
+
+namespace hetsim::silent_pim {
+
+struct SilentPimParams {
+    interconnect::Ddr4Timing timing = interconnect::ddr4_timing("DDR4-2400");
+    double offload_overhead_s = 0.0;  // DMA descriptor issue + completion, per PIM kernel
+    std::int64_t memory_bytes = 0;    // 0 = unlimited
+};
+
+// How the second operand of an element-wise kernel relates to the first (lee2022 Table 2).
+enum class Operand2 {
+    full,    // (p,r) op (p,r)   Table 2 element-wise (1), (4)
+    row,     // (p,r) op (r)     (2), (5): one row vector reused by every row
+    scalar,  // (p,r) op (1)     (3), (6)
+    column,  // (p,r) op (p,1)   (7): one scalar per row
+};
+
+struct PimKernel {
+    enum class Kind { elementwise, matmul, transpose };
+    Kind kind = Kind::elementwise;
+    // elementwise: rows x cols output, second operand `operand2`.
+    // matmul:      (p,q) x (q,r), p repeated vector-matrix products.
+    // transpose:   an (p,q) matrix written as (q,p).
+    std::int64_t p = 0, q = 0, r = 0;
+    Operand2 operand2 = Operand2::full;
+};
+
+// What the PIM does for one graph op: whether it can, and the kernels it issues.
+struct PimPlan {
+    sim::Support support;
+    std::vector<PimKernel> kernels;
+};
+
+class SilentPimDevice final : public sim::DeviceModel {
+public:
+    explicit SilentPimDevice(SilentPimParams params);
+
+    std::string type() const override { return "silent_pim"; }
+    sim::Support supports(const sim::Graph& graph, const sim::Op& op) const override;
+    // +infinity for an op supports() rejects.
+    double op_time_s(const sim::Graph& graph, const sim::Op& op) const override;
+    sim::DType compute_dtype() const override { return sim::DType::bf16; }
+
+    // The lowering of `op` to PIM kernels (lee2022 Table 2), or why it cannot run.
+    PimPlan plan(const sim::Graph& graph, const sim::Op& op) const;
+
+    // Command-stream cycle counts in memspec clocks, refresh excluded.
+    double kernel_cycles(const PimKernel& kernel) const;
+    double elementwise_cycles(std::int64_t rows, std::int64_t cols, Operand2 operand2) const;
+    double matmul_cycles(std::int64_t p, std::int64_t q, std::int64_t r) const;
+    double transpose_cycles(std::int64_t rows, std::int64_t cols) const;
+    // One kernel: offload overhead + its cycles in seconds, stretched by refresh.
+    double kernel_time_s(const PimKernel& kernel) const;
+
+    const SilentPimParams& params() const { return params_; }
+    // bf16 elements per 64-byte burst (32 for DDR4 x64 BL8).
+    std::int64_t elements_per_burst() const;
+
+private:
+    // DRAM rows (pages) opened by a stream of `bursts` consecutive bursts.
+    std::int64_t row_openings(std::int64_t bursts) const;
+
+    SilentPimParams params_;
+};
+
+// Factory behind `type: silent_pim` (registered in silent_pim/register.cpp).
+void build_silent_pim(const sim::ConfigNode& node, const std::string& name,
+                      sim::Platform& platform);
+
+}  // namespace hetsim::silent_pim

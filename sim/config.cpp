@@ -1,0 +1,540 @@
+#include "sim/config.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <set>
+#include <utility>
+
+namespace hetsim::sim {
+
+namespace {
+
+std::string compose_message(const std::string& file, const std::string& yaml_path, int line,
+                            const std::string& message) {
+    std::string text = file;
+    if (line > 0) {
+        text += fmt::format(":{}", line);
+    }
+    if (!text.empty()) {
+        text += ": ";
+    }
+    if (!yaml_path.empty()) {
+        text += yaml_path + ": ";
+    }
+    return text + message;
+}
+
+std::string join_path(const std::string& path, std::string_view key) {
+    return path.empty() ? std::string(key) : fmt::format("{}.{}", path, key);
+}
+
+// 1-based line of a node, 0 when yaml-cpp has no position for it (nodes built in code).
+int mark_line(const YAML::Node& node) {
+    if (!node.IsDefined()) {
+        return 0;
+    }
+    const YAML::Mark mark = node.Mark();
+    return mark.is_null() ? 0 : mark.line + 1;
+}
+
+// How a value reads in "expected X, got Y".
+std::string describe(const YAML::Node& node) {
+    if (!node.IsDefined() || node.IsNull()) {
+        return "nothing";
+    }
+    if (node.IsMap()) {
+        return "a map";
+    }
+    if (node.IsSequence()) {
+        return "a sequence";
+    }
+    return fmt::format("'{}'", node.Scalar());
+}
+
+// No Debian package offers edit distance in a lighter way than this 15-line function.
+std::size_t levenshtein(std::string_view a, std::string_view b) {
+    std::vector<std::size_t> previous(b.size() + 1), current(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) {
+        previous[j] = j;
+    }
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        current[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+            current[j] = std::min({previous[j] + 1, current[j - 1] + 1, substitution});
+        }
+        std::swap(previous, current);
+    }
+    return previous[b.size()];
+}
+
+std::string_view strip_plus(std::string_view text) {
+    // from_chars rejects a leading '+'; YAML and people accept it.
+    if (text.size() >= 2 && text.front() == '+' && text[1] != '+' && text[1] != '-') {
+        text.remove_prefix(1);
+    }
+    return text;
+}
+
+YAML::Node parse_yaml(const std::string& yaml_text, const std::string& label) {
+    std::vector<YAML::Node> documents;
+    try {
+        documents = YAML::LoadAll(yaml_text);
+    } catch (const YAML::Exception& error) {
+        throw InputError(label, "", error.mark.is_null() ? 0 : error.mark.line + 1,
+                         fmt::format("invalid YAML: {}", error.msg));
+    }
+    if (documents.empty()) {
+        return YAML::Node(YAML::NodeType::Null);
+    }
+    if (documents.size() > 1) {
+        // yaml-cpp's Load would silently drop everything after the first "---".
+        throw InputError(label, "", mark_line(documents[1]),
+                         fmt::format("expected one YAML document, found {}", documents.size()));
+    }
+    return documents.front();
+}
+
+}  // namespace
+
+InputError::InputError(std::string file, std::string yaml_path, int line, std::string message)
+    : std::runtime_error(compose_message(file, yaml_path, line, message)),
+      file_(std::move(file)),
+      yaml_path_(std::move(yaml_path)),
+      message_(std::move(message)),
+      line_(line) {}
+
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
+    const std::size_t max_distance = std::max<std::size_t>(2, word.size() / 3);
+    std::string best;
+    std::size_t best_distance = max_distance + 1;
+    for (const std::string& candidate : candidates) {
+        const std::size_t distance = levenshtein(word, candidate);
+        if (distance < best_distance) {
+            best = candidate;
+            best_distance = distance;
+        }
+    }
+    return best;
+}
+
+ConfigNode::ConfigNode(YAML::Node node, std::string file, std::string path)
+    // A missing key of a const node is an invalid "zombie" on which most yaml-cpp calls throw;
+    // an explicit Undefined node answers every query.
+    : node_(node.IsDefined() ? node : YAML::Node(YAML::NodeType::Undefined)),
+      file_(std::move(file)),
+      path_(std::move(path)) {}
+
+ConfigNode& ConfigNode::operator=(const ConfigNode& other) {
+    // Both nodes are valid (the constructor replaces zombies), so reset() cannot throw.
+    node_.reset(other.node_);
+    file_ = other.file_;
+    path_ = other.path_;
+    parent_line_ = other.parent_line_;
+    return *this;
+}
+
+ConfigNode& ConfigNode::operator=(ConfigNode&& other) noexcept {
+    node_.reset(other.node_);
+    file_ = std::move(other.file_);
+    path_ = std::move(other.path_);
+    parent_line_ = other.parent_line_;
+    return *this;
+}
+
+ConfigNode ConfigNode::load_file(const std::filesystem::path& file) {
+    const std::string label = file.string();
+    std::FILE* stream = std::fopen(label.c_str(), "rb");
+    if (stream == nullptr) {
+        throw InputError(label, "", 0, fmt::format("cannot read file: {}", std::strerror(errno)));
+    }
+    std::string text;
+    char buffer[65536];
+    std::size_t count = 0;
+    while ((count = std::fread(buffer, 1, sizeof buffer, stream)) > 0) {
+        text.append(buffer, count);
+    }
+    // fopen succeeds on a directory; the read is where EISDIR shows up.
+    const bool failed = std::ferror(stream) != 0;
+    const int read_errno = errno;
+    std::fclose(stream);
+    if (failed) {
+        throw InputError(label, "", 0,
+                         fmt::format("cannot read file: {}", std::strerror(read_errno)));
+    }
+    return from_string(text, label);
+}
+
+ConfigNode ConfigNode::from_string(const std::string& yaml_text, std::string file_label) {
+    YAML::Node root = parse_yaml(yaml_text, file_label);
+    return ConfigNode(root, std::move(file_label), "");
+}
+
+bool ConfigNode::has(const std::string& key) const {
+    return node_.IsMap() && (*this)[key].defined();
+}
+
+ConfigNode ConfigNode::operator[](const std::string& key) const {
+    ConfigNode child;
+    if (node_.IsMap()) {
+        // node_ is const here, so the lookup does not insert the key.
+        child = ConfigNode(node_[key], file_, join_path(path_, key));
+    } else if (node_.IsScalar() || node_.IsSequence()) {
+        fail(fmt::format("expected a map with key '{}', got {}", key, describe(node_)));
+    } else {
+        // Missing or empty parent: every child is missing too, so optional getters fall back.
+        child = ConfigNode(YAML::Node(YAML::NodeType::Undefined), file_, join_path(path_, key));
+    }
+    child.parent_line_ = line();
+    return child;
+}
+
+ConfigNode ConfigNode::at(const std::string& key) const {
+    ConfigNode child = (*this)[key];
+    if (!child.node_.IsDefined()) {
+        fail(fmt::format("missing key '{}'", key));
+    }
+    return child;
+}
+
+ConfigNode ConfigNode::at(std::size_t index) const {
+    expect_sequence();
+    if (index >= node_.size()) {
+        fail(fmt::format("index {} is out of range: the sequence has {} element(s)", index,
+                         node_.size()));
+    }
+    ConfigNode child(node_[index], file_, join_path(path_, std::to_string(index)));
+    child.parent_line_ = line();
+    return child;
+}
+
+std::vector<std::string> ConfigNode::keys() const {
+    std::vector<std::string> result;
+    if (!defined()) {
+        return result;
+    }
+    expect_map();
+    for (const auto& entry : node_) {
+        if (!entry.first.IsScalar()) {
+            throw InputError(
+                file_, path_, mark_line(entry.first) > 0 ? mark_line(entry.first) : line(),
+                fmt::format("keys must be plain names, got {}", describe(entry.first)));
+        }
+        result.push_back(entry.first.Scalar());
+    }
+    return result;
+}
+
+void ConfigNode::expect_keys(const std::vector<std::string>& allowed) const {
+    if (!defined()) {
+        return;
+    }
+    expect_map();
+    std::set<std::string> seen;
+    for (const auto& entry : node_) {
+        const int key_line = mark_line(entry.first) > 0 ? mark_line(entry.first) : line();
+        if (!entry.first.IsScalar()) {
+            throw InputError(
+                file_, path_, key_line,
+                fmt::format("keys must be plain names, got {}", describe(entry.first)));
+        }
+        const std::string& key = entry.first.Scalar();
+        if (!seen.insert(key).second) {
+            // yaml-cpp keeps both entries and lookups see only the first; say so instead.
+            throw InputError(file_, path_, key_line, fmt::format("duplicate key '{}'", key));
+        }
+        if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) {
+            continue;
+        }
+        std::string message = fmt::format("unknown key '{}'", key);
+        if (const std::string suggestion = did_you_mean(key, allowed); !suggestion.empty()) {
+            message += fmt::format(" (did you mean '{}'?)", suggestion);
+        }
+        message += fmt::format("; expected one of: {}", fmt::join(allowed, ", "));
+        throw InputError(file_, path_, key_line, message);
+    }
+}
+
+void ConfigNode::expect_map() const {
+    if (node_.IsMap()) {
+        return;
+    }
+    if (!node_.IsDefined()) {
+        fail_missing();
+    }
+    fail(fmt::format("expected a map, got {}", describe(node_)));
+}
+
+void ConfigNode::expect_sequence() const {
+    if (node_.IsSequence()) {
+        return;
+    }
+    if (!node_.IsDefined()) {
+        fail_missing();
+    }
+    fail(fmt::format("expected a sequence, got {}", describe(node_)));
+}
+
+const std::string& ConfigNode::scalar(std::string_view expected) const {
+    if (!node_.IsDefined()) {
+        fail_missing();
+    }
+    if (!node_.IsScalar()) {
+        fail(fmt::format("expected {}, got {}", expected, describe(node_)));
+    }
+    return node_.Scalar();
+}
+
+std::string ConfigNode::as_string() const {
+    return scalar("a string");
+}
+
+std::int64_t ConfigNode::as_int() const {
+    const std::string& text = scalar("an integer");
+    const std::string_view digits = strip_plus(text);
+    std::int64_t value = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    if (ec == std::errc::result_out_of_range) {
+        fail(fmt::format("integer out of range, got '{}'", text));
+    }
+    if (ec != std::errc() || end != digits.data() + digits.size()) {
+        fail(fmt::format("expected an integer, got '{}'", text));
+    }
+    return value;
+}
+
+double ConfigNode::as_double() const {
+    const std::string& text = scalar("a number");
+    const std::string_view digits = strip_plus(text);
+    double value = 0.0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    if (ec != std::errc() || end != digits.data() + digits.size() || !std::isfinite(value)) {
+        fail(fmt::format("expected a finite number, got '{}'", text));
+    }
+    return value;
+}
+
+bool ConfigNode::as_bool() const {
+    const std::string& text = scalar("a boolean");
+    std::string lower = text;
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    // The YAML 1.1 spellings, which yaml-cpp's own as<bool> also takes.
+    if (lower == "true" || lower == "yes" || lower == "on") {
+        return true;
+    }
+    if (lower == "false" || lower == "no" || lower == "off") {
+        return false;
+    }
+    fail(fmt::format("expected a boolean (true or false), got '{}'", text));
+}
+
+double ConfigNode::as_quantity(Quantity quantity) const {
+    const std::string& text = scalar(fmt::format("a {}", to_string(quantity)));
+    try {
+        return parse_quantity(text, quantity);
+    } catch (const UnitError& error) {
+        fail(error.what());
+    }
+}
+
+std::vector<std::string> ConfigNode::as_string_list() const {
+    if (node_.IsSequence()) {
+        std::vector<std::string> result;
+        for (std::size_t i = 0; i < node_.size(); ++i) {
+            result.push_back(at(i).as_string());
+        }
+        return result;
+    }
+    if (node_.IsScalar()) {
+        return {node_.Scalar()};
+    }
+    if (!node_.IsDefined()) {
+        fail_missing();
+    }
+    fail(fmt::format("expected a list of strings, got {}", describe(node_)));
+}
+
+std::string ConfigNode::get_string(const std::string& key, const std::string& fallback) const {
+    const ConfigNode child = (*this)[key];
+    return child.defined() ? child.as_string() : fallback;
+}
+
+std::int64_t ConfigNode::get_int(const std::string& key, std::int64_t fallback) const {
+    const ConfigNode child = (*this)[key];
+    return child.defined() ? child.as_int() : fallback;
+}
+
+double ConfigNode::get_double(const std::string& key, double fallback) const {
+    const ConfigNode child = (*this)[key];
+    return child.defined() ? child.as_double() : fallback;
+}
+
+bool ConfigNode::get_bool(const std::string& key, bool fallback) const {
+    const ConfigNode child = (*this)[key];
+    return child.defined() ? child.as_bool() : fallback;
+}
+
+double ConfigNode::get_quantity(const std::string& key, Quantity quantity,
+                                double fallback_si) const {
+    const ConfigNode child = (*this)[key];
+    return child.defined() ? child.as_quantity(quantity) : fallback_si;
+}
+
+double ConfigNode::require_positive_quantity(const std::string& key, Quantity quantity) const {
+    const ConfigNode child = at(key);
+    const double value = child.as_quantity(quantity);
+    if (!(value > 0.0)) {
+        // Quote what the user wrote: "0 MiB" says more than a re-formatted "0 B".
+        child.fail(fmt::format("must be > 0, got '{}'", child.node_.Scalar()));
+    }
+    return value;
+}
+
+void ConfigNode::fail(const std::string& message) const {
+    throw InputError(file_, path_, line(), message);
+}
+
+void ConfigNode::fail_missing() const {
+    // Reported at the parent, which exists and has a line: "cpu: missing key 'clock'".
+    const std::size_t dot = path_.rfind('.');
+    const std::string parent = dot == std::string::npos ? "" : path_.substr(0, dot);
+    const std::string key = dot == std::string::npos ? path_ : path_.substr(dot + 1);
+    throw InputError(file_, parent, parent_line_,
+                     key.empty() ? "missing value" : fmt::format("missing key '{}'", key));
+}
+
+int ConfigNode::line() const {
+    const int own = mark_line(node_);
+    return own > 0 ? own : parent_line_;
+}
+
+namespace {
+
+constexpr std::string_view kOverrideLabel = "--set";
+
+std::string_view trim(std::string_view text) {
+    const auto is_space = [](char c) { return c == ' ' || c == '\t'; };
+    while (!text.empty() && is_space(text.front())) {
+        text.remove_prefix(1);
+    }
+    while (!text.empty() && is_space(text.back())) {
+        text.remove_suffix(1);
+    }
+    return text;
+}
+
+struct Override {
+    std::string path;  // the full dotted path, for messages
+    std::vector<std::string> parts;
+    YAML::Node value;
+};
+
+[[noreturn]] void override_error(const Override& assignment, const std::string& message) {
+    throw InputError(std::string(kOverrideLabel), assignment.path, 0, message);
+}
+
+// `node` is taken by value on purpose: a Node copy is a second handle to the same tree
+// entry, while operator= on an existing handle would rebind the entry it points at
+// (yaml-cpp's reference semantics) and so overwrite the parent with the child.
+void assign(YAML::Node node, const Override& assignment, std::size_t depth) {
+    const std::string& part = assignment.parts[depth];
+    const bool last = depth + 1 == assignment.parts.size();
+    const std::string prefix = fmt::format(
+        "{}", fmt::join(assignment.parts.begin(), assignment.parts.begin() + depth, "."));
+
+    if (node.IsSequence()) {
+        std::size_t index = 0;
+        const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), index);
+        if (ec != std::errc() || end != part.data() + part.size()) {
+            override_error(assignment, fmt::format("'{}' is a sequence, so '{}' must be an index",
+                                                   prefix, part));
+        }
+        if (index > node.size()) {
+            override_error(assignment,
+                           fmt::format("index {} is out of range: '{}' has {} element(s)", index,
+                                       prefix, node.size()));
+        }
+        if (index == node.size()) {
+            // One past the end appends, so a list can grow from the command line.
+            node.push_back(last ? assignment.value : YAML::Node(YAML::NodeType::Map));
+            if (last) {
+                return;
+            }
+        } else if (last) {
+            node[index] = assignment.value;
+            return;
+        }
+        if (node[index].IsScalar()) {
+            override_error(assignment, fmt::format("cannot set a key inside '{}.{}': it is {}",
+                                                   prefix, part, describe(node[index])));
+        }
+        assign(node[index], assignment, depth + 1);
+        return;
+    }
+
+    if (node.IsScalar()) {
+        override_error(assignment, fmt::format("cannot set a key inside '{}': it is {}", prefix,
+                                               describe(node)));
+    }
+    if (last) {
+        node[part] = assignment.value;
+        return;
+    }
+    if (!node[part].IsDefined() || node[part].IsNull()) {
+        node[part] = YAML::Node(YAML::NodeType::Map);
+    }
+    if (node[part].IsScalar()) {
+        override_error(assignment, fmt::format("cannot set a key inside '{}': it is {}",
+                                               join_path(prefix, part), describe(node[part])));
+    }
+    assign(node[part], assignment, depth + 1);
+}
+
+}  // namespace
+
+void apply_override(YAML::Node& root, std::string_view assignment_text) {
+    const std::size_t equals = assignment_text.find('=');
+    if (equals == std::string_view::npos) {
+        throw InputError(std::string(kOverrideLabel), std::string(assignment_text), 0,
+                         "expected PATH=VALUE");
+    }
+    Override assignment;
+    assignment.path = std::string(trim(assignment_text.substr(0, equals)));
+    const std::string value_text(trim(assignment_text.substr(equals + 1)));
+
+    std::string_view rest = assignment.path;
+    while (true) {
+        const std::size_t dot = rest.find('.');
+        assignment.parts.emplace_back(rest.substr(0, dot));
+        if (assignment.parts.back().empty()) {
+            override_error(assignment, "expected PATH=VALUE with a dotted path such as a.b.c");
+        }
+        if (dot == std::string_view::npos) {
+            break;
+        }
+        rest.remove_prefix(dot + 1);
+    }
+
+    try {
+        assignment.value = YAML::Load(value_text);
+    } catch (const YAML::Exception& error) {
+        override_error(assignment,
+                       fmt::format("invalid YAML value '{}': {}", value_text, error.msg));
+    }
+
+    if (!root.IsDefined() || root.IsNull()) {
+        // Rebinding is what we want here: the caller's handle becomes the new map.
+        root = YAML::Node(YAML::NodeType::Map);
+    }
+    assign(root, assignment, 0);
+}
+
+}  // namespace hetsim::sim

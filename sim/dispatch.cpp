@@ -1,0 +1,122 @@
+#include "sim/dispatch.hpp"
+
+#include <stdexcept>
+
+namespace hetsim::sim {
+
+Dispatcher::Dispatcher(const ExecGraph& exec, int samples, bool unlimited_links)
+    : exec_(exec), samples_(samples), sequential_(exec.dispatch == DispatchMode::sequential) {
+    if (samples < 1) throw std::invalid_argument("Dispatcher: samples must be >= 1");
+    for (const auto& r : exec.resources) {
+        SlotState s;
+        s.capacity = (r.is_link && unlimited_links) ? -1 : r.capacity;
+        s.free_units = s.capacity;
+        s.lane_busy.assign(static_cast<std::size_t>(s.capacity > 0 ? s.capacity : 0), false);
+        slots_.push_back(std::move(s));
+    }
+    const int n = static_cast<int>(exec.tasks.size());
+    total_ = static_cast<std::int64_t>(n) * samples;
+    remaining_preds_.resize(static_cast<std::size_t>(total_));
+    for (int s = 0; s < samples; ++s) {
+        for (int t = 0; t < n; ++t) {
+            remaining_preds_[static_cast<std::size_t>(s * n + t)] =
+                exec.tasks[static_cast<std::size_t>(t)].predecessor_count;
+        }
+    }
+    if (n == 0) return;
+    if (sequential_) {
+        // ONNX Runtime's sequential executor: one task at a time in lowering order.
+        make_ready({0, 0}, nullptr);
+        return;
+    }
+    for (int s = 0; s < samples; ++s) {
+        for (int t = 0; t < n; ++t) {
+            if (exec.tasks[static_cast<std::size_t>(t)].predecessor_count == 0) {
+                make_ready({s, t}, nullptr);
+            }
+        }
+    }
+}
+
+void Dispatcher::make_ready(TaskInstance inst, std::vector<int>* touched) {
+    int slot = exec_.tasks[static_cast<std::size_t>(inst.task)].resource;
+    slots_[static_cast<std::size_t>(slot)].ready.insert(inst);
+    if (touched != nullptr) touched->push_back(slot);
+}
+
+int Dispatcher::take_lanes(SlotState& slot, int units) {
+    if (slot.capacity < 0) {
+        // Unlimited slot: reuse the lowest idle lane, or open a new one.
+        for (std::size_t i = 0; i < slot.lane_busy.size(); ++i) {
+            if (!slot.lane_busy[i]) {
+                slot.lane_busy[i] = true;
+                return static_cast<int>(i);
+            }
+        }
+        slot.lane_busy.push_back(true);
+        return static_cast<int>(slot.lane_busy.size()) - 1;
+    }
+    // Lowest run of `units` contiguous idle lanes (a parallel op takes all cores, so
+    // with units == capacity this is lane 0).
+    for (std::size_t first = 0; first + static_cast<std::size_t>(units) <= slot.lane_busy.size();
+         ++first) {
+        bool free = true;
+        for (int k = 0; k < units && free; ++k) free = !slot.lane_busy[first + k];
+        if (free) {
+            for (int k = 0; k < units; ++k) slot.lane_busy[first + k] = true;
+            return static_cast<int>(first);
+        }
+    }
+    return -1;
+}
+
+std::vector<StartedTask> Dispatcher::start_ready(int slot_index) {
+    SlotState& slot = slots_[static_cast<std::size_t>(slot_index)];
+    std::vector<StartedTask> started;
+    for (auto it = slot.ready.begin(); it != slot.ready.end();) {
+        const Task& task = exec_.tasks[static_cast<std::size_t>(it->task)];
+        const int units = slot.capacity < 0 ? 1 : task.units;
+        if (slot.capacity >= 0 && units > slot.free_units) {
+            ++it;
+            continue;
+        }
+        int lane = take_lanes(slot, units);
+        if (lane < 0) {  // fragmented lanes: wait for a contiguous run
+            ++it;
+            continue;
+        }
+        if (slot.capacity >= 0) slot.free_units -= units;
+        started.push_back(StartedTask{*it, lane});
+        it = slot.ready.erase(it);
+        if (slot.capacity >= 0 && slot.free_units == 0) break;
+    }
+    return started;
+}
+
+void Dispatcher::complete(const StartedTask& started, std::vector<int>& touched_slots) {
+    const TaskInstance inst = started.instance;
+    const Task& task = exec_.tasks[static_cast<std::size_t>(inst.task)];
+    SlotState& slot = slots_[static_cast<std::size_t>(task.resource)];
+    const int units = slot.capacity < 0 ? 1 : task.units;
+    for (int k = 0; k < units; ++k) {
+        slot.lane_busy[static_cast<std::size_t>(started.first_lane + k)] = false;
+    }
+    if (slot.capacity >= 0) slot.free_units += units;
+    touched_slots.push_back(task.resource);
+    ++done_;
+    const int n = static_cast<int>(exec_.tasks.size());
+    if (sequential_) {
+        if (inst.task + 1 < n) {
+            make_ready({inst.sample, inst.task + 1}, &touched_slots);
+        } else if (inst.sample + 1 < samples_) {
+            make_ready({inst.sample + 1, 0}, &touched_slots);
+        }
+        return;
+    }
+    for (int succ : task.successors) {
+        int& remaining = remaining_preds_[static_cast<std::size_t>(inst.sample * n + succ)];
+        if (--remaining == 0) make_ready({inst.sample, succ}, &touched_slots);
+    }
+}
+
+}  // namespace hetsim::sim

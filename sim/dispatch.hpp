@@ -1,0 +1,64 @@
+// The dispatch policy both evaluators share: which ready task instances start on a resource
+// slot when units free up. Time is not kept here: the AnalyticEvaluator advances it in a
+// plain event loop, the DesEvaluator with SystemC events. Sharing the policy is what makes
+// the two agree exactly wherever the DES sees no contention the analytic model ignores.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "sim/exec_graph.hpp"
+
+namespace hetsim::sim {
+
+struct TaskInstance {
+    int sample = 0;
+    int task = 0;
+    bool operator<(const TaskInstance& o) const {
+        // Earlier samples first, then the lowering's (topological) order.
+        return sample != o.sample ? sample < o.sample : task < o.task;
+    }
+};
+
+struct StartedTask {
+    TaskInstance instance;
+    int first_lane = 0;  // lanes [first_lane, first_lane + units) on its slot's tracks
+};
+
+class Dispatcher {
+public:
+    // `unlimited_links`: link slots accept any number of concurrent transfers (the analytic
+    // model's "no contention"); otherwise each direction serves one transfer at a time (FIFO
+    // DMA engine per direction).
+    Dispatcher(const ExecGraph& exec, int samples, bool unlimited_links);
+
+    // Starts every ready instance that fits on `slot`, greedily in priority order.
+    std::vector<StartedTask> start_ready(int slot);
+    // Marks an instance done; appends the slots that may now start something.
+    void complete(const StartedTask& started, std::vector<int>& touched_slots);
+
+    bool all_done() const { return done_ == total_; }
+    int slot_count() const { return static_cast<int>(slots_.size()); }
+    int samples() const { return samples_; }
+
+private:
+    struct SlotState {
+        int capacity = 1;  // < 0: unlimited
+        int free_units = 1;
+        std::vector<bool> lane_busy;
+        std::set<TaskInstance> ready;
+    };
+    void make_ready(TaskInstance inst, std::vector<int>* touched);
+    int take_lanes(SlotState& slot, int units);
+
+    const ExecGraph& exec_;
+    int samples_;
+    bool sequential_;
+    std::vector<SlotState> slots_;
+    std::vector<int> remaining_preds_;  // per sample * task
+    std::int64_t done_ = 0, total_ = 0;
+};
+
+}  // namespace hetsim::sim

@@ -1,0 +1,73 @@
+// The Evaluator family: runs an ExecGraph and reports metrics (and optionally a trace).
+// AnalyticEvaluator: list scheduling, links without contention (µs per call, for search).
+// DesEvaluator: SystemC/TLM-2.0 simulation with per-direction link queues (the reference).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/exec_graph.hpp"
+#include "sim/trace.hpp"
+
+namespace hetsim::sim {
+
+struct EvalOptions {
+    // Samples injected for the throughput measurement (pipelined stream). 1 = latency only.
+    int samples = 8;
+};
+
+struct Metrics {
+    double latency_s = 0.0;         // one sample alone: first dispatch -> last task done
+    double throughput_per_s = 0.0;  // steady state of `samples` back-to-back samples
+    int samples = 1;
+    std::map<std::string, double> resource_busy_s;  // per resource slot process/thread
+    std::map<std::string, double> link_bytes;       // per link direction "dma:cpu->pim"
+    int tasks_executed = 0;
+};
+
+class Evaluator {
+public:
+    virtual ~Evaluator() = default;
+    virtual std::string name() const = 0;  // "analytic", "des"
+    // Evaluates one sample for latency, then `samples` for throughput. With `trace`,
+    // records the single-sample run's slices and flows.
+    virtual Metrics evaluate(const ExecGraph& exec, Trace* trace = nullptr) = 0;
+    int evaluations() const { return evaluations_; }
+
+protected:
+    int evaluations_ = 0;
+};
+
+class AnalyticEvaluator final : public Evaluator {
+public:
+    explicit AnalyticEvaluator(EvalOptions options = {}) : options_(options) {}
+    std::string name() const override { return "analytic"; }
+    Metrics evaluate(const ExecGraph& exec, Trace* trace = nullptr) override;
+
+private:
+    EvalOptions options_;
+};
+
+// Keeps its SystemC modules elaborated for the lifetime of the process (SystemC allows
+// one elaboration per process) and replays ExecGraphs back to back with sc_start.
+// Only one DesEvaluator may exist per process. SystemC stays out of this header.
+class DesEvaluator final : public Evaluator {
+public:
+    explicit DesEvaluator(const Platform& platform, EvalOptions options = {});
+    ~DesEvaluator() override;
+    std::string name() const override { return "des"; }
+    Metrics evaluate(const ExecGraph& exec, Trace* trace = nullptr) override;
+
+    struct Impl;
+
+private:
+    std::unique_ptr<Impl> impl_;
+    EvalOptions options_;
+};
+
+std::unique_ptr<Evaluator> make_evaluator(const std::string& name, const Platform& platform,
+                                          EvalOptions options);
+
+}  // namespace hetsim::sim

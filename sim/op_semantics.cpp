@@ -1,0 +1,891 @@
+// Shape inference and FLOP counts for the ONNX operators hetsim's workloads and importers use.
+// The semantics follow the ONNX operator specification (broadcasting as in numpy); where an
+// operator exists in an attribute form (opset < 10) and an input form, the attribute form is
+// what we infer from: the model zoo writes static values as attributes, and for an imported
+// input-form op without them we return std::nullopt and trust the declared shapes.
+#include "sim/op_semantics.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace hetsim::sim {
+
+namespace {
+
+using Shapes = std::vector<Shape>;
+
+const std::unordered_map<std::string, OpClass>& class_table() {
+    static const std::unordered_map<std::string, OpClass> table = [] {
+        std::unordered_map<std::string, OpClass> t;
+        for (const char* s :
+             {"MatMul", "Gemm", "MatMulInteger", "QLinearMatMul", "FusedMatMul", "Einsum"}) {
+            t.emplace(s, OpClass::matmul);
+        }
+        for (const char* s : {"Add",         "Sub",         "Mul",
+                              "Div",         "Pow",         "Sqrt",
+                              "Erf",         "Tanh",        "Relu",
+                              "Sigmoid",     "Exp",         "Log",
+                              "Cast",        "Neg",         "Gelu",
+                              "FastGelu",    "BiasGelu",    "Abs",
+                              "Reciprocal",  "Floor",       "Ceil",
+                              "Round",       "Sign",        "Sin",
+                              "Cos",         "Equal",       "Less",
+                              "Greater",     "LessOrEqual", "GreaterOrEqual",
+                              "Not",         "And",         "Or",
+                              "Xor",         "Where",       "Max",
+                              "Min",         "Sum",         "Mean",
+                              "Mod",         "Clip",        "LeakyRelu",
+                              "PRelu",       "Elu",         "Selu",
+                              "HardSigmoid", "HardSwish",   "Softplus",
+                              "Softsign",    "IsNaN",       "BatchNormalization"}) {
+            t.emplace(s, OpClass::elementwise);
+        }
+        for (const char* s : {"ReduceMean",
+                              "ReduceSum",
+                              "ReduceMax",
+                              "ReduceMin",
+                              "ReduceProd",
+                              "ReduceL1",
+                              "ReduceL2",
+                              "ReduceSumSquare",
+                              "ReduceLogSum",
+                              "ReduceLogSumExp",
+                              "ArgMax",
+                              "ArgMin",
+                              "Softmax",
+                              "LogSoftmax",
+                              "LayerNormalization",
+                              "InstanceNormalization",
+                              "CumSum",
+                              "MaxPool",
+                              "AveragePool",
+                              "GlobalAveragePool",
+                              "GlobalMaxPool"}) {
+            t.emplace(s, OpClass::reduction);
+        }
+        for (const char* s : {"Transpose",   "Reshape",   "Gather",          "GatherElements",
+                              "GatherND",    "Concat",    "Split",           "Slice",
+                              "Unsqueeze",   "Squeeze",   "Flatten",         "Expand",
+                              "Tile",        "Pad",       "Shape",           "Size",
+                              "Identity",    "Dropout",   "Constant",        "ConstantOfShape",
+                              "Range",       "ScatterND", "ScatterElements", "DepthToSpace",
+                              "SpaceToDepth"}) {
+            t.emplace(s, OpClass::data_movement);
+        }
+        t.emplace("Conv", OpClass::conv);
+        t.emplace("ConvTranspose", OpClass::conv);
+        return t;
+    }();
+    return table;
+}
+
+// Operators whose (first) output has the shape of their first input.
+const std::unordered_set<std::string>& same_shape_ops() {
+    static const std::unordered_set<std::string> ops = {
+        "Sqrt",        "Erf",        "Tanh",      "Relu",       "Sigmoid",
+        "Exp",         "Log",        "Cast",      "Neg",        "Identity",
+        "Gelu",        "FastGelu",   "Abs",       "Reciprocal", "Floor",
+        "Ceil",        "Round",      "Sign",      "Sin",        "Cos",
+        "Not",         "Clip",       "LeakyRelu", "Elu",        "Selu",
+        "HardSigmoid", "HardSwish",  "Softplus",  "Softsign",   "IsNaN",
+        "Softmax",     "LogSoftmax", "CumSum",    "Dropout",    "InstanceNormalization"};
+    return ops;
+}
+
+// Operators that broadcast all their inputs against each other (numpy rules).
+const std::unordered_set<std::string>& broadcast_ops() {
+    static const std::unordered_set<std::string> ops = {
+        "Add",     "Sub",  "Mul",     "Div",         "Pow",
+        "Equal",   "Less", "Greater", "LessOrEqual", "GreaterOrEqual",
+        "And",     "Or",   "Xor",     "Where",       "Max",
+        "Min",     "Sum",  "Mean",    "Mod",         "PRelu",
+        "BiasGelu"};
+    return ops;
+}
+
+std::string op_label(const Op& op) {
+    return fmt::format("op '{}' ({})", op.name, op.type);
+}
+
+std::string shapes_text(const Shapes& shapes) {
+    std::vector<std::string> parts;
+    parts.reserve(shapes.size());
+    for (const auto& s : shapes)
+        parts.push_back(to_string(s));
+    return fmt::format("{}", fmt::join(parts, " and "));
+}
+
+[[noreturn]] void fail(const Op& op, const std::string& what) {
+    throw GraphError(fmt::format("{}: {}", op_label(op), what));
+}
+
+Shapes input_shapes(const Graph& graph, const Op& op) {
+    Shapes shapes;
+    shapes.reserve(op.inputs.size());
+    for (int t : op.inputs)
+        shapes.push_back(graph.tensor(t).shape);
+    return shapes;
+}
+
+void expect_inputs(const Op& op, const Shapes& in, std::size_t min_count, std::size_t max_count) {
+    if (in.size() < min_count || in.size() > max_count) {
+        if (min_count == max_count) {
+            fail(op, fmt::format("expects {} inputs, has {}", min_count, in.size()));
+        }
+        fail(op, fmt::format("expects {} to {} inputs, has {}", min_count, max_count, in.size()));
+    }
+}
+
+// Normalizes a possibly negative axis against `rank`; throws when out of range.
+std::int64_t normalize_axis(const Op& op, std::int64_t axis, std::int64_t rank,
+                            const Shape& shape) {
+    if (axis < -rank || axis >= rank) {
+        fail(op, fmt::format("axis {} is out of range for input shape {}", axis, to_string(shape)));
+    }
+    return axis < 0 ? axis + rank : axis;
+}
+
+std::int64_t rank_of(const Shape& s) {
+    return static_cast<std::int64_t>(s.size());
+}
+
+std::size_t idx(std::int64_t i) {
+    return static_cast<std::size_t>(i);
+}
+
+// --- matrix products ------------------------------------------------------------------------
+
+Shape infer_matmul(const Op& op, const Shapes& in) {
+    expect_inputs(op, in, 2, 2);
+    Shape a = in[0];
+    Shape b = in[1];
+    if (a.empty() || b.empty()) {
+        fail(op, fmt::format("MatMul operands must have rank >= 1, got {}", shapes_text(in)));
+    }
+    // numpy.matmul: a 1-D left operand is a row vector, a 1-D right operand a column vector;
+    // the added dimension is removed from the result.
+    const bool a_vec = a.size() == 1;
+    const bool b_vec = b.size() == 1;
+    if (a_vec)
+        a.insert(a.begin(), 1);
+    if (b_vec)
+        b.push_back(1);
+    const std::int64_t k_a = a.back();
+    const std::int64_t k_b = b[b.size() - 2];
+    if (k_a != k_b) {
+        fail(op, fmt::format("MatMul inner dimensions differ ({} vs {}): {}", k_a, k_b,
+                             shapes_text(in)));
+    }
+    Shape batch_a(a.begin(), a.end() - 2);
+    Shape batch_b(b.begin(), b.end() - 2);
+    Shape out = broadcast_shapes(
+        batch_a, batch_b,
+        fmt::format("{}: MatMul batch dimensions of {}", op_label(op), shapes_text(in)));
+    if (!a_vec)
+        out.push_back(a[a.size() - 2]);
+    if (!b_vec)
+        out.push_back(b.back());
+    return out;
+}
+
+Shape infer_gemm(const Op& op, const Shapes& in) {
+    expect_inputs(op, in, 2, 3);
+    const Shape& a = in[0];
+    const Shape& b = in[1];
+    if (a.size() != 2 || b.size() != 2) {
+        fail(op, fmt::format("Gemm operands A and B must be 2-D, got {}", shapes_text({a, b})));
+    }
+    const bool trans_a = op.attr_int("transA", 0) != 0;
+    const bool trans_b = op.attr_int("transB", 0) != 0;
+    const std::int64_t m = trans_a ? a[1] : a[0];
+    const std::int64_t k_a = trans_a ? a[0] : a[1];
+    const std::int64_t k_b = trans_b ? b[1] : b[0];
+    const std::int64_t n = trans_b ? b[0] : b[1];
+    if (k_a != k_b) {
+        fail(op, fmt::format("Gemm inner dimensions differ ({} vs {}, transA={}, transB={}): {}",
+                             k_a, k_b, trans_a ? 1 : 0, trans_b ? 1 : 0, shapes_text({a, b})));
+    }
+    Shape out{m, n};
+    if (in.size() == 3) {
+        // C is unidirectionally broadcast to (M, N).
+        const Shape c = in[2];
+        const Shape bc = broadcast_shapes(out, c,
+                                          fmt::format("{}: Gemm bias {} does not broadcast to {}",
+                                                      op_label(op), to_string(c), to_string(out)));
+        if (bc != out) {
+            fail(op, fmt::format("Gemm bias {} does not broadcast to {}", to_string(c),
+                                 to_string(out)));
+        }
+    }
+    return out;
+}
+
+// --- reductions and normalisations ----------------------------------------------------------
+
+std::optional<Shape> infer_reduce(const Op& op, const Shapes& in) {
+    expect_inputs(op, in, 1, 2);
+    if (in.size() == 2 && op.attrs.count("axes") == 0)
+        return std::nullopt;  // opset-18 form
+    const Shape& x = in[0];
+    const std::int64_t r = rank_of(x);
+    const bool keepdims = op.attr_int("keepdims", 1) != 0;
+    std::vector<std::int64_t> axes = op.attr_ints("axes");
+    std::vector<bool> reduced(idx(r), false);
+    if (axes.empty()) {
+        if (op.attr_int("noop_with_empty_axes", 0) != 0)
+            return x;
+        std::fill(reduced.begin(), reduced.end(), true);  // reduce over all axes
+    }
+    for (auto a : axes) {
+        auto n = normalize_axis(op, a, r, x);
+        if (reduced[idx(n)])
+            fail(op, fmt::format("axis {} is listed twice in axes", a));
+        reduced[idx(n)] = true;
+    }
+    Shape out;
+    for (std::int64_t i = 0; i < r; ++i) {
+        if (!reduced[idx(i)]) {
+            out.push_back(x[idx(i)]);
+        } else if (keepdims) {
+            out.push_back(1);
+        }
+    }
+    return out;
+}
+
+Shape infer_argminmax(const Op& op, const Shapes& in) {
+    expect_inputs(op, in, 1, 1);
+    const Shape& x = in[0];
+    auto axis = normalize_axis(op, op.attr_int("axis", 0), rank_of(x), x);
+    Shape out = x;
+    if (op.attr_int("keepdims", 1) != 0) {
+        out[idx(axis)] = 1;
+    } else {
+        out.erase(out.begin() + axis);
+    }
+    return out;
+}
+
+Shapes infer_layernorm(const Op& op, const Shapes& in) {
+    expect_inputs(op, in, 1, 3);
+    const Shape& x = in[0];
+    auto axis = normalize_axis(op, op.attr_int("axis", -1), rank_of(x), x);
+    Shape normalized(x.begin() + axis, x.end());
+    for (std::size_t i = 1; i < in.size(); ++i) {
+        // Scale and bias broadcast to the normalized dimensions.
+        Shape bc = broadcast_shapes(normalized, in[i],
+                                    fmt::format("{}: LayerNormalization parameter of {}",
+                                                op_label(op), shapes_text({x, in[i]})));
+        if (bc != normalized) {
+            fail(op, fmt::format("LayerNormalization parameter {} does not match normalized "
+                                 "dimensions of {}",
+                                 to_string(in[i]), to_string(x)));
+        }
+    }
+    Shape stat(x.begin(), x.begin() + axis);
+    stat.resize(x.size(), 1);  // Mean and InvStdDev keep the reduced axes as 1
+    return {x, stat, stat};
+}
+
+Shapes infer_batchnorm(const Op& op, const Shapes& in) {
+    expect_inputs(op, in, 5, 5);
+    const Shape& x = in[0];
+    if (x.size() < 2) {
+        fail(op, fmt::format("BatchNormalization input must be N x C x ..., got {}", to_string(x)));
+    }
+    const Shape channel{x[1]};
+    for (std::size_t i = 1; i < 5; ++i) {
+        if (in[i] != channel) {
+            fail(op, fmt::format("BatchNormalization parameter {} must be {} for input {}",
+                                 to_string(in[i]), to_string(channel), to_string(x)));
+        }
+    }
+    return {x, channel, channel};
+}
+
+// --- data movement --------------------------------------------------------------------------
+
+Shape infer_transpose(const Op& op, const Shapes& in) {
+    expect_inputs(op, in, 1, 1);
+    const Shape& x = in[0];
+    std::vector<std::int64_t> perm = op.attr_ints("perm");
+    if (perm.empty()) {
+        for (auto i = rank_of(x) - 1; i >= 0; --i)
+            perm.push_back(i);  // default: reverse
+    }
+    if (perm.size() != x.size()) {
+        fail(op, fmt::format("perm [{}] does not match rank of input {}", fmt::join(perm, ","),
+                             to_string(x)));
+    }
+    std::vector<bool> used(x.size(), false);
+    Shape out;
+    for (auto p : perm) {
+        auto n = normalize_axis(op, p, rank_of(x), x);
+        if (used[idx(n)]) {
+            fail(op, fmt::format("perm [{}] is not a permutation", fmt::join(perm, ",")));
+        }
+        used[idx(n)] = true;
+        out.push_back(x[idx(n)]);
+    }
+    return out;
+}
+
+std::optional<Shape> infer_reshape(const Op& op, const Shapes& in) {
+    expect_inputs(op, in, 1, 2);
+    if (op.attrs.count("shape") == 0)
+        return std::nullopt;  // target only in a data input
+    const Shape& x = in[0];
+    const std::vector<std::int64_t> target = op.attr_ints("shape");
+    const bool allow_zero = op.attr_int("allowzero", 0) != 0;
+    Shape out;
+    int infer_at = -1;
+    for (std::size_t i = 0; i < target.size(); ++i) {
+        std::int64_t d = target[i];
+        if (d == 0 && !allow_zero) {
+            if (i >= x.size()) {
+                fail(op, fmt::format("target shape [{}] copies dimension {} (0) that input {} "
+                                     "does not have",
+                                     fmt::join(target, ","), i, to_string(x)));
+            }
+            d = x[i];
+        } else if (d == -1) {
+            if (infer_at >= 0) {
+                fail(op,
+                     fmt::format("target shape [{}] has more than one -1", fmt::join(target, ",")));
+            }
+            infer_at = static_cast<int>(i);
+            d = 1;
+        } else if (d < 0) {
+            fail(op, fmt::format("target shape [{}] has invalid dimension {}",
+                                 fmt::join(target, ","), d));
+        }
+        out.push_back(d);
+    }
+    const std::int64_t total = element_count(x);
+    const std::int64_t known = element_count(out);
+    if (infer_at >= 0) {
+        if (known == 0 || total % known != 0) {
+            fail(op,
+                 fmt::format("cannot reshape {} to [{}]", to_string(x), fmt::join(target, ",")));
+        }
+        out[idx(infer_at)] = total / known;
+    } else if (known != total) {
+        fail(op, fmt::format("cannot reshape {} ({} elements) to {} ({} elements)", to_string(x),
+                             total, to_string(out), known));
+    }
+    return out;
+}
+
+Shape infer_gather(const Op& op, const Shapes& in) {
+    expect_inputs(op, in, 2, 2);
+    const Shape& data = in[0];
+    const Shape& indices = in[1];
+    if (data.empty())
+        fail(op, "Gather data must have rank >= 1, got []");
+    auto axis = normalize_axis(op, op.attr_int("axis", 0), rank_of(data), data);
+    Shape out(data.begin(), data.begin() + axis);
+    out.insert(out.end(), indices.begin(), indices.end());
+    out.insert(out.end(), data.begin() + axis + 1, data.end());
+    return out;
+}
+
+Shape infer_concat(const Op& op, const Shapes& in) {
+    if (in.empty())
+        fail(op, "expects at least 1 input, has 0");
+    const Shape& first = in[0];
+    auto axis = normalize_axis(op, op.attr_int("axis", 0), rank_of(first), first);
+    Shape out = first;
+    for (std::size_t i = 1; i < in.size(); ++i) {
+        bool ok = in[i].size() == first.size();
+        for (std::size_t d = 0; ok && d < first.size(); ++d) {
+            if (static_cast<std::int64_t>(d) != axis && in[i][d] != first[d])
+                ok = false;
+        }
+        if (!ok) {
+            fail(op, fmt::format("Concat on axis {} of incompatible shapes {}", axis,
+                                 shapes_text({first, in[i]})));
+        }
+        out[idx(axis)] += in[i][idx(axis)];
+    }
+    return out;
+}
+
+Shapes infer_split(const Op& op, const Shapes& in) {
+    expect_inputs(op, in, 1, 2);
+    const Shape& x = in[0];
+    auto axis = normalize_axis(op, op.attr_int("axis", 0), rank_of(x), x);
+    const std::int64_t dim = x[idx(axis)];
+    std::vector<std::int64_t> sizes = op.attr_ints("split");
+    if (sizes.empty()) {
+        if (in.size() == 2)
+            return {};  // sizes only in a data input: trust declared
+        const auto parts = static_cast<std::int64_t>(op.outputs.size());
+        if (parts == 0 || dim % parts != 0) {
+            fail(op, fmt::format("cannot split dimension {} of {} into {} equal parts", axis,
+                                 to_string(x), parts));
+        }
+        sizes.assign(idx(parts), dim / parts);
+    }
+    if (!op.outputs.empty() && sizes.size() != op.outputs.size()) {
+        fail(op, fmt::format("split sizes [{}] give {} outputs but the op declares {}",
+                             fmt::join(sizes, ","), sizes.size(), op.outputs.size()));
+    }
+    std::int64_t sum = 0;
+    for (auto s : sizes) {
+        if (s < 0)
+            fail(op, fmt::format("negative split size {}", s));
+        sum += s;
+    }
+    if (sum != dim) {
+        fail(op, fmt::format("split sizes [{}] sum to {} but dimension {} of {} is {}",
+                             fmt::join(sizes, ","), sum, axis, to_string(x), dim));
+    }
+    Shapes outs;
+    for (auto s : sizes) {
+        Shape o = x;
+        o[idx(axis)] = s;
+        outs.push_back(std::move(o));
+    }
+    return outs;
+}
+
+std::optional<Shape> infer_slice(const Op& op, const Shapes& in) {
+    if (in.empty())
+        fail(op, "expects at least 1 input, has 0");
+    if (op.attrs.count("starts") == 0 || op.attrs.count("ends") == 0) {
+        return std::nullopt;  // opset >= 10 input form without static values
+    }
+    const Shape& x = in[0];
+    const auto starts = op.attr_ints("starts");
+    const auto ends = op.attr_ints("ends");
+    auto axes = op.attr_ints("axes");
+    auto steps = op.attr_ints("steps");
+    if (axes.empty()) {
+        for (std::size_t i = 0; i < starts.size(); ++i)
+            axes.push_back(static_cast<int>(i));
+    }
+    if (steps.empty())
+        steps.assign(starts.size(), 1);
+    if (ends.size() != starts.size() || axes.size() != starts.size() ||
+        steps.size() != starts.size()) {
+        fail(op, "starts, ends, axes and steps must have the same length");
+    }
+    Shape out = x;
+    std::set<std::int64_t> seen;
+    for (std::size_t i = 0; i < starts.size(); ++i) {
+        auto axis = normalize_axis(op, axes[i], rank_of(x), x);
+        if (!seen.insert(axis).second)
+            fail(op, fmt::format("axis {} sliced twice", axis));
+        const std::int64_t dim = x[idx(axis)];
+        const std::int64_t step = steps[i];
+        if (step == 0)
+            fail(op, "Slice step must not be 0");
+        std::int64_t start = starts[i];
+        std::int64_t end = ends[i];
+        // Clamping as in the ONNX specification (ends may be INT64_MAX for "to the end").
+        if (start < 0)
+            start += dim;
+        if (end < 0 && end > std::numeric_limits<std::int64_t>::min() + dim)
+            end += dim;
+        std::int64_t len = 0;
+        if (step > 0) {
+            start = std::clamp<std::int64_t>(start, 0, dim);
+            end = std::clamp<std::int64_t>(end, 0, dim);
+            len = end > start ? (end - start + step - 1) / step : 0;
+        } else {
+            start = std::clamp<std::int64_t>(start, 0, dim - 1);
+            end = std::clamp<std::int64_t>(end, -1, dim - 1);
+            len = start > end ? (start - end + (-step) - 1) / (-step) : 0;
+        }
+        out[idx(axis)] = len;
+    }
+    return out;
+}
+
+std::optional<Shape> infer_unsqueeze(const Op& op, const Shapes& in) {
+    expect_inputs(op, in, 1, 2);
+    const Shape& x = in[0];
+    const auto axes = op.attr_ints("axes");
+    if (axes.empty()) {
+        if (in.size() == 2)
+            return std::nullopt;  // opset-13 form: axes in a data input
+        fail(op, "Unsqueeze needs the 'axes' attribute");
+    }
+    const std::int64_t out_rank = rank_of(x) + static_cast<std::int64_t>(axes.size());
+    std::vector<bool> inserted(idx(out_rank), false);
+    for (auto a : axes) {
+        if (a < -out_rank || a >= out_rank) {
+            fail(op, fmt::format("axis {} is out of range for output rank {} (input {})", a,
+                                 out_rank, to_string(x)));
+        }
+        auto n = a < 0 ? a + out_rank : a;
+        if (inserted[idx(n)])
+            fail(op, fmt::format("axis {} is listed twice in axes", a));
+        inserted[idx(n)] = true;
+    }
+    Shape out;
+    std::size_t next = 0;
+    for (std::int64_t i = 0; i < out_rank; ++i) {
+        out.push_back(inserted[idx(i)] ? 1 : x[next++]);
+    }
+    return out;
+}
+
+std::optional<Shape> infer_squeeze(const Op& op, const Shapes& in) {
+    expect_inputs(op, in, 1, 2);
+    const Shape& x = in[0];
+    const auto axes = op.attr_ints("axes");
+    if (axes.empty() && in.size() == 2)
+        return std::nullopt;  // opset-13 form
+    std::vector<bool> drop(x.size(), false);
+    if (axes.empty()) {
+        for (std::size_t i = 0; i < x.size(); ++i)
+            drop[i] = x[i] == 1;
+    }
+    for (auto a : axes) {
+        auto n = normalize_axis(op, a, rank_of(x), x);
+        if (x[idx(n)] != 1) {
+            fail(op, fmt::format("cannot squeeze axis {} of size {} in {}", a, x[idx(n)],
+                                 to_string(x)));
+        }
+        drop[idx(n)] = true;
+    }
+    Shape out;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        if (!drop[i])
+            out.push_back(x[i]);
+    }
+    return out;
+}
+
+Shape infer_flatten(const Op& op, const Shapes& in) {
+    expect_inputs(op, in, 1, 1);
+    const Shape& x = in[0];
+    std::int64_t axis = op.attr_int("axis", 1);
+    if (axis < -rank_of(x) || axis > rank_of(x)) {
+        fail(op, fmt::format("axis {} is out of range for input shape {}", axis, to_string(x)));
+    }
+    if (axis < 0)
+        axis += rank_of(x);
+    return {element_count(Shape(x.begin(), x.begin() + axis)),
+            element_count(Shape(x.begin() + axis, x.end()))};
+}
+
+// --- convolution and pooling ----------------------------------------------------------------
+
+// Spatial output sizes of a sliding window (Conv, pooling) per the ONNX formula.
+Shape window_output(const Op& op, const Shape& x, const std::vector<std::int64_t>& kernel,
+                    bool ceil_mode) {
+    const std::size_t sp = x.size() - 2;
+    if (kernel.size() != sp) {
+        fail(op, fmt::format("kernel_shape [{}] does not match the spatial rank of input {}",
+                             fmt::join(kernel, ","), to_string(x)));
+    }
+    auto strides = op.attr_ints("strides");
+    auto dilations = op.attr_ints("dilations");
+    auto pads = op.attr_ints("pads");
+    if (strides.empty())
+        strides.assign(sp, 1);
+    if (dilations.empty())
+        dilations.assign(sp, 1);
+    if (pads.empty())
+        pads.assign(2 * sp, 0);
+    if (strides.size() != sp || dilations.size() != sp || pads.size() != 2 * sp) {
+        fail(op, fmt::format("strides/dilations/pads do not match the spatial rank of input {}",
+                             to_string(x)));
+    }
+    std::string auto_pad = "NOTSET";
+    if (auto it = op.attrs.find("auto_pad"); it != op.attrs.end()) {
+        if (auto* s = std::get_if<std::string>(&it->second))
+            auto_pad = *s;
+    }
+    Shape out;
+    for (std::size_t i = 0; i < sp; ++i) {
+        const std::int64_t in_dim = x[2 + i];
+        const std::int64_t s = strides[i];
+        if (s <= 0)
+            fail(op, "strides must be positive");
+        if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+            out.push_back((in_dim + s - 1) / s);
+            continue;
+        }
+        const std::int64_t eff_k = dilations[i] * (kernel[i] - 1) + 1;
+        const std::int64_t padded = auto_pad == "VALID" ? in_dim : in_dim + pads[i] + pads[i + sp];
+        if (padded < eff_k) {
+            fail(op, fmt::format("kernel [{}] is larger than padded input {}",
+                                 fmt::join(kernel, ","), to_string(x)));
+        }
+        const std::int64_t span = padded - eff_k;
+        out.push_back((ceil_mode ? (span + s - 1) / s : span / s) + 1);
+    }
+    return out;
+}
+
+Shape infer_conv(const Op& op, const Shapes& in) {
+    expect_inputs(op, in, 2, 3);
+    const Shape& x = in[0];
+    const Shape& w = in[1];
+    if (x.size() < 3 || w.size() != x.size()) {
+        fail(op, fmt::format("Conv expects X (N x C x spatial) and W of the same rank, got {}",
+                             shapes_text({x, w})));
+    }
+    const std::int64_t group = op.attr_int("group", 1);
+    if (group <= 0 || x[1] != w[1] * group || w[0] % group != 0) {
+        fail(op,
+             fmt::format("Conv channels do not match (group {}): {}", group, shapes_text({x, w})));
+    }
+    auto kernel = op.attr_ints("kernel_shape");
+    if (kernel.empty())
+        kernel.assign(w.begin() + 2, w.end());
+    if (!std::equal(kernel.begin(), kernel.end(), w.begin() + 2, w.end())) {
+        fail(op, fmt::format("kernel_shape [{}] does not match weight {}", fmt::join(kernel, ","),
+                             to_string(w)));
+    }
+    if (in.size() == 3 && in[2] != Shape{w[0]}) {
+        fail(op, fmt::format("Conv bias {} must be [{}]", to_string(in[2]), w[0]));
+    }
+    Shape out{x[0], w[0]};
+    Shape sp = window_output(op, x, kernel, false);
+    out.insert(out.end(), sp.begin(), sp.end());
+    return out;
+}
+
+Shapes infer_pool(const Op& op, const Shapes& in) {
+    expect_inputs(op, in, 1, 1);
+    const Shape& x = in[0];
+    if (x.size() < 3) {
+        fail(op, fmt::format("{} expects N x C x spatial input, got {}", op.type, to_string(x)));
+    }
+    const auto kernel = op.attr_ints("kernel_shape");
+    if (kernel.empty())
+        fail(op, fmt::format("{} needs 'kernel_shape'", op.type));
+    Shape out{x[0], x[1]};
+    Shape sp = window_output(op, x, kernel, op.attr_int("ceil_mode", 0) != 0);
+    out.insert(out.end(), sp.begin(), sp.end());
+    return {out, out};  // MaxPool's optional Indices output has the same shape
+}
+
+Shape infer_global_pool(const Op& op, const Shapes& in) {
+    expect_inputs(op, in, 1, 1);
+    const Shape& x = in[0];
+    if (x.size() < 3) {
+        fail(op, fmt::format("{} expects N x C x spatial input, got {}", op.type, to_string(x)));
+    }
+    Shape out{x[0], x[1]};
+    out.resize(x.size(), 1);
+    return out;
+}
+
+std::optional<Shapes> infer(const Op& op, const Shapes& in) {
+    const std::string& t = op.type;
+    if (t == "MatMul")
+        return Shapes{infer_matmul(op, in)};
+    if (t == "Gemm")
+        return Shapes{infer_gemm(op, in)};
+    if (broadcast_ops().count(t) != 0) {
+        if (in.empty())
+            fail(op, "expects at least 1 input, has 0");
+        if (t == "Where")
+            expect_inputs(op, in, 3, 3);
+        if (t == "PRelu" || t == "Pow" || t == "Mod")
+            expect_inputs(op, in, 2, 2);
+        Shape out = in[0];
+        for (std::size_t i = 1; i < in.size(); ++i) {
+            out = broadcast_shapes(
+                out, in[i], fmt::format("{}: cannot broadcast {}", op_label(op), shapes_text(in)));
+        }
+        return Shapes{out};
+    }
+    if (same_shape_ops().count(t) != 0) {
+        if (in.empty())
+            fail(op, "expects at least 1 input, has 0");
+        return Shapes{in[0], in[0]};  // Dropout's optional mask matches its output
+    }
+    if (t.rfind("Reduce", 0) == 0 && classify(t) == OpClass::reduction) {
+        auto s = infer_reduce(op, in);
+        if (!s)
+            return std::nullopt;
+        return Shapes{*s};
+    }
+    if (t == "ArgMax" || t == "ArgMin")
+        return Shapes{infer_argminmax(op, in)};
+    if (t == "LayerNormalization")
+        return infer_layernorm(op, in);
+    if (t == "BatchNormalization")
+        return infer_batchnorm(op, in);
+    if (t == "Transpose")
+        return Shapes{infer_transpose(op, in)};
+    if (t == "Reshape") {
+        auto s = infer_reshape(op, in);
+        if (!s)
+            return std::nullopt;
+        return Shapes{*s};
+    }
+    if (t == "Gather")
+        return Shapes{infer_gather(op, in)};
+    if (t == "Concat")
+        return Shapes{infer_concat(op, in)};
+    if (t == "Split") {
+        auto s = infer_split(op, in);
+        if (s.empty())
+            return std::nullopt;
+        return s;
+    }
+    if (t == "Slice") {
+        auto s = infer_slice(op, in);
+        if (!s)
+            return std::nullopt;
+        return Shapes{*s};
+    }
+    if (t == "Unsqueeze" || t == "Squeeze") {
+        auto s = t == "Unsqueeze" ? infer_unsqueeze(op, in) : infer_squeeze(op, in);
+        if (!s)
+            return std::nullopt;
+        return Shapes{*s};
+    }
+    if (t == "Flatten")
+        return Shapes{infer_flatten(op, in)};
+    if (t == "Conv")
+        return Shapes{infer_conv(op, in)};
+    if (t == "MaxPool" || t == "AveragePool")
+        return infer_pool(op, in);
+    if (t == "GlobalAveragePool" || t == "GlobalMaxPool") {
+        return Shapes{infer_global_pool(op, in)};
+    }
+    if (t == "Shape") {
+        expect_inputs(op, in, 1, 1);
+        const std::int64_t r = rank_of(in[0]);
+        std::int64_t start = op.attr_int("start", 0);
+        std::int64_t end = op.attr_int("end", r);
+        if (start < 0)
+            start += r;
+        if (end < 0)
+            end += r;
+        start = std::clamp<std::int64_t>(start, 0, r);
+        end = std::clamp<std::int64_t>(end, 0, r);
+        return Shapes{Shape{std::max<std::int64_t>(0, end - start)}};
+    }
+    if (t == "Size") {
+        expect_inputs(op, in, 1, 1);
+        return Shapes{Shape{}};
+    }
+    return std::nullopt;
+}
+
+double elements(const Shape& s) {
+    return static_cast<double>(element_count(s));
+}
+
+}  // namespace
+
+OpClass classify(const std::string& op_type) {
+    const auto& table = class_table();
+    auto it = table.find(op_type);
+    return it == table.end() ? OpClass::other : it->second;
+}
+
+Shape broadcast_shapes(const Shape& a, const Shape& b, const std::string& context) {
+    const std::size_t rank = std::max(a.size(), b.size());
+    Shape out(rank, 1);
+    for (std::size_t i = 0; i < rank; ++i) {
+        // Align trailing dimensions; missing leading dimensions count as 1.
+        const std::int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+        const std::int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+        if (da == db || db == 1) {
+            out[i] = da;
+        } else if (da == 1) {
+            out[i] = db;
+        } else {
+            throw GraphError(fmt::format("{}: shapes {} and {} are not broadcastable", context,
+                                         to_string(a), to_string(b)));
+        }
+    }
+    return out;
+}
+
+std::optional<std::vector<Shape>> infer_output_shapes(const Graph& graph, const Op& op) {
+    auto shapes = infer(op, input_shapes(graph, op));
+    if (!shapes)
+        return std::nullopt;
+    // Ops with optional outputs (Dropout mask, LayerNormalization statistics, MaxPool
+    // indices) report only the outputs the op declares.
+    if (shapes->size() > op.outputs.size()) {
+        shapes->resize(std::max<std::size_t>(op.outputs.size(), 1));
+    }
+    return shapes;
+}
+
+double op_flops(const Graph& graph, const Op& op) {
+    const Shapes in = input_shapes(graph, op);
+    Shapes out;
+    out.reserve(op.outputs.size());
+    for (int t : op.outputs)
+        out.push_back(graph.tensor(t).shape);
+    const double out_elems = out.empty() ? 0.0 : elements(out[0]);
+    const std::string& t = op.type;
+
+    if (t == "MatMul") {
+        if (in.size() < 2 || in[0].empty())
+            return 0.0;
+        // One multiply-add per output element and inner index: 2*M*N*K times the batch.
+        return 2.0 * out_elems * static_cast<double>(in[0].back());
+    }
+    if (t == "Gemm") {
+        if (in.size() < 2 || in[0].size() != 2)
+            return 0.0;
+        const double k = static_cast<double>(op.attr_int("transA", 0) != 0 ? in[0][0] : in[0][1]);
+        // 2*M*N*K, plus one add per output element for the bias C (lee2022 §4.2: Gemm time is
+        // the MatMul plus an element-wise addition).
+        return 2.0 * out_elems * k + (in.size() >= 3 ? out_elems : 0.0);
+    }
+    if (t == "Conv") {
+        if (in.size() < 2 || in[1].size() < 3)
+            return 0.0;
+        // 2*N*Cout*Hout*Wout*(Cin/group)*kh*kw: W is [Cout, Cin/group, kh, kw], so the product
+        // of W's trailing dimensions is (Cin/group)*kh*kw. The bias add is not counted.
+        const Shape& w = in[1];
+        return 2.0 * out_elems * elements(Shape(w.begin() + 1, w.end()));
+    }
+    if (t == "MaxPool" || t == "AveragePool") {
+        return out_elems * elements(op.attr_ints("kernel_shape"));
+    }
+    if (t == "GlobalAveragePool" || t == "GlobalMaxPool") {
+        return in.empty() ? 0.0 : elements(in[0]);  // every input element is visited once
+    }
+    if (t == "Softmax" || t == "LogSoftmax") {
+        // max, subtract, exp, sum, divide: ~5 operations per element.
+        return 5.0 * out_elems;
+    }
+    if (t == "LayerNormalization") {
+        // As its ONNX decomposition (ReduceMean, Sub, Pow, ReduceMean, Div, Mul, Add: 7 per
+        // element), so a fused and a decomposed graph cost the same arithmetic.
+        return 7.0 * out_elems;
+    }
+    if (t == "BatchNormalization") {
+        return 2.0 * out_elems;  // inference: folded into one scale and one shift per element
+    }
+    switch (classify(t)) {
+        case OpClass::elementwise:
+            // One operation per output element. Pow, Erf, Div, Sqrt and Tanh are several
+            // instructions on a real core, but each is one element-wise operator in the CG the
+            // devices' cost models are calibrated on (lee2022 §4.2: all element-wise operators
+            // take the same time), so they count 1 too.
+            return out_elems;
+        case OpClass::reduction:
+            return in.empty() ? 0.0 : elements(in[0]);  // one operation per input element
+        case OpClass::data_movement:
+        case OpClass::matmul:  // the other matmul types (Einsum, ...) are not modelled
+        case OpClass::conv:
+        case OpClass::other:
+            return 0.0;
+    }
+    return 0.0;
+}
+
+}  // namespace hetsim::sim

@@ -1,0 +1,165 @@
+// Platform description: logical devices (what a placer assigns ops to), the execution
+// resources they occupy, memories and the links between them. Pure C++: the SystemC
+// modules that simulate a platform are built from this by the DesEvaluator.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/config.hpp"
+#include "sim/graph.hpp"
+
+namespace hetsim::sim {
+
+// Whether a device can run an op, and if not, why (shown to users in errors).
+struct Support {
+    bool ok = false;
+    std::string reason;
+    static Support yes() { return {true, {}}; }
+    static Support no(std::string why) { return {false, std::move(why)}; }
+};
+
+// The cost model of one logical device. No SystemC: both evaluators and every placer
+// query the same numbers through this interface.
+class DeviceModel {
+public:
+    virtual ~DeviceModel() = default;
+    virtual std::string type() const = 0;  // YAML type that built it: "cpu", "silent_pim"
+    virtual Support supports(const Graph& graph, const Op& op) const = 0;
+    // Duration of one execution of `op` on this device, inputs already in its memory.
+    virtual double op_time_s(const Graph& graph, const Op& op) const = 0;
+    // Floating-point element type the device computes and stores activations in.
+    virtual DType compute_dtype() const { return DType::f32; }
+};
+
+// Time a conversion of `elements` floats between two dtypes takes on a device.
+class ConversionModel {
+public:
+    virtual ~ConversionModel() = default;
+    virtual double conversion_time_s(std::int64_t elements, DType from, DType to) const = 0;
+};
+
+// The cost model of one link (both directions). Direction `forward` = from the link's
+// first endpoint to its second, as written in the platform file.
+class LinkModel {
+public:
+    virtual ~LinkModel() = default;
+    virtual std::string type() const = 0;  // "dma", "pcie"
+    // Time a transfer of `bytes` takes when it has the direction to itself.
+    virtual double transfer_time_s(std::int64_t bytes, bool forward) const = 0;
+    // Component that performs fp32<->bf16 conversions for transfers over this link
+    // (lee2022 §2.3: the CPU converts in both directions); empty = no conversion support.
+    virtual std::string converting_component() const { return {}; }
+};
+
+// An execution resource: what ops queue for. CPU_S and CPU_P of one CPU share one.
+struct ExecResource {
+    std::string name;   // "cpu", "pim"
+    int capacity = 1;   // units (cores); a task takes Device::units of them
+};
+
+struct Device {
+    std::string name;       // "CPU_S" - what placements name
+    std::string component;  // component (memory domain) it belongs to: "cpu"
+    int resource = -1;      // index into Platform::resources()
+    int units = 1;          // resource units one op occupies
+    std::shared_ptr<const DeviceModel> model;
+};
+
+struct Component {
+    std::string name;  // YAML key: "cpu", "pim"
+    std::string type;  // YAML type
+    std::int64_t memory_bytes = 0;  // 0 = unlimited
+    std::shared_ptr<const ConversionModel> converter;  // null if it cannot convert
+};
+
+struct Link {
+    std::string name;
+    std::string endpoint_a, endpoint_b;  // component names; forward = a -> b
+    std::shared_ptr<const LinkModel> model;
+};
+
+// How ops are dispatched: `sequential` is ONNX Runtime's sequential executor (one node at
+// a time in topological order across all devices, lee2022 §2.1); `dataflow` dispatches an
+// op as soon as its inputs have arrived, devices and links running concurrently.
+enum class DispatchMode { sequential, dataflow };
+
+class Platform {
+public:
+    std::string name;
+    std::string source_file;
+    DispatchMode dispatch = DispatchMode::dataflow;
+    std::string host_component;  // where graph inputs start and outputs end
+
+    const std::vector<Device>& devices() const { return devices_; }
+    const std::vector<ExecResource>& resources() const { return resources_; }
+    const std::vector<Component>& components() const { return components_; }
+    const std::vector<Link>& links() const { return links_; }
+
+    const Device& device(int index) const { return devices_.at(static_cast<std::size_t>(index)); }
+    int device_count() const { return static_cast<int>(devices_.size()); }
+    std::optional<int> find_device(const std::string& name) const;
+    const Component* find_component(const std::string& name) const;
+    std::vector<std::string> device_names() const;
+
+    // The link between two components and whether a->b is its forward direction.
+    struct Route {
+        const Link* link = nullptr;
+        bool forward = true;
+    };
+    std::optional<Route> route(const std::string& from_component,
+                               const std::string& to_component) const;
+
+    // Builders, used by component factories while the platform file is parsed.
+    int add_resource(ExecResource resource);
+    int add_device(Device device);
+    void add_component(Component component);
+    void add_link(Link link);
+
+private:
+    std::vector<Device> devices_;
+    std::vector<ExecResource> resources_;
+    std::vector<Component> components_;
+    std::vector<Link> links_;
+};
+
+// --- component registry -----------------------------------------------------------------
+
+// Builds the devices/resources/links of one YAML component into the platform.
+// `node` is the component's mapping (including `type:`); `name` its key.
+using ComponentFactory =
+    std::function<void(const ConfigNode& node, const std::string& name, Platform& platform)>;
+
+struct ComponentType {
+    std::string type;  // YAML `type:`
+    std::string kind;  // "device" or "link"
+    std::string description;
+    ComponentFactory factory;
+};
+
+class ComponentRegistry {
+public:
+    static ComponentRegistry& instance();
+    void add(ComponentType type);
+    const ComponentType* find(const std::string& type) const;
+    std::vector<const ComponentType*> all() const;  // sorted by type
+
+private:
+    std::map<std::string, ComponentType> types_;
+};
+
+// Parses a platform mapping (file contents or an inline `platform:` mapping):
+//   name: zynq_silentpim
+//   dispatch: sequential | dataflow
+//   host: cpu
+//   components: { <name>: { type: <registered type>, ... }, ... }   (links are components too)
+// Throws InputError naming the file and YAML path of whatever is wrong.
+Platform parse_platform(const ConfigNode& node);
+Platform load_platform(const std::string& file);
+
+}  // namespace hetsim::sim

@@ -1,0 +1,122 @@
+#include "sim/run_recorder.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace hetsim::sim {
+
+RunRecorder::RunRecorder(const ExecGraph& exec, int samples, Trace* trace)
+    : exec_(exec),
+      trace_(trace),
+      start_ps_(exec.tasks.size() * static_cast<std::size_t>(samples), 0),
+      sample_finish_ps_(static_cast<std::size_t>(samples), 0),
+      first_slice_(exec.tasks.size(), -1),
+      busy_s_(exec.resources.size(), 0.0),
+      bytes_(exec.resources.size(), 0) {}
+
+namespace {
+
+std::string lane_thread(const ExecResourceSlot& slot, int lane) {
+    if (slot.is_link) return lane == 0 ? slot.thread : fmt::format("{} #{}", slot.thread, lane);
+    if (slot.capacity == 1) return slot.thread;
+    return fmt::format("core{}", lane);
+}
+
+}  // namespace
+
+void RunRecorder::on_start(const StartedTask& started, std::int64_t time_ps) {
+    const std::size_t n = exec_.tasks.size();
+    start_ps_[static_cast<std::size_t>(started.instance.sample) * n +
+              static_cast<std::size_t>(started.instance.task)] = time_ps;
+}
+
+void RunRecorder::on_finish(const StartedTask& started, std::int64_t time_ps) {
+    const std::size_t n = exec_.tasks.size();
+    const auto sample = static_cast<std::size_t>(started.instance.sample);
+    const auto task_index = static_cast<std::size_t>(started.instance.task);
+    const Task& task = exec_.tasks[task_index];
+    ++finished_;
+    sample_finish_ps_[sample] = std::max(sample_finish_ps_[sample], time_ps);
+    if (sample != 0) return;
+    const std::int64_t start = start_ps_[sample * n + task_index];
+    busy_s_[static_cast<std::size_t>(task.resource)] +=
+        static_cast<double>(time_ps - start) * kSecondsPerPs;
+    if (task.kind == TaskKind::transfer) bytes_[static_cast<std::size_t>(task.resource)] += task.bytes;
+    if (trace_ == nullptr) return;
+
+    const ExecResourceSlot& slot = exec_.resources[static_cast<std::size_t>(task.resource)];
+    TraceSlice slice;
+    slice.name = task.name;
+    slice.category = std::string(to_string(task.kind));
+    slice.start_s = static_cast<double>(start) * kSecondsPerPs;
+    slice.duration_s = static_cast<double>(time_ps - start) * kSecondsPerPs;
+    if (exec_.platform != nullptr && task.device >= 0) {
+        slice.args.emplace_back("device", exec_.platform->device(task.device).name);
+    }
+    if (exec_.graph != nullptr && task.op >= 0) {
+        const Op& op = exec_.graph->op(task.op);
+        slice.args.emplace_back("op_type", op.type);
+        std::vector<std::string> shapes;
+        for (int t : op.inputs) shapes.push_back(to_string(exec_.graph->tensor(t).shape));
+        slice.args.emplace_back("input_shapes", fmt::format("{}", fmt::join(shapes, " ")));
+        shapes.clear();
+        for (int t : op.outputs) shapes.push_back(to_string(exec_.graph->tensor(t).shape));
+        slice.args.emplace_back("output_shapes", fmt::format("{}", fmt::join(shapes, " ")));
+        slice.args.emplace_back("flops", fmt::format("{:.0f}", op.flops));
+        slice.args.emplace_back("bytes_read", std::to_string(op.bytes_read));
+    }
+    if (exec_.graph != nullptr && task.tensor >= 0) {
+        const Tensor& t = exec_.graph->tensor(task.tensor);
+        slice.args.emplace_back("tensor", t.name);
+        slice.args.emplace_back("shape", to_string(t.shape));
+    }
+    slice.args.emplace_back("bytes", std::to_string(task.bytes));
+    const int units = (slot.is_link) ? 1 : task.units;
+    for (int k = 0; k < units; ++k) {
+        TraceSlice copy = slice;
+        copy.track = trace_->track(slot.process, lane_thread(slot, started.first_lane + k));
+        if (k == 0) first_slice_[task_index] = static_cast<int>(trace_->slices.size());
+        trace_->slices.push_back(std::move(copy));
+    }
+}
+
+std::int64_t RunRecorder::makespan_ps() const {
+    std::int64_t m = 0;
+    for (auto f : sample_finish_ps_) m = std::max(m, f);
+    return m;
+}
+
+void RunRecorder::finish_latency_run(Metrics& metrics) {
+    metrics.latency_s = static_cast<double>(makespan_ps()) * kSecondsPerPs;
+    metrics.tasks_executed = finished_;
+    for (std::size_t s = 0; s < exec_.resources.size(); ++s) {
+        const auto& slot = exec_.resources[s];
+        const std::string key = fmt::format("{}:{}", slot.process, slot.thread);
+        if (busy_s_[s] > 0.0) metrics.resource_busy_s[key] = busy_s_[s];
+        if (slot.is_link && bytes_[s] > 0) metrics.link_bytes[key] = static_cast<double>(bytes_[s]);
+    }
+    if (trace_ == nullptr) return;
+    for (std::size_t t = 0; t < exec_.tasks.size(); ++t) {
+        for (int succ : exec_.tasks[t].successors) {
+            int from = first_slice_[t];
+            int to = first_slice_[static_cast<std::size_t>(succ)];
+            if (from >= 0 && to >= 0) trace_->flows.push_back(TraceFlow{from, to});
+        }
+    }
+}
+
+double throughput_from_finishes(std::vector<std::int64_t> finish_ps) {
+    if (finish_ps.empty()) return 0.0;
+    std::sort(finish_ps.begin(), finish_ps.end());
+    const std::int64_t span = finish_ps.back() - finish_ps.front();
+    if (finish_ps.size() == 1 || span <= 0) {
+        return finish_ps.back() > 0
+                   ? static_cast<double>(finish_ps.size()) /
+                         (static_cast<double>(finish_ps.back()) * kSecondsPerPs)
+                   : 0.0;
+    }
+    return static_cast<double>(finish_ps.size() - 1) / (static_cast<double>(span) * kSecondsPerPs);
+}
+
+}  // namespace hetsim::sim

@@ -1,0 +1,40 @@
+// Turns the start/finish times of task instances into Metrics and a Trace. Both evaluators
+// feed it the same way, so their outputs differ only where their timing does.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/dispatch.hpp"
+#include "sim/evaluator.hpp"
+
+namespace hetsim::sim {
+
+class RunRecorder {
+public:
+    RunRecorder(const ExecGraph& exec, int samples, Trace* trace);
+    void on_start(const StartedTask& started, std::int64_t time_ps);
+    void on_finish(const StartedTask& started, std::int64_t time_ps);
+    // Completion time of the last task of each sample, relative to the run's start.
+    std::vector<std::int64_t> sample_finish_ps() const { return sample_finish_ps_; }
+    std::int64_t makespan_ps() const;
+    // Fills latency-run facts (latency, busy time, bytes) and adds flows to the trace.
+    void finish_latency_run(Metrics& metrics);
+    int tasks_finished() const { return finished_; }
+
+private:
+    const ExecGraph& exec_;
+    Trace* trace_;
+    std::vector<std::int64_t> start_ps_;       // per sample * task
+    std::vector<std::int64_t> sample_finish_ps_;
+    std::vector<int> first_slice_;             // per task of sample 0 (trace)
+    std::vector<double> busy_s_;               // per slot
+    std::vector<std::int64_t> bytes_;          // per slot
+    int finished_ = 0;
+};
+
+// Steady-state throughput from per-sample completion times: (N-1) samples over the span
+// between the first and the last completion; 1/latency for a single sample.
+double throughput_from_finishes(std::vector<std::int64_t> finish_ps);
+
+}  // namespace hetsim::sim

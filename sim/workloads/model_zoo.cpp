@@ -1,0 +1,195 @@
+#include "sim/workloads/model_zoo.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+#include <stdexcept>
+#include <string_view>
+
+#include "sim/workloads/transformer.hpp"
+
+namespace hetsim::sim::workloads {
+
+namespace {
+
+// Levenshtein distance; a local copy so the zoo does not depend on the YAML config core.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j)
+        row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diag = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diag = up;
+        }
+    }
+    return row[b.size()];
+}
+
+// " (did you mean 'x'?)" when a candidate is within a third of the word's length, else "".
+std::string suggestion(std::string_view word, const std::vector<std::string>& candidates) {
+    std::string best;
+    std::size_t best_d = std::max<std::size_t>(2, word.size() / 3) + 1;
+    for (const auto& c : candidates) {
+        const std::size_t d = edit_distance(word, c);
+        if (d < best_d) {
+            best_d = d;
+            best = c;
+        }
+    }
+    return best.empty() ? std::string{} : fmt::format(" (did you mean '{}'?)", best);
+}
+
+using Builder = std::function<Graph(const TransformerConfig&)>;
+
+struct ModelEntry {
+    ModelInfo info;
+    Builder build;
+};
+
+std::vector<KnobInfo> transformer_knobs(std::int64_t layers, std::int64_t hidden,
+                                        std::int64_t heads, std::int64_t ffn, std::int64_t vocab,
+                                        std::int64_t max_positions) {
+    return {
+        {"layers", layers, "number of transformer blocks"},
+        {"hidden", hidden, "hidden size (model width)"},
+        {"heads", heads, "attention heads; must divide hidden"},
+        {"ffn", ffn, "feed-forward inner size"},
+        {"seq_len", 16, "sequence length p (lee2022 §4.3 uses 16; Fig. 9 sweeps 8..64)"},
+        {"batch", 1, "batch size"},
+        {"vocab", vocab, "vocabulary size (word embedding rows)"},
+        {"max_positions", max_positions, "position embedding rows"},
+    };
+}
+
+const std::vector<ModelEntry>& registry() {
+    static const std::vector<ModelEntry> entries = [] {
+        std::vector<ModelEntry> e;
+        {
+            ModelInfo info{"bert",
+                           "BERT-small sequence classifier (lee2022 Tables 2-3: 4 layers, hidden "
+                           "512, 8 heads, FFN 2048; CG of 222 nodes)",
+                           transformer_knobs(4, 512, 8, 2048, 30522, 512)};
+            info.knobs.push_back({"classes", 2, "classifier outputs (Table 2: r = 2)"});
+            e.push_back({std::move(info), build_bert});
+        }
+        {
+            ModelInfo info{"roberta",
+                           "RoBERTa-base sequence classifier (lee2022 Tables 2-3: 12 layers, "
+                           "hidden 768, 12 heads, FFN 3072; CG of 616 nodes)",
+                           transformer_knobs(12, 768, 12, 3072, 50265, 514)};
+            info.knobs.push_back({"classes", 2, "classifier outputs (Table 2: r = 2)"});
+            e.push_back({std::move(info), build_roberta});
+        }
+        {
+            ModelInfo info{"gpt2",
+                           "GPT-2 small without LM head (lee2022 Tables 2-3: 12 layers, hidden "
+                           "768, 12 heads, FFN 3072; CG of 1934 nodes)",
+                           transformer_knobs(12, 768, 12, 3072, 50257, 1024)};
+            info.knobs.push_back({"shape_ops", 1,
+                                  "1: dynamic-axes export with its Shape/Gather/Unsqueeze/Concat "
+                                  "subgraphs (matches the paper's CG size); 0: static shapes"});
+            info.knobs.push_back(
+                {"presents", 1, "1: emit the per-layer present key/value outputs (Concat)"});
+            e.push_back({std::move(info), build_gpt2});
+        }
+        return e;
+    }();
+    return entries;
+}
+
+TransformerConfig make_config(const ModelInfo& info, const Knobs& overrides) {
+    std::vector<std::string> names;
+    for (const auto& k : info.knobs)
+        names.push_back(k.name);
+    for (const auto& [name, value] : overrides) {
+        if (std::find(names.begin(), names.end(), name) == names.end()) {
+            throw std::invalid_argument(fmt::format("model '{}' has no knob '{}'{}; knobs: {}",
+                                                    info.name, name, suggestion(name, names),
+                                                    fmt::join(names, ", ")));
+        }
+    }
+    auto get = [&](const std::string& name) {
+        auto it = overrides.find(name);
+        if (it != overrides.end())
+            return it->second;
+        for (const auto& k : info.knobs) {
+            if (k.name == name)
+                return k.default_value;
+        }
+        return std::int64_t{0};
+    };
+    for (const auto& k : info.knobs) {
+        const std::int64_t v = get(k.name);
+        const bool flag = k.name == "shape_ops" || k.name == "presents";
+        if (flag && v != 0 && v != 1) {
+            throw std::invalid_argument(
+                fmt::format("model '{}': knob '{}' must be 0 or 1, got {}", info.name, k.name, v));
+        }
+        if (!flag && v <= 0) {
+            throw std::invalid_argument(
+                fmt::format("model '{}': knob '{}' must be > 0, got {}", info.name, k.name, v));
+        }
+    }
+    TransformerConfig c;
+    c.layers = get("layers");
+    c.hidden = get("hidden");
+    c.heads = get("heads");
+    c.ffn = get("ffn");
+    c.seq_len = get("seq_len");
+    c.batch = get("batch");
+    c.vocab = get("vocab");
+    c.max_positions = get("max_positions");
+    if (info.name != "gpt2")
+        c.classes = get("classes");
+    if (info.name == "gpt2") {
+        c.shape_ops = get("shape_ops") != 0;
+        c.presents = get("presents") != 0;
+    }
+    if (c.hidden % c.heads != 0) {
+        throw std::invalid_argument(
+            fmt::format("model '{}': hidden ({}) must be divisible by heads ({})", info.name,
+                        c.hidden, c.heads));
+    }
+    // RoBERTa's position ids start after padding_idx (1), so position seq_len + 1 is used.
+    const std::int64_t offset = info.name == "roberta" ? 2 : 0;
+    if (c.seq_len + offset > c.max_positions) {
+        throw std::invalid_argument(fmt::format(
+            "model '{}': seq_len ({}){} exceeds max_positions ({})", info.name, c.seq_len,
+            offset != 0 ? " + 2 (RoBERTa positions start at padding_idx + 1)" : "",
+            c.max_positions));
+    }
+    return c;
+}
+
+}  // namespace
+
+const std::vector<ModelInfo>& list_models() {
+    static const std::vector<ModelInfo> infos = [] {
+        std::vector<ModelInfo> v;
+        for (const auto& e : registry())
+            v.push_back(e.info);
+        return v;
+    }();
+    return infos;
+}
+
+Graph build_model(const std::string& model, const Knobs& knobs) {
+    std::vector<std::string> names;
+    for (const auto& e : registry()) {
+        if (e.info.name == model) {
+            Graph g = e.build(make_config(e.info, knobs));
+            g.finalize();
+            return g;
+        }
+        names.push_back(e.info.name);
+    }
+    throw std::invalid_argument(fmt::format("unknown model '{}'{}; models: {}", model,
+                                            suggestion(model, names), fmt::join(names, ", ")));
+}
+
+}  // namespace hetsim::sim::workloads

@@ -1,0 +1,35 @@
+// Built-in workload generators with the papers' knobs (`hetsim list models`).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/graph.hpp"
+
+namespace hetsim::sim::workloads {
+
+struct KnobInfo {
+    std::string name;
+    std::int64_t default_value;
+    std::string description;
+};
+
+struct ModelInfo {
+    std::string name;         // "bert"
+    std::string description;  // one line, names the paper setting the defaults follow
+    std::vector<KnobInfo> knobs;
+};
+
+using Knobs = std::map<std::string, std::int64_t>;
+
+// Every generator, in a stable order.
+const std::vector<ModelInfo>& list_models();
+
+// Builds and finalizes the graph of `model` with `knobs` overriding the defaults.
+// Throws std::invalid_argument for an unknown model or knob (with a "did you mean" where
+// one is close) and for invalid values (e.g. hidden not divisible by heads).
+Graph build_model(const std::string& model, const Knobs& knobs);
+
+}  // namespace hetsim::sim::workloads

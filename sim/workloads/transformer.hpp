@@ -1,0 +1,31 @@
+// Transformer workload generators (private to sim/workloads; the public entry point is
+// model_zoo.hpp). Each builds the operator-level graph ONNX Runtime sees for a PyTorch
+// (HuggingFace) export of the model at batch `batch` and sequence length `seq_len`.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/graph.hpp"
+
+namespace hetsim::sim::workloads {
+
+struct TransformerConfig {
+    std::int64_t layers = 0;
+    std::int64_t hidden = 0;
+    std::int64_t heads = 0;
+    std::int64_t ffn = 0;
+    std::int64_t seq_len = 0;
+    std::int64_t batch = 0;
+    std::int64_t vocab = 0;
+    std::int64_t max_positions = 0;
+    std::int64_t classes = 2;  // bert/roberta: sequence-classification labels
+    bool shape_ops = true;     // gpt2: emit the dynamic-axes shape subgraphs (see .cpp)
+    bool presents = true;      // gpt2: emit the per-layer "present" key/value outputs
+};
+
+// Validated configurations only (model_zoo.cpp checks the knobs). Graphs are not finalized.
+Graph build_bert(const TransformerConfig& config);
+Graph build_roberta(const TransformerConfig& config);
+Graph build_gpt2(const TransformerConfig& config);
+
+}  // namespace hetsim::sim::workloads

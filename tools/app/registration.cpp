@@ -1,0 +1,21 @@
+#include "tools/app/registration.hpp"
+
+#include "devices/register.hpp"
+#include "interconnect/register.hpp"
+#include "silent_pim/register.hpp"
+#include "sim/platform.hpp"
+
+namespace hetsim::app {
+
+void register_all() {
+    static const bool done = [] {
+        auto& registry = sim::ComponentRegistry::instance();
+        devices::register_components(registry);
+        interconnect::register_components(registry);
+        silent_pim::register_components(registry);
+        return true;
+    }();
+    (void)done;
+}
+
+}  // namespace hetsim::app

@@ -1,0 +1,7 @@
+// Registers every component type of every folder with the ComponentRegistry (idempotent).
+// Placers register themselves in PlacerRegistry::instance().
+#pragma once
+
+namespace hetsim::app {
+void register_all();
+}

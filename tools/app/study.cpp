@@ -1,0 +1,300 @@
+#include "tools/app/study.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "sim/exec_graph.hpp"
+#include "sim/workloads/model_zoo.hpp"
+#include "tools/app/registration.hpp"
+#include "traces/trace_writer.hpp"
+
+namespace hetsim::app {
+
+namespace fs = std::filesystem;
+
+std::string file_safe(const std::string& spec) {
+    std::string out;
+    for (char c : spec) {
+        bool keep = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-';
+        out += keep ? c : '_';
+    }
+    return out;
+}
+
+void write_file_atomically(const fs::path& file, const std::string& content) {
+    const fs::path tmp = file.string() + ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        out << content;
+        out.close();
+        if (!out) {
+            std::error_code ec;
+            fs::remove(tmp, ec);
+            throw std::runtime_error(fmt::format("cannot write '{}'", file.string()));
+        }
+    }
+    fs::rename(tmp, file);
+}
+
+std::shared_ptr<sim::Graph> build_workload(const sim::ConfigNode& node, std::string& label) {
+    node.expect_map();
+    if (node.has("onnx") || node.has("json")) {
+        const std::string key = node.has("onnx") ? "onnx" : "json";
+        node[key].fail(fmt::format("'{}' workloads are not supported by this build yet; use a "
+                                   "built-in model (hetsim list models)",
+                                   key));
+    }
+    const std::string model = node.at("model").as_string();
+    std::vector<std::string> model_names;
+    const sim::workloads::ModelInfo* info = nullptr;
+    for (const auto& m : sim::workloads::list_models()) {
+        model_names.push_back(m.name);
+        if (m.name == model) info = &m;
+    }
+    if (info == nullptr) {
+        std::string hint = sim::did_you_mean(model, model_names);
+        node["model"].fail(fmt::format("unknown model '{}'{}; known: {}", model,
+                                       hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint),
+                                       fmt::join(model_names, ", ")));
+    }
+    std::vector<std::string> allowed{"model"};
+    for (const auto& k : info->knobs) allowed.push_back(k.name);
+    node.expect_keys(allowed);
+    sim::workloads::Knobs knobs;
+    for (const auto& k : info->knobs) {
+        if (node.has(k.name)) knobs[k.name] = node.at(k.name).as_int();
+    }
+    std::shared_ptr<sim::Graph> graph;
+    try {
+        graph = std::make_shared<sim::Graph>(sim::workloads::build_model(model, knobs));
+    } catch (const std::invalid_argument& e) {
+        node.fail(e.what());
+    } catch (const sim::GraphError& e) {
+        node.fail(e.what());
+    }
+    std::vector<std::string> parts;
+    for (const auto& k : info->knobs) {
+        auto it = knobs.find(k.name);
+        parts.push_back(fmt::format("{}={}", k.name, it == knobs.end() ? k.default_value : it->second));
+    }
+    label = fmt::format("{}({})", model, fmt::join(parts, ","));
+    return graph;
+}
+
+StudyConfig parse_study(const sim::ConfigNode& root) {
+    register_all();
+    root.expect_map();
+    root.expect_keys({"study", "description", "platform", "workload", "objective", "evaluator",
+                      "placers", "baseline", "seed", "samples", "point"});
+    StudyConfig study;
+    study.file = root.file();
+    study.name = root.at("study").as_string();
+    // Platform: a file path relative to the study file, or an inline mapping.
+    sim::ConfigNode platform_node = root.at("platform");
+    if (platform_node.is_scalar()) {
+        fs::path p = platform_node.as_string();
+        if (p.is_relative() && !root.file().empty()) p = fs::path(root.file()).parent_path() / p;
+        if (!fs::exists(p)) {
+            platform_node.fail(fmt::format("platform file '{}' does not exist", p.string()));
+        }
+        sim::ConfigNode loaded = sim::ConfigNode::load_file(p);
+        study.platform = sim::parse_platform(loaded);
+        study.resolved = YAML::Clone(root.raw());
+        study.resolved["platform"] = YAML::Clone(loaded.raw());
+    } else {
+        study.platform = sim::parse_platform(platform_node);
+        study.resolved = YAML::Clone(root.raw());
+    }
+    study.graph = build_workload(root.at("workload"), study.workload_label);
+
+    const std::string objective = root.get_string("objective", "latency");
+    if (objective == "latency") {
+        study.objective = placement::Objective::latency;
+    } else if (objective == "throughput") {
+        study.objective = placement::Objective::throughput;
+    } else {
+        root["objective"].fail(
+            fmt::format("expected 'latency' or 'throughput', got '{}'", objective));
+    }
+    study.evaluator = root.get_string("evaluator", "des");
+    if (study.evaluator != "des" && study.evaluator != "analytic") {
+        root["evaluator"].fail(
+            fmt::format("expected 'des' or 'analytic', got '{}'", study.evaluator));
+    }
+    study.seed = static_cast<std::uint64_t>(root.get_int("seed", 1));
+    study.samples = static_cast<int>(root.get_int("samples", 8));
+    if (study.samples < 1) root["samples"].fail("must be >= 1");
+    study.point = root.get_string("point", "default");
+    study.placers = root.at("placers").as_string_list();
+    if (study.placers.empty()) root["placers"].fail("a study needs at least one placer");
+    study.baseline = root.get_string("baseline", study.placers.front());
+    // Every placer spec must parse now, before anything runs or is written.
+    auto& registry = placement::PlacerRegistry::instance();
+    std::vector<std::string> all = study.placers;
+    all.insert(all.begin(), study.baseline);
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        try {
+            registry.create(all[i]);
+        } catch (const placement::PlacementError& e) {
+            if (i == 0) root["baseline"].fail(e.what());
+            root["placers"].at(i - 1).fail(e.what());
+        }
+    }
+    return study;
+}
+
+StudyConfig load_study(const std::string& file, const std::vector<std::string>& overrides) {
+    sim::ConfigNode root = sim::ConfigNode::load_file(file);
+    if (overrides.empty()) return parse_study(root);
+    YAML::Node raw = YAML::Clone(root.raw());
+    for (const auto& o : overrides) sim::apply_override(raw, o);
+    return parse_study(sim::ConfigNode(raw, file, ""));
+}
+
+StudyResult run_study(const StudyConfig& study, bool record_traces) {
+    sim::EvalOptions options;
+    options.samples = study.samples;
+    auto evaluator = sim::make_evaluator(study.evaluator, study.platform, options);
+    auto& registry = placement::PlacerRegistry::instance();
+
+    std::vector<std::string> specs{study.baseline};
+    for (const auto& p : study.placers) {
+        if (p != study.baseline) specs.push_back(p);
+    }
+    StudyResult result;
+    for (const auto& spec : specs) {
+        auto placer = registry.create(spec);
+        placement::PlacementContext context{*study.graph, study.platform, *evaluator,
+                                            study.objective, study.seed};
+        PlacerRow row;
+        row.placer = spec;
+        const auto t0 = std::chrono::steady_clock::now();
+        placement::PlacementResult placed = placer->place(context);
+        row.placer_time_s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        row.placement = std::move(placed.placement);
+        row.profile_runs = placed.profile_runs;
+        row.stats = std::move(placed.stats);
+        sim::ExecGraph exec = sim::lower(*study.graph, row.placement, study.platform);
+        row.trace.title = fmt::format("{} / {} / {}", study.name, spec, study.evaluator);
+        row.metrics = evaluator->evaluate(exec, record_traces ? &row.trace : nullptr);
+        result.rows.push_back(std::move(row));
+    }
+    const double base = result.rows.front().metrics.latency_s;
+    for (auto& row : result.rows) {
+        row.speedup = row.metrics.latency_s > 0.0 ? base / row.metrics.latency_s : 0.0;
+    }
+    return result;
+}
+
+namespace {
+
+std::string objective_name(placement::Objective o) {
+    return o == placement::Objective::latency ? "latency" : "throughput";
+}
+
+std::string human_time(double s) {
+    if (s >= 1.0) return fmt::format("{:.3f} s", s);
+    if (s >= 1e-3) return fmt::format("{:.3f} ms", s * 1e3);
+    return fmt::format("{:.2f} us", s * 1e6);
+}
+
+}  // namespace
+
+std::string format_table(const StudyConfig& study, const StudyResult& result) {
+    std::ostringstream out;
+    out << fmt::format("study {}: {} on {} ({} ops, {} evaluator, objective {})\n", study.name,
+                       study.workload_label, study.platform.name, study.graph->op_count(),
+                       study.evaluator, objective_name(study.objective));
+    std::size_t width = 6;
+    for (const auto& r : result.rows) width = std::max(width, r.placer.size());
+    out << fmt::format("{:<{}}  {:>12}  {:>14}  {:>8}  {:>11}  {:>8}\n", "placer", width,
+                       "latency", "throughput/s", "speedup", "placer time", "profile");
+    for (const auto& r : result.rows) {
+        out << fmt::format("{:<{}}  {:>12}  {:>14.2f}  {:>7.2f}x  {:>11}  {:>8}\n", r.placer,
+                           width, human_time(r.metrics.latency_s), r.metrics.throughput_per_s,
+                           r.speedup, human_time(r.placer_time_s), r.profile_runs);
+    }
+    return out.str();
+}
+
+void write_outputs(const StudyConfig& study, const StudyResult& result, const fs::path& out_dir,
+                   bool traces) {
+    // Render everything first: a failure here leaves no file behind.
+    std::map<fs::path, std::string> files;
+    std::ostringstream csv;
+    csv << "study,point,placer,objective,latency_s,throughput_per_s,speedup,placer_time_s,"
+           "profile_runs,evaluator,workload,platform\n";
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (const auto& r : result.rows) {
+        csv << fmt::format("{},{},\"{}\",{},{:.9g},{:.9g},{:.6g},{:.6g},{},{},\"{}\",{}\n",
+                           study.name, study.point, r.placer, objective_name(study.objective),
+                           r.metrics.latency_s, r.metrics.throughput_per_s, r.speedup,
+                           r.placer_time_s, r.profile_runs, study.evaluator, study.workload_label,
+                           study.platform.name);
+        nlohmann::ordered_json row;
+        row["study"] = study.name;
+        row["point"] = study.point;
+        row["placer"] = r.placer;
+        row["objective"] = objective_name(study.objective);
+        row["latency_s"] = r.metrics.latency_s;
+        row["throughput_per_s"] = r.metrics.throughput_per_s;
+        row["speedup"] = r.speedup;
+        row["placer_time_s"] = r.placer_time_s;
+        row["profile_runs"] = r.profile_runs;
+        row["evaluator"] = study.evaluator;
+        row["samples"] = r.metrics.samples;
+        row["resource_busy_s"] = r.metrics.resource_busy_s;
+        row["link_bytes"] = r.metrics.link_bytes;
+        row["stats"] = r.stats;
+        rows.push_back(row);
+
+        nlohmann::ordered_json placement;
+        placement["placer"] = r.placer;
+        placement["workload"] = study.workload_label;
+        placement["platform"] = study.platform.name;
+        nlohmann::ordered_json ops = nlohmann::ordered_json::array();
+        std::map<std::string, int> per_device;
+        for (int op = 0; op < study.graph->op_count(); ++op) {
+            const auto& device =
+                study.platform.device(r.placement.device_of_op[static_cast<std::size_t>(op)]).name;
+            ++per_device[device];
+            nlohmann::ordered_json entry{{"op", study.graph->op(op).name},
+                                         {"type", study.graph->op(op).type},
+                                         {"device", device}};
+            if (!r.placement.notes.empty() && !r.placement.notes[static_cast<std::size_t>(op)].empty()) {
+                entry["note"] = r.placement.notes[static_cast<std::size_t>(op)];
+            }
+            ops.push_back(entry);
+        }
+        placement["ops_per_device"] = per_device;
+        placement["ops"] = ops;
+        files[out_dir / fmt::format("placement_{}.json", file_safe(r.placer))] =
+            placement.dump(2) + "\n";
+        if (traces) {
+            std::ostringstream trace_out;
+            traces::make_trace_writer("perfetto_json")->write(r.trace, trace_out);
+            files[out_dir / fmt::format("{}.trace.json", file_safe(r.placer))] = trace_out.str();
+        }
+    }
+    nlohmann::ordered_json doc;
+    doc["study"] = study.name;
+    doc["workload"] = study.workload_label;
+    doc["platform"] = study.platform.name;
+    doc["ops"] = study.graph->op_count();
+    doc["rows"] = rows;
+    files[out_dir / "results.csv"] = csv.str();
+    files[out_dir / "results.json"] = doc.dump(2) + "\n";
+    YAML::Emitter emitter;
+    emitter << study.resolved;
+    files[out_dir / "study.resolved.yaml"] = std::string(emitter.c_str()) + "\n";
+
+    fs::create_directories(out_dir);
+    for (const auto& [path, content] : files) write_file_atomically(path, content);
+}
+
+}  // namespace hetsim::app

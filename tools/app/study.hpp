@@ -1,0 +1,76 @@
+// A study: one platform, one workload, several placers, one evaluator. Parsing, running and
+// writing its outputs (table, results.csv, results.json, placements, traces, resolved config).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "placement/placer.hpp"
+#include "sim/config.hpp"
+#include "sim/evaluator.hpp"
+#include "sim/graph.hpp"
+#include "sim/platform.hpp"
+#include "sim/trace.hpp"
+
+namespace hetsim::app {
+
+struct StudyConfig {
+    std::string name;
+    std::string file;  // the study file ("" for inline)
+    sim::Platform platform;
+    std::shared_ptr<sim::Graph> graph;
+    std::string workload_label;  // "bert(layers=4,seq_len=16,...)"
+    std::vector<std::string> placers;
+    std::string baseline;  // placer spec; run first, its latency is the speedup reference
+    placement::Objective objective = placement::Objective::latency;
+    std::string evaluator = "des";
+    std::uint64_t seed = 1;
+    int samples = 8;
+    std::string point = "default";  // design-point label
+    YAML::Node resolved;             // the study after --set overrides, platform inlined
+};
+
+// Reads a study file, applies `overrides` ("a.b=c"), resolves the platform file relative to
+// the study and builds the workload graph. Throws sim::InputError for any bad input.
+StudyConfig load_study(const std::string& file, const std::vector<std::string>& overrides);
+StudyConfig parse_study(const sim::ConfigNode& root);
+
+// Builds a workload from its YAML mapping ({model: bert, seq_len: 16, ...} or {json: f}).
+std::shared_ptr<sim::Graph> build_workload(const sim::ConfigNode& node, std::string& label);
+
+struct PlacerRow {
+    std::string placer;
+    sim::Placement placement;
+    sim::Metrics metrics;
+    double speedup = 1.0;  // baseline latency / this latency
+    double placer_time_s = 0.0;
+    int profile_runs = 0;
+    std::map<std::string, std::string> stats;
+    sim::Trace trace;
+};
+
+struct StudyResult {
+    std::vector<PlacerRow> rows;  // baseline first
+};
+
+StudyResult run_study(const StudyConfig& study, bool record_traces);
+
+// The terminal table.
+std::string format_table(const StudyConfig& study, const StudyResult& result);
+
+// Writes results.csv, results.json, placement_<placer>.json, study.resolved.yaml and (with
+// traces) <placer>.trace.json into `out_dir`, each through a temporary file and a rename.
+void write_outputs(const StudyConfig& study, const StudyResult& result,
+                   const std::filesystem::path& out_dir, bool traces);
+
+// A placer spec as a file-name part: "priority:CPU_P,PIM" -> "priority_CPU_P_PIM".
+std::string file_safe(const std::string& spec);
+
+// Writes `content` to `file` atomically (temporary name, then rename).
+void write_file_atomically(const std::filesystem::path& file, const std::string& content);
+
+}  // namespace hetsim::app

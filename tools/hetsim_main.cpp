@@ -1,0 +1,124 @@
+// The `hetsim` command (CLI11). Bad input ends with one message and exit code 2.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "placement/placer.hpp"
+#include "sim/config.hpp"
+#include "sim/exec_graph.hpp"
+#include "sim/workloads/model_zoo.hpp"
+#include "tools/app/inspect.hpp"
+#include "tools/app/registration.hpp"
+#include "tools/app/study.hpp"
+
+namespace fs = std::filesystem;
+using namespace hetsim;  // a .cpp file, not a header
+
+namespace {
+
+constexpr int kInputErrorExit = 2;
+
+std::string default_study() {
+    const fs::path local = "configs/studies/default.yaml";
+    if (fs::exists(local)) return local.string();
+#ifdef HETSIM_SOURCE_DIR
+    const fs::path installed = fs::path(HETSIM_SOURCE_DIR) / local;
+    if (fs::exists(installed)) return installed.string();
+#endif
+    return local.string();
+}
+
+int cmd_run(const std::string& file, const std::vector<std::string>& overrides,
+            const std::string& out, bool trace) {
+    app::StudyConfig study = app::load_study(file, overrides);
+    app::StudyResult result = app::run_study(study, trace);
+    const fs::path out_dir = out.empty() ? fs::path("out") / study.name : fs::path(out);
+    app::write_outputs(study, result, out_dir, trace);
+    std::cout << app::format_table(study, result);
+    std::cout << fmt::format("results in {}/ (results.csv, results.json, placement_*.json{})\n",
+                             out_dir.string(), trace ? ", *.trace.json" : "");
+    return 0;
+}
+
+int cmd_list(const std::string& what) {
+    app::register_all();
+    if (what == "placers") {
+        for (const auto* p : placement::PlacerRegistry::instance().all()) {
+            std::cout << fmt::format("{:<28} {}\n", p->usage, p->description);
+        }
+    } else if (what == "devices") {
+        for (const auto* t : sim::ComponentRegistry::instance().all()) {
+            std::cout << fmt::format("{:<12} {:<7} {}\n", t->type, t->kind, t->description);
+        }
+    } else if (what == "models") {
+        for (const auto& m : sim::workloads::list_models()) {
+            std::vector<std::string> knobs;
+            for (const auto& k : m.knobs) knobs.push_back(fmt::format("{}={}", k.name, k.default_value));
+            std::cout << fmt::format("{:<10} {}\n{:<10} knobs: {}\n", m.name, m.description, "",
+                                     fmt::join(knobs, " "));
+        }
+    } else {
+        throw sim::InputError("", "", 0,
+                              fmt::format("cannot list '{}'; expected placers, devices or models",
+                                          what));
+    }
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App cli{"hetsim: simulate heterogeneous DL hardware and compare operator placements"};
+    cli.require_subcommand(1);
+
+    std::string study_file, out_dir;
+    std::vector<std::string> overrides;
+    bool trace = false;
+    auto* run = cli.add_subcommand("run", "run a study: place, simulate, report");
+    run->add_option("study", study_file, "study YAML (default: configs/studies/default.yaml)");
+    run->add_option("--set", overrides, "override a YAML path: --set workload.seq_len=32");
+    run->add_option("--out", out_dir, "output directory (default: out/<study>)");
+    run->add_flag("--trace", trace, "write a Perfetto trace per placer");
+
+    std::string list_what;
+    auto* list = cli.add_subcommand("list", "list placers, devices (component types) or models");
+    list->add_option("what", list_what, "placers | devices | models")->required();
+
+    std::string workload;
+    std::vector<std::string> knobs;
+    auto* inspect = cli.add_subcommand("inspect", "graph statistics of a workload");
+    inspect->add_option("workload", workload, "a model name (bert, gpt2, ...) or a study YAML")
+        ->required();
+    inspect->add_option("--set", knobs, "model knob or study override: --set seq_len=32");
+
+    CLI11_PARSE(cli, argc, argv);
+    try {
+        if (run->parsed()) {
+            return cmd_run(study_file.empty() ? default_study() : study_file, overrides, out_dir,
+                           trace);
+        }
+        if (list->parsed()) return cmd_list(list_what);
+        if (inspect->parsed()) {
+            std::cout << app::inspect_workload(workload, knobs);
+            return 0;
+        }
+    } catch (const sim::InputError& e) {
+        std::cerr << "hetsim: error: " << e.what() << "\n";
+        return kInputErrorExit;
+    } catch (const sim::GraphError& e) {
+        std::cerr << "hetsim: error: " << e.what() << "\n";
+        return kInputErrorExit;
+    } catch (const placement::PlacementError& e) {
+        std::cerr << "hetsim: error: " << e.what() << "\n";
+        return kInputErrorExit;
+    } catch (const sim::LoweringError& e) {
+        std::cerr << "hetsim: error: " << e.what() << "\n";
+        return kInputErrorExit;
+    } catch (const std::invalid_argument& e) {
+        std::cerr << "hetsim: error: " << e.what() << "\n";
+        return kInputErrorExit;
+    }
+    return 0;
+}
