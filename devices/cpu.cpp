@@ -18,8 +18,8 @@ namespace {
 
 // Ops whose output aliases their input in ONNX Runtime (no copy): only the dispatch cost.
 bool is_view(const std::string& type) {
-    static const std::set<std::string> views = {"Reshape", "Squeeze",   "Unsqueeze", "Flatten",
-                                                "Identity", "Shape",    "Size"};
+    static const std::set<std::string> views = {"Reshape",  "Squeeze", "Unsqueeze", "Flatten",
+                                                "Identity", "Shape",   "Size"};
     return views.count(type) != 0;
 }
 
@@ -30,9 +30,11 @@ struct GemmShape {
 };
 
 GemmShape gemm_shape(const sim::Graph& graph, const sim::Op& op) {
-    if (op.inputs.size() < 2) return {};
+    if (op.inputs.size() < 2)
+        return {};
     const sim::Shape& a = graph.tensor(op.inputs[0]).shape;
-    if (a.empty()) return {};
+    if (a.empty())
+        return {};
     const auto rank = a.size();
     if (op.type == "Gemm" && rank == 2) {
         const bool trans_a = op.attr_int("transA", 0) != 0;
@@ -59,28 +61,40 @@ bool CpuModel::parallelizable(const std::string& op_type) {
     // element-wise math and activation kernels, Softmax, reductions and LayerNorm are
     // parallelised; pure data movement (views, Gather, Slice, Concat, Split, Transpose) and
     // Cast run on the calling thread.
-    static const std::set<std::string> always = {
-        "MatMul", "Gemm",     "Softmax", "LogSoftmax", "LayerNormalization",
-        "SkipLayerNormalization", "Gelu", "FastGelu",   "BiasGelu", "Attention"};
+    static const std::set<std::string> always = {"MatMul",
+                                                 "Gemm",
+                                                 "Softmax",
+                                                 "LogSoftmax",
+                                                 "LayerNormalization",
+                                                 "SkipLayerNormalization",
+                                                 "Gelu",
+                                                 "FastGelu",
+                                                 "BiasGelu",
+                                                 "Attention"};
     static const std::set<std::string> never = {
-        "Reshape", "Squeeze", "Unsqueeze", "Flatten",   "Identity", "Shape", "Size",
-        "Gather",  "Slice",   "Concat",    "Split",     "Transpose", "Cast", "Expand",
+        "Reshape", "Squeeze", "Unsqueeze", "Flatten",         "Identity",  "Shape", "Size",
+        "Gather",  "Slice",   "Concat",    "Split",           "Transpose", "Cast",  "Expand",
         "Tile",    "Pad",     "Constant",  "ConstantOfShape", "Range"};
-    if (always.count(op_type) != 0) return true;
-    if (never.count(op_type) != 0) return false;
+    if (always.count(op_type) != 0)
+        return true;
+    if (never.count(op_type) != 0)
+        return false;
     switch (sim::classify(op_type)) {
         case sim::OpClass::matmul:
         case sim::OpClass::elementwise:
         case sim::OpClass::reduction:
-        case sim::OpClass::conv: return true;
+        case sim::OpClass::conv:
+            return true;
         case sim::OpClass::data_movement:
-        case sim::OpClass::other: return false;
+        case sim::OpClass::other:
+            return false;
     }
     return false;
 }
 
 sim::Support CpuModel::supports(const sim::Graph& /*graph*/, const sim::Op& op) const {
-    if (mode_ == CpuMode::serial || parallelizable(op.type)) return sim::Support::yes();
+    if (mode_ == CpuMode::serial || parallelizable(op.type))
+        return sim::Support::yes();
     return sim::Support::no(
         fmt::format("{} is not thread-parallelised by ONNX Runtime (pure data movement or "
                     "conversion), so the parallel CPU mode does not run it (lee2022 §4.3 (2))",
@@ -91,7 +105,8 @@ double CpuModel::gemm_efficiency(double m) const {
     // Hockney's n_1/2: a GEMM with M rows reaches M / (M + n_1/2) of the sustained rate.
     // Small-M GEMMs on an in-order core cannot fill the register-blocked micro-kernel (too
     // few rows to reuse each loaded weight), so they run far below peak.
-    if (params_.gemm_n_half <= 0.0 || m <= 0.0) return 1.0;
+    if (params_.gemm_n_half <= 0.0 || m <= 0.0)
+        return 1.0;
     return m / (m + params_.gemm_n_half);
 }
 
@@ -102,7 +117,8 @@ double CpuModel::dram_bytes(const sim::Graph& graph, const sim::Op& op) const {
     if (cls == sim::OpClass::data_movement || is_view(op.type)) {
         // Views cost no traffic; a copy reads what it writes (Gather/Slice read only the
         // selected part of their input, Expand only its small input).
-        if (is_view(op.type)) return 0.0;
+        if (is_view(op.type))
+            return 0.0;
         return std::min(read, written) + written;
     }
     if (cls == sim::OpClass::matmul && op.inputs.size() >= 2) {
@@ -145,12 +161,11 @@ CpuOpCost CpuModel::cost(const sim::Graph& graph, const sim::Op& op) const {
     // compute = FLOPs / (cores x FLOP/cycle x clock x efficiency): the parallel mode reaches
     // close to `cores` times the serial rate on compute (lee2022 §4.2: "ideal speedup close
     // to the number of cores").
-    c.compute_s =
-        c.flops / (cores * params_.flops_per_cycle * params_.clock_hz * c.efficiency);
+    c.compute_s = c.flops / (cores * params_.flops_per_cycle * params_.clock_hz * c.efficiency);
     // memory = DRAM bytes / stream bandwidth of one core, or of all cores together.
     c.dram_bytes = dram_bytes(graph, op);
-    c.memory_s = c.dram_bytes / (parallel ? params_.dram_bandwidth_all_cores_Bps
-                                          : params_.dram_bandwidth_Bps);
+    c.memory_s = c.dram_bytes /
+                 (parallel ? params_.dram_bandwidth_all_cores_Bps : params_.dram_bandwidth_Bps);
     // Fixed costs: framework dispatch per op, plus waking and joining the thread pool in
     // parallel mode (why CPU_P ~ CPU_S on small ops, lee2022 §4.2).
     c.overhead_s = params_.op_overhead_s + (parallel ? params_.fork_join_overhead_s : 0.0);
@@ -159,7 +174,8 @@ CpuOpCost CpuModel::cost(const sim::Graph& graph, const sim::Op& op) const {
 }
 
 double CpuModel::op_time_s(const sim::Graph& graph, const sim::Op& op) const {
-    if (!supports(graph, op).ok) return std::numeric_limits<double>::infinity();
+    if (!supports(graph, op).ok)
+        return std::numeric_limits<double>::infinity();
     return cost(graph, op).total_s;
 }
 
@@ -172,7 +188,8 @@ CpuConversionModel::CpuConversionModel(double bandwidth_Bps, double overhead_s)
 
 double CpuConversionModel::conversion_time_s(std::int64_t elements, sim::DType from,
                                              sim::DType to) const {
-    if (from == to || elements <= 0) return 0.0;
+    if (from == to || elements <= 0)
+        return 0.0;
     // A streaming loop over the wider representation (4 B per element for fp32<->bf16):
     // elements x 4 B / convert_bandwidth, plus a fixed call cost.
     const auto width = std::max(sim::dtype_size_bytes(from), sim::dtype_size_bytes(to));
@@ -186,14 +203,16 @@ namespace {
 int positive_int(const sim::ConfigNode& node, const std::string& key) {
     const sim::ConfigNode v = node.at(key);
     const std::int64_t n = v.as_int();
-    if (n <= 0 || n > 1'000'000) v.fail(fmt::format("must be a positive integer, got {}", n));
+    if (n <= 0 || n > 1'000'000)
+        v.fail(fmt::format("must be a positive integer, got {}", n));
     return static_cast<int>(n);
 }
 
 double positive_number(const sim::ConfigNode& node, const std::string& key) {
     const sim::ConfigNode v = node.at(key);
     const double x = v.as_double();
-    if (!(x > 0.0)) v.fail(fmt::format("must be > 0, got {}", x));
+    if (!(x > 0.0))
+        v.fail(fmt::format("must be > 0, got {}", x));
     return x;
 }
 
@@ -204,11 +223,14 @@ double optional_positive(const sim::ConfigNode& node, const std::string& key,
 
 double non_negative_time(const sim::ConfigNode& node, const std::string& key) {
     const double t = node.get_quantity(key, sim::Quantity::time, 0.0);
-    if (t < 0.0) node[key].fail(fmt::format("must be >= 0, got '{}'", node[key].as_string()));
+    if (t < 0.0)
+        node[key].fail(fmt::format("must be >= 0, got '{}'", node[key].as_string()));
     return t;
 }
 
-std::int64_t bytes_of(double size) { return static_cast<std::int64_t>(std::llround(size)); }
+std::int64_t bytes_of(double size) {
+    return static_cast<std::int64_t>(std::llround(size));
+}
 
 }  // namespace
 
@@ -225,7 +247,8 @@ void build_cpu(const sim::ConfigNode& node, const std::string& name, sim::Platfo
     p.l1d_bytes = bytes_of(node.require_positive_quantity("l1d", sim::Quantity::data_size));
     p.l2_bytes = bytes_of(node.require_positive_quantity("l2", sim::Quantity::data_size));
     p.l3_bytes = bytes_of(optional_positive(node, "l3", sim::Quantity::data_size, 0.0));
-    p.dram_bandwidth_Bps = node.require_positive_quantity("dram_bandwidth", sim::Quantity::bandwidth);
+    p.dram_bandwidth_Bps =
+        node.require_positive_quantity("dram_bandwidth", sim::Quantity::bandwidth);
     p.dram_bandwidth_all_cores_Bps = optional_positive(
         node, "dram_bandwidth_all_cores", sim::Quantity::bandwidth, p.dram_bandwidth_Bps);
     p.op_overhead_s = non_negative_time(node, "op_overhead");
@@ -245,7 +268,8 @@ void build_cpu(const sim::ConfigNode& node, const std::string& name, sim::Platfo
     // devices: {CPU_S: serial, CPU_P: parallel}
     const sim::ConfigNode devices = node.at("devices");
     devices.expect_map();
-    if (devices.size() == 0) devices.fail("a cpu needs at least one device (serial or parallel)");
+    if (devices.size() == 0)
+        devices.fail("a cpu needs at least one device (serial or parallel)");
     std::vector<std::pair<std::string, CpuMode>> modes;
     for (const auto& device_name : devices.keys()) {
         const sim::ConfigNode mode_node = devices.at(device_name);
@@ -256,8 +280,9 @@ void build_cpu(const sim::ConfigNode& node, const std::string& name, sim::Platfo
             modes.emplace_back(device_name, CpuMode::parallel);
         } else {
             const std::string hint = sim::did_you_mean(mode, {"serial", "parallel"});
-            mode_node.fail(fmt::format("expected 'serial' or 'parallel', got '{}'{}", mode,
-                                       hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
+            mode_node.fail(
+                fmt::format("expected 'serial' or 'parallel', got '{}'{}", mode,
+                            hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
         }
     }
 

@@ -19,18 +19,18 @@ enum class CpuMode { serial, parallel };
 struct CpuParams {
     int cores = 1;
     double clock_hz = 0.0;
-    double flops_per_cycle = 0.0;  // per core, sustained by the BLAS kernels (not the peak)
-    std::int64_t l1d_bytes = 0;    // per core
-    std::int64_t l2_bytes = 0;     // last-level unless l3_bytes > 0
-    std::int64_t l3_bytes = 0;     // 0 = none
-    double dram_bandwidth_Bps = 0.0;            // one core streaming (STREAM-like)
+    double flops_per_cycle = 0.0;     // per core, sustained by the BLAS kernels (not the peak)
+    std::int64_t l1d_bytes = 0;       // per core
+    std::int64_t l2_bytes = 0;        // last-level unless l3_bytes > 0
+    std::int64_t l3_bytes = 0;        // 0 = none
+    double dram_bandwidth_Bps = 0.0;  // one core streaming (STREAM-like)
     double dram_bandwidth_all_cores_Bps = 0.0;  // all cores streaming together
     double op_overhead_s = 0.0;                 // framework dispatch per op (both modes)
     double fork_join_overhead_s = 0.0;          // thread-pool fork/join per op (parallel)
     // Hockney half-performance length of GEMM in its M dimension: efficiency
     // M / (M + gemm_n_half); 0 = always at flops_per_cycle.
     double gemm_n_half = 0.0;
-    std::int64_t memory_bytes = 0;      // 0 = unlimited
+    std::int64_t memory_bytes = 0;       // 0 = unlimited
     double convert_bandwidth_Bps = 0.0;  // fp32<->bf16 conversion, bytes of fp32 per second
     double convert_overhead_s = 0.0;     // fixed cost per conversion call
 
@@ -49,7 +49,7 @@ struct CpuOpCost {
 };
 
 class CpuModel final : public sim::DeviceModel {
-public:
+  public:
     CpuModel(CpuParams params, CpuMode mode);
 
     std::string type() const override { return "cpu"; }
@@ -73,7 +73,7 @@ public:
     const CpuParams& params() const { return params_; }
     CpuMode mode() const { return mode_; }
 
-private:
+  private:
     CpuParams params_;
     CpuMode mode_;
 };
@@ -81,12 +81,11 @@ private:
 // fp32<->bf16 conversion done by this CPU for transfers to/from a bf16 device (lee2022 §2.3:
 // "the CPU performed the conversion", similar time in both directions).
 class CpuConversionModel final : public sim::ConversionModel {
-public:
+  public:
     CpuConversionModel(double bandwidth_Bps, double overhead_s);
-    double conversion_time_s(std::int64_t elements, sim::DType from,
-                             sim::DType to) const override;
+    double conversion_time_s(std::int64_t elements, sim::DType from, sim::DType to) const override;
 
-private:
+  private:
     double bandwidth_Bps_;
     double overhead_s_;
 };

@@ -46,19 +46,19 @@ Ddr4Timing ddr4_3200() {
     t.CWL = 16;        // lower CWL option of the 3200 bin
     t.tRCD = 22;
     t.tRP = 22;
-    t.tRAS = 52;     // 32 ns
-    t.tRC = 74;      // tRAS + tRP (45.75 ns)
-    t.tCCD_S = 4;    // 4 nCK
-    t.tCCD_L = 8;    // max(5 nCK, 5 ns)
-    t.tRRD_S = 4;    // max(4 nCK, 2.5 ns)
-    t.tRRD_L = 8;    // max(4 nCK, 4.9 ns)
-    t.tFAW = 34;     // 21 ns
-    t.tWR = 24;      // 15 ns
-    t.tWTR_S = 4;    // max(2 nCK, 2.5 ns)
-    t.tWTR_L = 12;   // max(4 nCK, 7.5 ns)
-    t.tRTP = 12;     // max(4 nCK, 7.5 ns)
-    t.tREFI = 12480; // 7.8 us
-    t.tRFC = 560;    // 350 ns (8 Gb)
+    t.tRAS = 52;      // 32 ns
+    t.tRC = 74;       // tRAS + tRP (45.75 ns)
+    t.tCCD_S = 4;     // 4 nCK
+    t.tCCD_L = 8;     // max(5 nCK, 5 ns)
+    t.tRRD_S = 4;     // max(4 nCK, 2.5 ns)
+    t.tRRD_L = 8;     // max(4 nCK, 4.9 ns)
+    t.tFAW = 34;      // 21 ns
+    t.tWR = 24;       // 15 ns
+    t.tWTR_S = 4;     // max(2 nCK, 2.5 ns)
+    t.tWTR_L = 12;    // max(4 nCK, 7.5 ns)
+    t.tRTP = 12;      // max(4 nCK, 7.5 ns)
+    t.tREFI = 12480;  // 7.8 us
+    t.tRFC = 560;     // 350 ns (8 Gb)
     t.rows = 65536;
     t.columns = 1024;
     return t;
@@ -66,16 +66,21 @@ Ddr4Timing ddr4_3200() {
 
 }  // namespace
 
-std::vector<std::string> ddr4_speed_bins() { return {"DDR4-2400", "DDR4-3200"}; }
+std::vector<std::string> ddr4_speed_bins() {
+    return {"DDR4-2400", "DDR4-3200"};
+}
 
 std::optional<Ddr4Timing> find_ddr4_timing(std::string_view speed_bin) {
-    if (speed_bin == "DDR4-2400") return ddr4_2400();
-    if (speed_bin == "DDR4-3200") return ddr4_3200();
+    if (speed_bin == "DDR4-2400")
+        return ddr4_2400();
+    if (speed_bin == "DDR4-3200")
+        return ddr4_3200();
     return std::nullopt;
 }
 
 Ddr4Timing ddr4_timing(std::string_view speed_bin) {
-    if (auto t = find_ddr4_timing(speed_bin)) return *t;
+    if (auto t = find_ddr4_timing(speed_bin))
+        return *t;
     throw std::invalid_argument(fmt::format("unknown DDR4 speed bin '{}'; known: {}", speed_bin,
                                             fmt::join(ddr4_speed_bins(), ", ")));
 }

@@ -19,23 +19,23 @@ struct Ddr4Timing {
     double tCK_ps = 0.0;
 
     // All of these are in tCK cycles (JESD79-4 names).
-    int CL = 0;       // read latency (CAS latency, AL = 0)
-    int CWL = 0;      // write latency
-    int tRCD = 0;     // ACT -> RD/WR, same bank
-    int tRP = 0;      // PRE -> ACT, same bank
-    int tRAS = 0;     // ACT -> PRE, same bank
-    int tRC = 0;      // ACT -> ACT, same bank (tRAS + tRP)
-    int tCCD_S = 0;   // RD->RD or WR->WR, different bank group
-    int tCCD_L = 0;   // RD->RD or WR->WR, same bank group
-    int tRRD_S = 0;   // ACT -> ACT, different bank group
-    int tRRD_L = 0;   // ACT -> ACT, same bank group
-    int tFAW = 0;     // window for four ACTs
-    int tWR = 0;      // end of write data -> PRE (write recovery)
-    int tWTR_S = 0;   // end of write data -> RD, different bank group
-    int tWTR_L = 0;   // end of write data -> RD, same bank group
-    int tRTP = 0;     // RD -> PRE
-    int tREFI = 0;    // average refresh interval
-    int tRFC = 0;     // refresh cycle time (REF -> next valid command)
+    int CL = 0;      // read latency (CAS latency, AL = 0)
+    int CWL = 0;     // write latency
+    int tRCD = 0;    // ACT -> RD/WR, same bank
+    int tRP = 0;     // PRE -> ACT, same bank
+    int tRAS = 0;    // ACT -> PRE, same bank
+    int tRC = 0;     // ACT -> ACT, same bank (tRAS + tRP)
+    int tCCD_S = 0;  // RD->RD or WR->WR, different bank group
+    int tCCD_L = 0;  // RD->RD or WR->WR, same bank group
+    int tRRD_S = 0;  // ACT -> ACT, different bank group
+    int tRRD_L = 0;  // ACT -> ACT, same bank group
+    int tFAW = 0;    // window for four ACTs
+    int tWR = 0;     // end of write data -> PRE (write recovery)
+    int tWTR_S = 0;  // end of write data -> RD, different bank group
+    int tWTR_L = 0;  // end of write data -> RD, same bank group
+    int tRTP = 0;    // RD -> PRE
+    int tREFI = 0;   // average refresh interval
+    int tRFC = 0;    // refresh cycle time (REF -> next valid command)
 
     // Organisation: BL8 bursts on a 64-bit bus, 4 bank groups x 4 banks, x8 devices.
     int BL = 8;

@@ -29,7 +29,8 @@ namespace {
 
 double non_negative_time(const sim::ConfigNode& node, const std::string& key, double fallback) {
     const double value = node.get_quantity(key, sim::Quantity::time, fallback);
-    if (value < 0.0) node[key].fail(fmt::format("must be >= 0, got '{}'", node[key].as_string()));
+    if (value < 0.0)
+        node[key].fail(fmt::format("must be >= 0, got '{}'", node[key].as_string()));
     return value;
 }
 
@@ -56,17 +57,19 @@ std::pair<std::string, std::string> parse_endpoints(const sim::ConfigNode& node)
     }
     std::string a = ends.at(std::size_t{0}).as_string();
     std::string b = ends.at(std::size_t{1}).as_string();
-    if (a == b) ends.fail(fmt::format("a link needs two different endpoints, got '{}' twice", a));
+    if (a == b)
+        ends.fail(fmt::format("a link needs two different endpoints, got '{}' twice", a));
     return {std::move(a), std::move(b)};
 }
 
 std::string parse_convert_on(const sim::ConfigNode& node, const std::string& a,
                              const std::string& b) {
-    if (!node.has("convert_on")) return {};
+    if (!node.has("convert_on"))
+        return {};
     std::string c = node.at("convert_on").as_string();
     if (c != a && c != b) {
-        node["convert_on"].fail(fmt::format(
-            "must be one of the link's endpoints ('{}' or '{}'), got '{}'", a, b, c));
+        node["convert_on"].fail(
+            fmt::format("must be one of the link's endpoints ('{}' or '{}'), got '{}'", a, b, c));
     }
     return c;
 }
@@ -83,8 +86,7 @@ void add_link(sim::Platform& platform, const std::string& name, std::string a, s
 
 }  // namespace
 
-void build_dma_link(const sim::ConfigNode& node, const std::string& name,
-                    sim::Platform& platform) {
+void build_dma_link(const sim::ConfigNode& node, const std::string& name, sim::Platform& platform) {
     node.expect_map();
     node.expect_keys({"type", "endpoints", "forward", "backward", "convert_on"});
     auto [a, b] = parse_endpoints(node);

@@ -27,7 +27,7 @@ struct DmaLinkParams {
 };
 
 class DmaLinkModel final : public sim::LinkModel {
-public:
+  public:
     explicit DmaLinkModel(DmaLinkParams params);
 
     std::string type() const override { return params_.type; }
@@ -37,7 +37,7 @@ public:
 
     const DmaLinkParams& params() const { return params_; }
 
-private:
+  private:
     DmaLinkParams params_;
 };
 
@@ -46,9 +46,7 @@ private:
 //           backward: {bandwidth: .., latency: ..}, convert_on: cpu }
 //   pcie: { type: pcie, endpoints: [host, gpu], bandwidth: 12 GB/s, latency: 5 us,
 //           forward: {..optional override..}, backward: {..}, convert_on: host }
-void build_dma_link(const sim::ConfigNode& node, const std::string& name,
-                    sim::Platform& platform);
-void build_pcie_link(const sim::ConfigNode& node, const std::string& name,
-                     sim::Platform& platform);
+void build_dma_link(const sim::ConfigNode& node, const std::string& name, sim::Platform& platform);
+void build_pcie_link(const sim::ConfigNode& node, const std::string& name, sim::Platform& platform);
 
 }  // namespace hetsim::interconnect

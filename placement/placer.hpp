@@ -30,12 +30,12 @@ struct PlacementContext {
 
 struct PlacementResult {
     sim::Placement placement;
-    int profile_runs = 0;  // evaluator runs the placer used to decide
+    int profile_runs = 0;                      // evaluator runs the placer used to decide
     std::map<std::string, std::string> stats;  // placer-specific facts for the report
 };
 
 class Placer {
-public:
+  public:
     virtual ~Placer() = default;
     virtual std::string name() const = 0;  // the spec it was created from: "priority:PIM,CPU_P"
     virtual PlacementResult place(const PlacementContext& context) = 0;
@@ -44,7 +44,7 @@ public:
 // A placer that cannot run on this input (e.g. exhaustive on a graph too large), or a
 // spec that names unknown devices. The message says what and why.
 class PlacementError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
@@ -60,22 +60,21 @@ struct PlacerInfo {
 };
 
 class PlacerRegistry {
-public:
+  public:
     static PlacerRegistry& instance();  // every built-in placer registered
     void add(PlacerInfo info);
     // Throws PlacementError for an unknown name (with "did you mean").
     std::unique_ptr<Placer> create(const std::string& spec) const;
     std::vector<const PlacerInfo*> all() const;  // sorted by name
 
-private:
+  private:
     std::map<std::string, PlacerInfo> placers_;
 };
 
 // --- helpers shared by placers -------------------------------------------------------
 
 // Devices (indices) able to run op `op_id`, in platform order.
-std::vector<int> capable_devices(const sim::Graph& graph, const sim::Platform& platform,
-                                 int op_id);
+std::vector<int> capable_devices(const sim::Graph& graph, const sim::Platform& platform, int op_id);
 // Resolves device names to indices; unknown names -> PlacementError listing the devices.
 std::vector<int> resolve_devices(const sim::Platform& platform,
                                  const std::vector<std::string>& names,

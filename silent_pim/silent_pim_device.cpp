@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -16,11 +16,14 @@ namespace hetsim::silent_pim {
 
 namespace {
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+    return (a + b - 1) / b;
+}
 
 sim::Shape strip_leading_ones(const sim::Shape& s) {
     std::size_t i = 0;
-    while (i + 1 < s.size() && s[i] == 1) ++i;
+    while (i + 1 < s.size() && s[i] == 1)
+        ++i;
     return sim::Shape(s.begin() + static_cast<std::ptrdiff_t>(i), s.end());
 }
 
@@ -35,11 +38,15 @@ const char* kTable2 = "lee2022 Table 2 lists only Gemm, MatMul and element-wise 
 std::optional<Operand2> classify_operand2(const sim::Shape& out, const sim::Shape& other) {
     const std::int64_t n_out = sim::element_count(out);
     const std::int64_t n_other = sim::element_count(other);
-    if (n_other == n_out) return Operand2::full;
-    if (n_other == 1) return Operand2::scalar;
+    if (n_other == n_out)
+        return Operand2::full;
+    if (n_other == 1)
+        return Operand2::scalar;
     const sim::Shape s = strip_leading_ones(other);
-    if (out.empty()) return std::nullopt;
-    if (s.size() == 1 && s[0] == out.back()) return Operand2::row;
+    if (out.empty())
+        return std::nullopt;
+    if (s.size() == 1 && s[0] == out.back())
+        return Operand2::row;
     if (s.size() == 2 && s[1] == 1 && out.size() >= 2 && s[0] == out[out.size() - 2]) {
         return Operand2::column;
     }
@@ -72,7 +79,8 @@ std::int64_t SilentPimDevice::elements_per_burst() const {
 std::int64_t SilentPimDevice::row_openings(std::int64_t bursts) const {
     // A stream of consecutive bursts opens one DRAM row per row_bytes (8 KiB for x64 with
     // 1024 columns): 128 bursts per ACT.
-    if (bursts <= 0) return 0;
+    if (bursts <= 0)
+        return 0;
     return ceil_div(bursts * params_.timing.burst_bytes(), params_.timing.row_bytes());
 }
 
@@ -102,9 +110,8 @@ double SilentPimDevice::elementwise_cycles(std::int64_t rows, std::int64_t cols,
     // Output bursts (chunks). With a broadcast operand the rows of A are burst-aligned so
     // that each chunk of A lines up with its part of the row vector / its row's scalar.
     const std::int64_t bursts_per_row = ceil_div(std::max<std::int64_t>(cols, 1), per_burst);
-    const std::int64_t chunks = operand2 == Operand2::full
-                                    ? ceil_div(rows * cols, per_burst)
-                                    : rows * bursts_per_row;
+    const std::int64_t chunks =
+        operand2 == Operand2::full ? ceil_div(rows * cols, per_burst) : rows * bursts_per_row;
     const double a_and_c_openings = 2.0 * static_cast<double>(row_openings(chunks));
     double cycles = 0.0;
     switch (operand2) {
@@ -135,11 +142,10 @@ double SilentPimDevice::elementwise_cycles(std::int64_t rows, std::int64_t cols,
         case Operand2::column:
             // One RD per row of A loads that row's scalar into vecA (reused for the row's
             // chunks); the p scalars are packed 32 per burst in one short stream.
-            cycles = static_cast<double>(rows) * ccd +
-                     static_cast<double>(chunks) * (rd_wr + wr_rd) +
-                     (a_and_c_openings +
-                      static_cast<double>(row_openings(ceil_div(rows, per_burst)))) *
-                         open;
+            cycles =
+                static_cast<double>(rows) * ccd + static_cast<double>(chunks) * (rd_wr + wr_rd) +
+                (a_and_c_openings + static_cast<double>(row_openings(ceil_div(rows, per_burst)))) *
+                    open;
             break;
     }
     return cycles + finish;
@@ -184,8 +190,8 @@ double SilentPimDevice::transpose_cycles(std::int64_t rows, std::int64_t cols) c
     const double wr_rd = t.write_to_read_cycles();
     // Source pages are assumed to stay open across a 32-row band (consecutive pages in
     // different banks), so each is opened once; the destination streams.
-    const double openings = static_cast<double>(
-        row_openings(rows * ceil_div(cols, per_burst)) + row_openings(writes));
+    const double openings =
+        static_cast<double>(row_openings(rows * ceil_div(cols, per_burst)) + row_openings(writes));
     return static_cast<double>(reads - writes) * t.tCCD_S +
            static_cast<double>(writes) * (rd_wr + wr_rd) + openings * t.row_switch_cycles() +
            (t.write_data_done_cycles() - wr_rd);
@@ -193,9 +199,12 @@ double SilentPimDevice::transpose_cycles(std::int64_t rows, std::int64_t cols) c
 
 double SilentPimDevice::kernel_cycles(const PimKernel& k) const {
     switch (k.kind) {
-        case PimKernel::Kind::elementwise: return elementwise_cycles(k.p, k.r, k.operand2);
-        case PimKernel::Kind::matmul: return matmul_cycles(k.p, k.q, k.r);
-        case PimKernel::Kind::transpose: return transpose_cycles(k.p, k.q);
+        case PimKernel::Kind::elementwise:
+            return elementwise_cycles(k.p, k.r, k.operand2);
+        case PimKernel::Kind::matmul:
+            return matmul_cycles(k.p, k.q, k.r);
+        case PimKernel::Kind::transpose:
+            return transpose_cycles(k.p, k.q);
     }
     return 0.0;
 }
@@ -220,10 +229,11 @@ PimPlan SilentPimDevice::plan(const sim::Graph& graph, const sim::Op& op) const 
 
     if (type == "Add" || type == "Sub" || type == "Mul") {
         if (op.inputs.size() != 2 || op.outputs.size() != 1) {
-            return reject(fmt::format("Silent-PIM {} needs exactly two inputs and one output",
-                                      type));
+            return reject(
+                fmt::format("Silent-PIM {} needs exactly two inputs and one output", type));
         }
-        if (auto problem = dtype_problem(graph, op); !problem.empty()) return reject(problem);
+        if (auto problem = dtype_problem(graph, op); !problem.empty())
+            return reject(problem);
         const sim::Shape& out = graph.tensor(op.outputs[0]).shape;
         const sim::Shape& a = graph.tensor(op.inputs[0]).shape;
         const sim::Shape& b = graph.tensor(op.inputs[1]).shape;
@@ -237,7 +247,8 @@ PimPlan SilentPimDevice::plan(const sim::Graph& graph, const sim::Op& op) const 
             other = &a;
         }
         std::optional<Operand2> kind;
-        if (other != nullptr) kind = classify_operand2(out, *other);
+        if (other != nullptr)
+            kind = classify_operand2(out, *other);
         if (!kind) {
             return reject(fmt::format(
                 "Silent-PIM element-wise {} needs the second operand to have the same shape, "
@@ -255,8 +266,10 @@ PimPlan SilentPimDevice::plan(const sim::Graph& graph, const sim::Op& op) const 
     }
 
     if (type == "MatMul") {
-        if (op.inputs.size() != 2) return reject("Silent-PIM MatMul needs two inputs");
-        if (auto problem = dtype_problem(graph, op); !problem.empty()) return reject(problem);
+        if (op.inputs.size() != 2)
+            return reject("Silent-PIM MatMul needs two inputs");
+        if (auto problem = dtype_problem(graph, op); !problem.empty())
+            return reject(problem);
         const sim::Shape& a = graph.tensor(op.inputs[0]).shape;
         const sim::Shape b = strip_leading_ones(graph.tensor(op.inputs[1]).shape);
         if (b.size() != 2 || a.empty()) {
@@ -278,15 +291,19 @@ PimPlan SilentPimDevice::plan(const sim::Graph& graph, const sim::Op& op) const 
     }
 
     if (type == "Gemm") {
-        if (op.inputs.size() < 2) return reject("Silent-PIM Gemm needs at least two inputs");
-        if (auto problem = dtype_problem(graph, op); !problem.empty()) return reject(problem);
+        if (op.inputs.size() < 2)
+            return reject("Silent-PIM Gemm needs at least two inputs");
+        if (auto problem = dtype_problem(graph, op); !problem.empty())
+            return reject(problem);
         if (op.attr_int("transA", 0) != 0) {
-            return reject("Silent-PIM Gemm needs an untransposed A (transA = 0): the rows of A "
-                          "feed the vector-matrix products (lee2022 §2.2)");
+            return reject(
+                "Silent-PIM Gemm needs an untransposed A (transA = 0): the rows of A "
+                "feed the vector-matrix products (lee2022 §2.2)");
         }
         if (op.attr_float("alpha", 1.0) != 1.0 || op.attr_float("beta", 1.0) != 1.0) {
-            return reject("Silent-PIM Gemm supports alpha = beta = 1 only (lee2022 Table 2: "
-                          "(p,q) x (q,r) + (r))");
+            return reject(
+                "Silent-PIM Gemm supports alpha = beta = 1 only (lee2022 Table 2: "
+                "(p,q) x (q,r) + (r))");
         }
         const sim::Shape& a = graph.tensor(op.inputs[0]).shape;
         const sim::Shape& w = graph.tensor(op.inputs[1]).shape;
@@ -317,9 +334,10 @@ PimPlan SilentPimDevice::plan(const sim::Graph& graph, const sim::Op& op) const 
             const sim::Shape& c = graph.tensor(op.inputs[2]).shape;
             auto kind = classify_operand2(sim::Shape{p, r}, c);
             if (!kind) {
-                return reject(fmt::format("Silent-PIM Gemm bias must be (r), (1), (p,1) or "
-                                          "(p,r) (lee2022 Table 2); got {}",
-                                          sim::to_string(c)));
+                return reject(
+                    fmt::format("Silent-PIM Gemm bias must be (r), (1), (p,1) or "
+                                "(p,r) (lee2022 Table 2); got {}",
+                                sim::to_string(c)));
             }
             PimKernel add;
             add.kind = PimKernel::Kind::elementwise;
@@ -357,9 +375,11 @@ sim::Support SilentPimDevice::supports(const sim::Graph& graph, const sim::Op& o
 
 double SilentPimDevice::op_time_s(const sim::Graph& graph, const sim::Op& op) const {
     const PimPlan p = plan(graph, op);
-    if (!p.support.ok) return std::numeric_limits<double>::infinity();
+    if (!p.support.ok)
+        return std::numeric_limits<double>::infinity();
     double total = 0.0;
-    for (const auto& k : p.kernels) total += kernel_time_s(k);
+    for (const auto& k : p.kernels)
+        total += kernel_time_s(k);
     return total;
 }
 
@@ -390,7 +410,8 @@ void build_silent_pim(const sim::ConfigNode& node, const std::string& name,
             std::llround(node.require_positive_quantity("memory", sim::Quantity::data_size)));
     }
     const std::string device_name = node.at("device").as_string();
-    if (device_name.empty()) node["device"].fail("expected a device name, e.g. PIM");
+    if (device_name.empty())
+        node["device"].fail("expected a device name, e.g. PIM");
 
     sim::Component component;
     component.name = name;

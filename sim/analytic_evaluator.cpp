@@ -42,14 +42,14 @@ void simulate(const ExecGraph& exec, int samples, RunRecorder& recorder) {
         }
     };
     std::vector<int> touched(static_cast<std::size_t>(dispatcher.slot_count()));
-    for (int s = 0; s < dispatcher.slot_count(); ++s) touched[static_cast<std::size_t>(s)] = s;
+    for (int s = 0; s < dispatcher.slot_count(); ++s)
+        touched[static_cast<std::size_t>(s)] = s;
     dispatch(touched);
     while (!events.empty()) {
         now = events.top().time_ps;
         const std::int64_t wave_end = sequence;  // events pushed during this wave wait
         touched.clear();
-        while (!events.empty() && events.top().time_ps == now &&
-               events.top().sequence < wave_end) {
+        while (!events.empty() && events.top().time_ps == now && events.top().sequence < wave_end) {
             Event e = events.top();
             events.pop();
             recorder.on_finish(e.started, now);

@@ -10,14 +10,14 @@
 // SystemC elaborates once per process: the modules are built on first use and kept; later
 // evaluations (and later DesEvaluator objects for a platform with the same slots) replay
 // back to back with sc_start().
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
 #include <cstdlib>
 #include <map>
 #include <set>
 #include <stdexcept>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
 
 #include <fmt/format.h>
 
@@ -36,7 +36,7 @@ std::int64_t now_ps() {
 // The memory of a component, as a TLM-2.0 target. Transfers write into it; it adds its
 // access latency to the transaction's annotated delay and counts the bytes it received.
 class MemoryTarget : public sc_core::sc_module {
-public:
+  public:
     tlm_utils::simple_target_socket<MemoryTarget> socket;
     std::int64_t bytes_written = 0;
     sc_core::sc_time access_latency = sc_core::SC_ZERO_TIME;
@@ -45,7 +45,7 @@ public:
         socket.register_b_transport(this, &MemoryTarget::b_transport);
     }
 
-private:
+  private:
     void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
         if (payload.get_command() == tlm::TLM_WRITE_COMMAND) {
             bytes_written += static_cast<std::int64_t>(payload.get_data_length());
@@ -59,7 +59,7 @@ class Executor;
 
 // A queue-served execution resource: up to `capacity` units busy at once.
 class SlotServer : public sc_core::sc_module {
-public:
+  public:
     SC_HAS_PROCESS(SlotServer);
     SlotServer(sc_core::sc_module_name name, Executor& executor, MemoryTarget* destination)
         : sc_module(name), executor_(executor), destination_(destination) {
@@ -99,7 +99,7 @@ public:
         done_.notify(duration);
     }
 
-private:
+  private:
     void on_done();
 
     Executor& executor_;
@@ -112,7 +112,7 @@ private:
 
 // Submits ready task instances to their servers and handles completions.
 class Executor : public sc_core::sc_module {
-public:
+  public:
     SC_HAS_PROCESS(Executor);
     explicit Executor(sc_core::sc_module_name name) : sc_module(name) {
         SC_METHOD(dispatch);
@@ -125,7 +125,8 @@ public:
         dispatcher_ = &dispatcher;
         recorder_ = &recorder;
         run_start_ps_ = now_ps();
-        for (int s = 0; s < dispatcher.slot_count(); ++s) touched_.push_back(s);
+        for (int s = 0; s < dispatcher.slot_count(); ++s)
+            touched_.push_back(s);
         dispatch_event_.notify(sc_core::SC_ZERO_TIME);
     }
 
@@ -139,7 +140,7 @@ public:
 
     std::vector<SlotServer*> servers;
 
-private:
+  private:
     void dispatch() {
         std::set<int> slots(touched_.begin(), touched_.end());
         touched_.clear();
@@ -171,7 +172,8 @@ void SlotServer::on_done() {
 
 std::string slot_signature(const std::vector<ExecResourceSlot>& slots) {
     std::string sig;
-    for (const auto& s : slots) sig += fmt::format("{}|{}|{}|{};", s.process, s.thread, s.capacity, s.is_link);
+    for (const auto& s : slots)
+        sig += fmt::format("{}|{}|{}|{};", s.process, s.thread, s.capacity, s.is_link);
     return sig;
 }
 
@@ -208,7 +210,8 @@ struct DesEvaluator::Impl {
                 sc_core::sc_gen_unique_name(fmt::format("{}_bwd", link.name).c_str()), *executor,
                 memory_of.at(link.endpoint_a)));
         }
-        for (auto& s : servers) executor->servers.push_back(s.get());
+        for (auto& s : servers)
+            executor->servers.push_back(s.get());
     }
 
     void run(const ExecGraph& exec, int samples, RunRecorder& recorder) {
@@ -243,7 +246,8 @@ DesEvaluator::DesEvaluator(const Platform& platform, EvalOptions options) : opti
 }
 
 DesEvaluator::~DesEvaluator() {
-    if (g_model != nullptr) g_model->in_use = false;
+    if (g_model != nullptr)
+        g_model->in_use = false;
 }
 
 Metrics DesEvaluator::evaluate(const ExecGraph& exec, Trace* trace) {
@@ -268,8 +272,10 @@ Metrics DesEvaluator::evaluate(const ExecGraph& exec, Trace* trace) {
 
 std::unique_ptr<Evaluator> make_evaluator(const std::string& name, const Platform& platform,
                                           EvalOptions options) {
-    if (name == "analytic") return std::make_unique<AnalyticEvaluator>(options);
-    if (name == "des") return std::make_unique<DesEvaluator>(platform, options);
+    if (name == "analytic")
+        return std::make_unique<AnalyticEvaluator>(options);
+    if (name == "des")
+        return std::make_unique<DesEvaluator>(platform, options);
     throw std::invalid_argument(
         fmt::format("unknown evaluator '{}'; expected 'des' or 'analytic'", name));
 }
@@ -278,4 +284,6 @@ std::unique_ptr<Evaluator> make_evaluator(const std::string& name, const Platfor
 
 // libsystemc.so carries a main() that calls sc_main(); hetsim has its own main() and drives
 // the kernel with sc_start() directly, but the shared library's reference must resolve.
-int sc_main(int /*argc*/, char* /*argv*/[]) { return 0; }
+int sc_main(int /*argc*/, char* /*argv*/[]) {
+    return 0;
+}

@@ -6,7 +6,8 @@ namespace hetsim::sim {
 
 Dispatcher::Dispatcher(const ExecGraph& exec, int samples, bool unlimited_links)
     : exec_(exec), samples_(samples), sequential_(exec.dispatch == DispatchMode::sequential) {
-    if (samples < 1) throw std::invalid_argument("Dispatcher: samples must be >= 1");
+    if (samples < 1)
+        throw std::invalid_argument("Dispatcher: samples must be >= 1");
     for (const auto& r : exec.resources) {
         SlotState s;
         s.capacity = (r.is_link && unlimited_links) ? -1 : r.capacity;
@@ -23,7 +24,8 @@ Dispatcher::Dispatcher(const ExecGraph& exec, int samples, bool unlimited_links)
                 exec.tasks[static_cast<std::size_t>(t)].predecessor_count;
         }
     }
-    if (n == 0) return;
+    if (n == 0)
+        return;
     if (sequential_) {
         // ONNX Runtime's sequential executor: one task at a time in lowering order.
         make_ready({0, 0}, nullptr);
@@ -41,7 +43,8 @@ Dispatcher::Dispatcher(const ExecGraph& exec, int samples, bool unlimited_links)
 void Dispatcher::make_ready(TaskInstance inst, std::vector<int>* touched) {
     int slot = exec_.tasks[static_cast<std::size_t>(inst.task)].resource;
     slots_[static_cast<std::size_t>(slot)].ready.insert(inst);
-    if (touched != nullptr) touched->push_back(slot);
+    if (touched != nullptr)
+        touched->push_back(slot);
 }
 
 int Dispatcher::take_lanes(SlotState& slot, int units) {
@@ -61,9 +64,11 @@ int Dispatcher::take_lanes(SlotState& slot, int units) {
     for (std::size_t first = 0; first + static_cast<std::size_t>(units) <= slot.lane_busy.size();
          ++first) {
         bool free = true;
-        for (int k = 0; k < units && free; ++k) free = !slot.lane_busy[first + k];
+        for (int k = 0; k < units && free; ++k)
+            free = !slot.lane_busy[first + k];
         if (free) {
-            for (int k = 0; k < units; ++k) slot.lane_busy[first + k] = true;
+            for (int k = 0; k < units; ++k)
+                slot.lane_busy[first + k] = true;
             return static_cast<int>(first);
         }
     }
@@ -85,10 +90,12 @@ std::vector<StartedTask> Dispatcher::start_ready(int slot_index) {
             ++it;
             continue;
         }
-        if (slot.capacity >= 0) slot.free_units -= units;
+        if (slot.capacity >= 0)
+            slot.free_units -= units;
         started.push_back(StartedTask{*it, lane});
         it = slot.ready.erase(it);
-        if (slot.capacity >= 0 && slot.free_units == 0) break;
+        if (slot.capacity >= 0 && slot.free_units == 0)
+            break;
     }
     return started;
 }
@@ -101,7 +108,8 @@ void Dispatcher::complete(const StartedTask& started, std::vector<int>& touched_
     for (int k = 0; k < units; ++k) {
         slot.lane_busy[static_cast<std::size_t>(started.first_lane + k)] = false;
     }
-    if (slot.capacity >= 0) slot.free_units += units;
+    if (slot.capacity >= 0)
+        slot.free_units += units;
     touched_slots.push_back(task.resource);
     ++done_;
     const int n = static_cast<int>(exec_.tasks.size());
@@ -115,7 +123,8 @@ void Dispatcher::complete(const StartedTask& started, std::vector<int>& touched_
     }
     for (int succ : task.successors) {
         int& remaining = remaining_preds_[static_cast<std::size_t>(inst.sample * n + succ)];
-        if (--remaining == 0) make_ready({inst.sample, succ}, &touched_slots);
+        if (--remaining == 0)
+            make_ready({inst.sample, succ}, &touched_slots);
     }
 }
 

@@ -24,11 +24,11 @@ std::string_view to_string(TaskKind kind);
 
 struct Task {
     TaskKind kind = TaskKind::compute;
-    std::string name;  // op name, or "<tensor> CPU->PIM"
-    int op = -1;       // compute: graph op id
-    int tensor = -1;   // convert/transfer: graph tensor id
-    int device = -1;   // compute/convert: device index whose resource runs it
-    int link = -1;     // transfer: index into Platform::links()
+    std::string name;     // op name, or "<tensor> CPU->PIM"
+    int op = -1;          // compute: graph op id
+    int tensor = -1;      // convert/transfer: graph tensor id
+    int device = -1;      // compute/convert: device index whose resource runs it
+    int link = -1;        // transfer: index into Platform::links()
     bool forward = true;  // transfer direction on the link
     int resource = -1;    // ExecGraph resource slot it occupies (see ExecGraph::resources)
     int units = 1;        // resource units it occupies
@@ -69,7 +69,7 @@ std::int64_t to_ps(double seconds);
 // Thrown when a placement cannot be lowered (unsupported op on its device, no route
 // between two components, a conversion nobody can do). The message names op and device.
 class LoweringError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 

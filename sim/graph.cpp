@@ -13,34 +13,52 @@ namespace hetsim::sim {
 
 std::string_view to_string(DType dtype) {
     switch (dtype) {
-        case DType::f32: return "float32";
-        case DType::bf16: return "bfloat16";
-        case DType::f16: return "float16";
-        case DType::i64: return "int64";
-        case DType::i32: return "int32";
-        case DType::boolean: return "bool";
+        case DType::f32:
+            return "float32";
+        case DType::bf16:
+            return "bfloat16";
+        case DType::f16:
+            return "float16";
+        case DType::i64:
+            return "int64";
+        case DType::i32:
+            return "int32";
+        case DType::boolean:
+            return "bool";
     }
     return "?";
 }
 
 std::optional<DType> parse_dtype(std::string_view text) {
-    if (text == "float32" || text == "fp32" || text == "f32" || text == "float") return DType::f32;
-    if (text == "bfloat16" || text == "bf16") return DType::bf16;
-    if (text == "float16" || text == "fp16" || text == "f16") return DType::f16;
-    if (text == "int64" || text == "i64") return DType::i64;
-    if (text == "int32" || text == "i32") return DType::i32;
-    if (text == "bool") return DType::boolean;
+    if (text == "float32" || text == "fp32" || text == "f32" || text == "float")
+        return DType::f32;
+    if (text == "bfloat16" || text == "bf16")
+        return DType::bf16;
+    if (text == "float16" || text == "fp16" || text == "f16")
+        return DType::f16;
+    if (text == "int64" || text == "i64")
+        return DType::i64;
+    if (text == "int32" || text == "i32")
+        return DType::i32;
+    if (text == "bool")
+        return DType::boolean;
     return std::nullopt;
 }
 
 std::int64_t dtype_size_bytes(DType dtype) {
     switch (dtype) {
-        case DType::f32: return 4;
-        case DType::bf16: return 2;
-        case DType::f16: return 2;
-        case DType::i64: return 8;
-        case DType::i32: return 4;
-        case DType::boolean: return 1;
+        case DType::f32:
+            return 4;
+        case DType::bf16:
+            return 2;
+        case DType::f16:
+            return 2;
+        case DType::i64:
+            return 8;
+        case DType::i32:
+            return 4;
+        case DType::boolean:
+            return 1;
     }
     return 0;
 }
@@ -56,25 +74,34 @@ std::string to_string(const Shape& shape) {
 
 std::int64_t Op::attr_int(const std::string& key, std::int64_t fallback) const {
     auto it = attrs.find(key);
-    if (it == attrs.end()) return fallback;
-    if (auto* v = std::get_if<std::int64_t>(&it->second)) return *v;
-    if (auto* d = std::get_if<double>(&it->second)) return static_cast<std::int64_t>(*d);
+    if (it == attrs.end())
+        return fallback;
+    if (auto* v = std::get_if<std::int64_t>(&it->second))
+        return *v;
+    if (auto* d = std::get_if<double>(&it->second))
+        return static_cast<std::int64_t>(*d);
     return fallback;
 }
 
 double Op::attr_float(const std::string& key, double fallback) const {
     auto it = attrs.find(key);
-    if (it == attrs.end()) return fallback;
-    if (auto* d = std::get_if<double>(&it->second)) return *d;
-    if (auto* v = std::get_if<std::int64_t>(&it->second)) return static_cast<double>(*v);
+    if (it == attrs.end())
+        return fallback;
+    if (auto* d = std::get_if<double>(&it->second))
+        return *d;
+    if (auto* v = std::get_if<std::int64_t>(&it->second))
+        return static_cast<double>(*v);
     return fallback;
 }
 
 std::vector<std::int64_t> Op::attr_ints(const std::string& key) const {
     auto it = attrs.find(key);
-    if (it == attrs.end()) return {};
-    if (auto* v = std::get_if<std::vector<std::int64_t>>(&it->second)) return *v;
-    if (auto* s = std::get_if<std::int64_t>(&it->second)) return {*s};
+    if (it == attrs.end())
+        return {};
+    if (auto* v = std::get_if<std::vector<std::int64_t>>(&it->second))
+        return *v;
+    if (auto* s = std::get_if<std::int64_t>(&it->second))
+        return {*s};
     return {};
 }
 
@@ -103,8 +130,8 @@ int Graph::add_op(std::string name, std::string type, std::vector<int> inputs,
     int id = op_count();
     for (int t : inputs) {
         if (t < 0 || t >= tensor_count()) {
-            throw GraphError(fmt::format("graph '{}': op '{}' reads unknown tensor id {}", name_,
-                                         name, t));
+            throw GraphError(
+                fmt::format("graph '{}': op '{}' reads unknown tensor id {}", name_, name, t));
         }
     }
     // Validate every output before recording the op as their producer, so that a rejected op
@@ -113,14 +140,15 @@ int Graph::add_op(std::string name, std::string type, std::vector<int> inputs,
     for (std::size_t k = 0; k < outputs.size(); ++k) {
         const int t = outputs[k];
         if (t < 0 || t >= tensor_count()) {
-            throw GraphError(fmt::format("graph '{}': op '{}' writes unknown tensor id {}", name_,
-                                         name, t));
+            throw GraphError(
+                fmt::format("graph '{}': op '{}' writes unknown tensor id {}", name_, name, t));
         }
         const Tensor& out = tensors_[static_cast<std::size_t>(t)];
         if (out.kind != TensorKind::activation) {
-            throw GraphError(fmt::format("graph '{}': op '{}' writes '{}', which is a graph input "
-                                         "or weight",
-                                         name_, name, out.name));
+            throw GraphError(
+                fmt::format("graph '{}': op '{}' writes '{}', which is a graph input "
+                            "or weight",
+                            name_, name, out.name));
         }
         if (out.producer >= 0) {
             throw GraphError(fmt::format("graph '{}': tensor '{}' is written by both '{}' and '{}'",
@@ -128,12 +156,14 @@ int Graph::add_op(std::string name, std::string type, std::vector<int> inputs,
         }
         if (std::find(outputs.begin(), outputs.begin() + static_cast<std::ptrdiff_t>(k), t) !=
             outputs.begin() + static_cast<std::ptrdiff_t>(k)) {
-            throw GraphError(fmt::format("graph '{}': op '{}' lists output '{}' twice", name_,
-                                         name, out.name));
+            throw GraphError(
+                fmt::format("graph '{}': op '{}' lists output '{}' twice", name_, name, out.name));
         }
     }
-    for (int t : outputs) tensors_[static_cast<std::size_t>(t)].producer = id;
-    for (int t : inputs) tensors_[static_cast<std::size_t>(t)].consumers.push_back(id);
+    for (int t : outputs)
+        tensors_[static_cast<std::size_t>(t)].producer = id;
+    for (int t : inputs)
+        tensors_[static_cast<std::size_t>(t)].consumers.push_back(id);
     op_by_name_.emplace(name, id);
     ops_.push_back(Op{std::move(name), std::move(type), std::move(attrs), std::move(inputs),
                       std::move(outputs), 0.0, 0, 0});
@@ -147,20 +177,23 @@ void Graph::mark_output(int tensor_id) {
 
 std::optional<int> Graph::find_tensor(std::string_view name) const {
     auto it = tensor_by_name_.find(name);
-    if (it == tensor_by_name_.end()) return std::nullopt;
+    if (it == tensor_by_name_.end())
+        return std::nullopt;
     return it->second;
 }
 
 std::optional<int> Graph::find_op(std::string_view name) const {
     auto it = op_by_name_.find(name);
-    if (it == op_by_name_.end()) return std::nullopt;
+    if (it == op_by_name_.end())
+        return std::nullopt;
     return it->second;
 }
 
 std::vector<int> Graph::predecessors(int op_id) const {
     std::set<int> preds;
     for (int t : op(op_id).inputs) {
-        if (tensor(t).producer >= 0) preds.insert(tensor(t).producer);
+        if (tensor(t).producer >= 0)
+            preds.insert(tensor(t).producer);
     }
     return {preds.begin(), preds.end()};
 }
@@ -168,7 +201,8 @@ std::vector<int> Graph::predecessors(int op_id) const {
 std::vector<int> Graph::successors(int op_id) const {
     std::set<int> succs;
     for (int t : op(op_id).outputs) {
-        for (int c : tensor(t).consumers) succs.insert(c);
+        for (int c : tensor(t).consumers)
+            succs.insert(c);
     }
     return {succs.begin(), succs.end()};
 }
@@ -186,14 +220,16 @@ int Graph::edge_count() const {
 
 double Graph::total_flops() const {
     double sum = 0.0;
-    for (const auto& o : ops_) sum += o.flops;
+    for (const auto& o : ops_)
+        sum += o.flops;
     return sum;
 }
 
 std::int64_t Graph::total_weight_bytes() const {
     std::int64_t sum = 0;
     for (const auto& t : tensors_) {
-        if (t.kind == TensorKind::weight) sum += t.size_bytes();
+        if (t.kind == TensorKind::weight)
+            sum += t.size_bytes();
     }
     return sum;
 }
@@ -231,8 +267,8 @@ std::string describe_cycle(const Graph& g, const std::vector<int>& indegree) {
         }
     }
     std::vector<std::string> names;
-    for (auto i = static_cast<std::size_t>(seen_at[static_cast<std::size_t>(cur)]);
-         i < walk.size(); ++i) {
+    for (auto i = static_cast<std::size_t>(seen_at[static_cast<std::size_t>(cur)]); i < walk.size();
+         ++i) {
         names.push_back(g.op(walk[i]).name);
     }
     std::reverse(names.begin(), names.end());  // producer -> consumer order
@@ -243,7 +279,8 @@ std::string describe_cycle(const Graph& g, const std::vector<int>& indegree) {
 }  // namespace
 
 void Graph::finalize() {
-    if (finalized_) return;
+    if (finalized_)
+        return;
     // Every activation read must be produced.
     for (const auto& o : ops_) {
         for (int t : o.inputs) {
@@ -263,7 +300,8 @@ void Graph::finalize() {
     }
     std::priority_queue<int, std::vector<int>, std::greater<>> ready;
     for (int i = 0; i < op_count(); ++i) {
-        if (indegree[static_cast<std::size_t>(i)] == 0) ready.push(i);
+        if (indegree[static_cast<std::size_t>(i)] == 0)
+            ready.push(i);
     }
     std::vector<int> order;
     order.reserve(ops_.size());
@@ -272,7 +310,8 @@ void Graph::finalize() {
         ready.pop();
         order.push_back(cur);
         for (int s : successors(cur)) {
-            if (--indegree[static_cast<std::size_t>(s)] == 0) ready.push(s);
+            if (--indegree[static_cast<std::size_t>(s)] == 0)
+                ready.push(s);
         }
     }
     if (order.size() != ops_.size()) {
@@ -284,10 +323,10 @@ void Graph::finalize() {
         Op& o = ops_[static_cast<std::size_t>(id)];
         if (auto inferred = infer_output_shapes(*this, o)) {
             if (inferred->size() < o.outputs.size()) {
-                throw GraphError(fmt::format("graph '{}': op '{}' ({}) declares {} outputs, "
-                                             "expected {}",
-                                             name_, o.name, o.type, o.outputs.size(),
-                                             inferred->size()));
+                throw GraphError(
+                    fmt::format("graph '{}': op '{}' ({}) declares {} outputs, "
+                                "expected {}",
+                                name_, o.name, o.type, o.outputs.size(), inferred->size()));
             }
             for (std::size_t k = 0; k < o.outputs.size(); ++k) {
                 const Tensor& out = tensor(o.outputs[k]);
@@ -302,13 +341,16 @@ void Graph::finalize() {
         }
         o.flops = op_flops(*this, o);
         o.bytes_read = 0;
-        for (int t : o.inputs) o.bytes_read += tensor(t).size_bytes();
+        for (int t : o.inputs)
+            o.bytes_read += tensor(t).size_bytes();
         o.bytes_written = 0;
-        for (int t : o.outputs) o.bytes_written += tensor(t).size_bytes();
+        for (int t : o.outputs)
+            o.bytes_written += tensor(t).size_bytes();
     }
     // Ops with outputs nobody reads produce graph outputs unless marked otherwise.
     for (auto& t : tensors_) {
-        if (t.producer >= 0 && t.consumers.empty()) t.is_graph_output = true;
+        if (t.producer >= 0 && t.consumers.empty())
+            t.is_graph_output = true;
     }
     topo_order_ = std::move(order);
     topo_position_.assign(ops_.size(), 0);

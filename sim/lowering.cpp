@@ -10,9 +10,12 @@ namespace hetsim::sim {
 
 std::string_view to_string(TaskKind kind) {
     switch (kind) {
-        case TaskKind::compute: return "compute";
-        case TaskKind::convert: return "convert";
-        case TaskKind::transfer: return "transfer";
+        case TaskKind::compute:
+            return "compute";
+        case TaskKind::convert:
+            return "convert";
+        case TaskKind::transfer:
+            return "transfer";
     }
     return "?";
 }
@@ -26,7 +29,8 @@ std::int64_t to_ps(double seconds) {
 
 int ExecGraph::compute_task_count() const {
     int n = 0;
-    for (const auto& t : tasks) n += t.kind == TaskKind::compute ? 1 : 0;
+    for (const auto& t : tasks)
+        n += t.kind == TaskKind::compute ? 1 : 0;
     return n;
 }
 
@@ -50,10 +54,12 @@ int link_slot(const Platform& platform, int link_index, bool forward) {
 
 namespace {
 
-bool is_float(DType d) { return d == DType::f32 || d == DType::bf16 || d == DType::f16; }
+bool is_float(DType d) {
+    return d == DType::f32 || d == DType::bf16 || d == DType::f16;
+}
 
 class Lowerer {
-public:
+  public:
     Lowerer(const Graph& graph, const Placement& placement, const Platform& platform)
         : graph_(graph), placement_(placement), platform_(platform) {
         exec_.resources = resource_slots(platform);
@@ -67,17 +73,19 @@ public:
             throw LoweringError(fmt::format("placement has {} entries for a graph of {} ops",
                                             placement_.device_of_op.size(), graph_.op_count()));
         }
-        for (int op_id : graph_.topo_order()) lower_op(op_id);
+        for (int op_id : graph_.topo_order())
+            lower_op(op_id);
         // Graph outputs end in the host memory in their declared dtype.
         for (int t = 0; t < graph_.tensor_count(); ++t) {
             const Tensor& tensor = graph_.tensor(t);
-            if (!tensor.is_graph_output || tensor.producer < 0) continue;
+            if (!tensor.is_graph_output || tensor.producer < 0)
+                continue;
             make_available(t, platform_.host_component, tensor.dtype);
         }
         return std::move(exec_);
     }
 
-private:
+  private:
     struct Location {
         std::string component;
         DType dtype;
@@ -88,7 +96,8 @@ private:
         int id = static_cast<int>(exec_.tasks.size());
         task.order = id;
         for (int p : preds) {
-            if (p < 0) continue;
+            if (p < 0)
+                continue;
             exec_.tasks[static_cast<std::size_t>(p)].successors.push_back(id);
             ++task.predecessor_count;
         }
@@ -103,13 +112,13 @@ private:
     // Device whose resource runs conversions for `component` (its first device).
     int converter_device(const std::string& component) const {
         for (int d = 0; d < platform_.device_count(); ++d) {
-            if (platform_.device(d).component == component) return d;
+            if (platform_.device(d).component == component)
+                return d;
         }
         return -1;
     }
 
-    int add_convert(int tensor_id, const std::string& component, DType from, DType to,
-                    int pred) {
+    int add_convert(int tensor_id, const std::string& component, DType from, DType to, int pred) {
         const Component* comp = platform_.find_component(component);
         int device = converter_device(component);
         if (comp == nullptr || comp->converter == nullptr || device < 0) {
@@ -134,9 +143,10 @@ private:
                      int pred) {
         auto route = platform_.route(from, to);
         if (!route) {
-            throw LoweringError(fmt::format("tensor '{}' must move from '{}' to '{}', but no link "
-                                            "connects them",
-                                            graph_.tensor(tensor_id).name, from, to));
+            throw LoweringError(
+                fmt::format("tensor '{}' must move from '{}' to '{}', but no link "
+                            "connects them",
+                            graph_.tensor(tensor_id).name, from, to));
         }
         const Tensor& tensor = graph_.tensor(tensor_id);
         int link_index = static_cast<int>(route->link - platform_.links().data());
@@ -156,7 +166,8 @@ private:
     int make_available(int tensor_id, const std::string& component, DType dtype) {
         auto& locations = where_[tensor_id];
         for (const auto& loc : locations) {
-            if (loc.component == component && loc.dtype == dtype) return loc.task;
+            if (loc.component == component && loc.dtype == dtype)
+                return loc.task;
         }
         if (locations.empty()) {
             throw LoweringError(fmt::format("tensor '{}' is read before it is produced",
@@ -197,8 +208,8 @@ private:
         int device_index = placement_.device_of_op[static_cast<std::size_t>(op_id)];
         if (device_index < 0 || device_index >= platform_.device_count()) {
             throw LoweringError(
-                fmt::format("op '{}' is placed on device index {}, which does not exist",
-                            op.name, device_index));
+                fmt::format("op '{}' is placed on device index {}, which does not exist", op.name,
+                            device_index));
         }
         const Device& device = platform_.device(device_index);
         Support support = device.model->supports(graph_, op);
@@ -209,7 +220,8 @@ private:
         std::vector<int> preds;
         for (int t : op.inputs) {
             const Tensor& tensor = graph_.tensor(t);
-            if (tensor.kind == TensorKind::weight) continue;  // resident where it is used
+            if (tensor.kind == TensorKind::weight)
+                continue;  // resident where it is used
             if (tensor.kind == TensorKind::input && where_.count(t) == 0) {
                 where_[t].push_back(Location{platform_.host_component, tensor.dtype, -1});
             }

@@ -782,6 +782,10 @@ double elements(const Shape& s) {
     return static_cast<double>(element_count(s));
 }
 
+bool is_float(DType d) {
+    return d == DType::f32 || d == DType::bf16 || d == DType::f16;
+}
+
 }  // namespace
 
 OpClass classify(const std::string& op_type) {
@@ -870,14 +874,30 @@ double op_flops(const Graph& graph, const Op& op) {
     if (t == "BatchNormalization") {
         return 2.0 * out_elems;  // inference: folded into one scale and one shift per element
     }
+    // Integer and boolean arithmetic (shape computations such as Div(size, heads), mask and
+    // position-id bookkeeping) is not floating-point work: it counts only when some operand or
+    // result is floating point.
+    bool float_work = false;
+    for (int id : op.inputs) {
+        if (is_float(graph.tensor(id).dtype))
+            float_work = true;
+    }
+    for (int id : op.outputs) {
+        if (is_float(graph.tensor(id).dtype))
+            float_work = true;
+    }
     switch (classify(t)) {
         case OpClass::elementwise:
+            if (!float_work)
+                return 0.0;
             // One operation per output element. Pow, Erf, Div, Sqrt and Tanh are several
             // instructions on a real core, but each is one element-wise operator in the CG the
             // devices' cost models are calibrated on (lee2022 §4.2: all element-wise operators
             // take the same time), so they count 1 too.
             return out_elems;
         case OpClass::reduction:
+            if (!float_work)
+                return 0.0;
             return in.empty() ? 0.0 : elements(in[0]);  // one operation per input element
         case OpClass::data_movement:
         case OpClass::matmul:  // the other matmul types (Einsum, ...) are not modelled

@@ -12,11 +12,11 @@ namespace hetsim::sim {
 
 // Broad class of an op, which cost models use to pick their roofline parameters.
 enum class OpClass {
-    matmul,       // MatMul, Gemm: 2*M*N*K FLOPs, weight reuse
-    elementwise,  // Add, Sub, Mul, Div, Pow, Sqrt, Erf, Tanh, Relu, Cast, ...
-    reduction,    // ReduceMean, ReduceSum, Softmax (reduce + elementwise)
+    matmul,         // MatMul, Gemm: 2*M*N*K FLOPs, weight reuse
+    elementwise,    // Add, Sub, Mul, Div, Pow, Sqrt, Erf, Tanh, Relu, Cast, ...
+    reduction,      // ReduceMean, ReduceSum, Softmax (reduce + elementwise)
     data_movement,  // Transpose, Reshape, Gather, Concat, Split, Slice, Unsqueeze, ...
-    conv,         // Conv
+    conv,           // Conv
     other,
 };
 

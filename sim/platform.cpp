@@ -9,21 +9,24 @@ namespace hetsim::sim {
 
 std::optional<int> Platform::find_device(const std::string& device_name) const {
     for (int i = 0; i < device_count(); ++i) {
-        if (devices_[static_cast<std::size_t>(i)].name == device_name) return i;
+        if (devices_[static_cast<std::size_t>(i)].name == device_name)
+            return i;
     }
     return std::nullopt;
 }
 
 const Component* Platform::find_component(const std::string& component_name) const {
     for (const auto& c : components_) {
-        if (c.name == component_name) return &c;
+        if (c.name == component_name)
+            return &c;
     }
     return nullptr;
 }
 
 std::vector<std::string> Platform::device_names() const {
     std::vector<std::string> names;
-    for (const auto& d : devices_) names.push_back(d.name);
+    for (const auto& d : devices_)
+        names.push_back(d.name);
     return names;
 }
 
@@ -50,9 +53,13 @@ int Platform::add_device(Device device) {
     return static_cast<int>(devices_.size()) - 1;
 }
 
-void Platform::add_component(Component component) { components_.push_back(std::move(component)); }
+void Platform::add_component(Component component) {
+    components_.push_back(std::move(component));
+}
 
-void Platform::add_link(Link link) { links_.push_back(std::move(link)); }
+void Platform::add_link(Link link) {
+    links_.push_back(std::move(link));
+}
 
 ComponentRegistry& ComponentRegistry::instance() {
     static ComponentRegistry registry;
@@ -71,7 +78,8 @@ const ComponentType* ComponentRegistry::find(const std::string& type) const {
 
 std::vector<const ComponentType*> ComponentRegistry::all() const {
     std::vector<const ComponentType*> out;
-    for (const auto& [name, type] : types_) out.push_back(&type);
+    for (const auto& [name, type] : types_)
+        out.push_back(&type);
     return out;
 }
 
@@ -92,11 +100,13 @@ Platform parse_platform(const ConfigNode& node) {
     }
     ConfigNode components = node.at("components");
     components.expect_map();
-    if (components.size() == 0) components.fail("a platform needs at least one component");
+    if (components.size() == 0)
+        components.fail("a platform needs at least one component");
 
     const auto& registry = ComponentRegistry::instance();
     std::vector<std::string> known_types;
-    for (const auto* t : registry.all()) known_types.push_back(t->type);
+    for (const auto* t : registry.all())
+        known_types.push_back(t->type);
     // Devices and memories first, links after, so links can check their endpoints.
     std::vector<std::pair<std::string, const ComponentType*>> links;
     for (const auto& key : components.keys()) {
@@ -106,9 +116,10 @@ Platform parse_platform(const ConfigNode& node) {
         const ComponentType* ct = registry.find(type);
         if (ct == nullptr) {
             std::string hint = did_you_mean(type, known_types);
-            comp["type"].fail(fmt::format("unknown component type '{}'{}; known types: {}", type,
-                                          hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint),
-                                          fmt::join(known_types, ", ")));
+            comp["type"].fail(
+                fmt::format("unknown component type '{}'{}; known types: {}", type,
+                            hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint),
+                            fmt::join(known_types, ", ")));
         }
         if (ct->kind == "link") {
             links.emplace_back(key, ct);
@@ -123,10 +134,12 @@ Platform parse_platform(const ConfigNode& node) {
         for (const auto& end : {link.endpoint_a, link.endpoint_b}) {
             if (platform.find_component(end) == nullptr) {
                 std::vector<std::string> names;
-                for (const auto& c : platform.components()) names.push_back(c.name);
-                comp.fail(fmt::format("link endpoint '{}' is not a component of this platform "
-                                      "(components: {})",
-                                      end, fmt::join(names, ", ")));
+                for (const auto& c : platform.components())
+                    names.push_back(c.name);
+                comp.fail(
+                    fmt::format("link endpoint '{}' is not a component of this platform "
+                                "(components: {})",
+                                end, fmt::join(names, ", ")));
             }
         }
     }
@@ -137,7 +150,8 @@ Platform parse_platform(const ConfigNode& node) {
             components.fail(fmt::format("device name '{}' is defined twice", d.name));
         }
     }
-    if (platform.devices().empty()) components.fail("the platform defines no device");
+    if (platform.devices().empty())
+        components.fail("the platform defines no device");
     platform.host_component = node.get_string("host", platform.devices().front().component);
     if (platform.find_component(platform.host_component) == nullptr) {
         node["host"].fail(

@@ -18,8 +18,10 @@ RunRecorder::RunRecorder(const ExecGraph& exec, int samples, Trace* trace)
 namespace {
 
 std::string lane_thread(const ExecResourceSlot& slot, int lane) {
-    if (slot.is_link) return lane == 0 ? slot.thread : fmt::format("{} #{}", slot.thread, lane);
-    if (slot.capacity == 1) return slot.thread;
+    if (slot.is_link)
+        return lane == 0 ? slot.thread : fmt::format("{} #{}", slot.thread, lane);
+    if (slot.capacity == 1)
+        return slot.thread;
     return fmt::format("core{}", lane);
 }
 
@@ -38,12 +40,15 @@ void RunRecorder::on_finish(const StartedTask& started, std::int64_t time_ps) {
     const Task& task = exec_.tasks[task_index];
     ++finished_;
     sample_finish_ps_[sample] = std::max(sample_finish_ps_[sample], time_ps);
-    if (sample != 0) return;
+    if (sample != 0)
+        return;
     const std::int64_t start = start_ps_[sample * n + task_index];
     busy_s_[static_cast<std::size_t>(task.resource)] +=
         static_cast<double>(time_ps - start) * kSecondsPerPs;
-    if (task.kind == TaskKind::transfer) bytes_[static_cast<std::size_t>(task.resource)] += task.bytes;
-    if (trace_ == nullptr) return;
+    if (task.kind == TaskKind::transfer)
+        bytes_[static_cast<std::size_t>(task.resource)] += task.bytes;
+    if (trace_ == nullptr)
+        return;
 
     const ExecResourceSlot& slot = exec_.resources[static_cast<std::size_t>(task.resource)];
     TraceSlice slice;
@@ -58,10 +63,12 @@ void RunRecorder::on_finish(const StartedTask& started, std::int64_t time_ps) {
         const Op& op = exec_.graph->op(task.op);
         slice.args.emplace_back("op_type", op.type);
         std::vector<std::string> shapes;
-        for (int t : op.inputs) shapes.push_back(to_string(exec_.graph->tensor(t).shape));
+        for (int t : op.inputs)
+            shapes.push_back(to_string(exec_.graph->tensor(t).shape));
         slice.args.emplace_back("input_shapes", fmt::format("{}", fmt::join(shapes, " ")));
         shapes.clear();
-        for (int t : op.outputs) shapes.push_back(to_string(exec_.graph->tensor(t).shape));
+        for (int t : op.outputs)
+            shapes.push_back(to_string(exec_.graph->tensor(t).shape));
         slice.args.emplace_back("output_shapes", fmt::format("{}", fmt::join(shapes, " ")));
         slice.args.emplace_back("flops", fmt::format("{:.0f}", op.flops));
         slice.args.emplace_back("bytes_read", std::to_string(op.bytes_read));
@@ -76,14 +83,16 @@ void RunRecorder::on_finish(const StartedTask& started, std::int64_t time_ps) {
     for (int k = 0; k < units; ++k) {
         TraceSlice copy = slice;
         copy.track = trace_->track(slot.process, lane_thread(slot, started.first_lane + k));
-        if (k == 0) first_slice_[task_index] = static_cast<int>(trace_->slices.size());
+        if (k == 0)
+            first_slice_[task_index] = static_cast<int>(trace_->slices.size());
         trace_->slices.push_back(std::move(copy));
     }
 }
 
 std::int64_t RunRecorder::makespan_ps() const {
     std::int64_t m = 0;
-    for (auto f : sample_finish_ps_) m = std::max(m, f);
+    for (auto f : sample_finish_ps_)
+        m = std::max(m, f);
     return m;
 }
 
@@ -93,28 +102,32 @@ void RunRecorder::finish_latency_run(Metrics& metrics) {
     for (std::size_t s = 0; s < exec_.resources.size(); ++s) {
         const auto& slot = exec_.resources[s];
         const std::string key = fmt::format("{}:{}", slot.process, slot.thread);
-        if (busy_s_[s] > 0.0) metrics.resource_busy_s[key] = busy_s_[s];
-        if (slot.is_link && bytes_[s] > 0) metrics.link_bytes[key] = static_cast<double>(bytes_[s]);
+        if (busy_s_[s] > 0.0)
+            metrics.resource_busy_s[key] = busy_s_[s];
+        if (slot.is_link && bytes_[s] > 0)
+            metrics.link_bytes[key] = static_cast<double>(bytes_[s]);
     }
-    if (trace_ == nullptr) return;
+    if (trace_ == nullptr)
+        return;
     for (std::size_t t = 0; t < exec_.tasks.size(); ++t) {
         for (int succ : exec_.tasks[t].successors) {
             int from = first_slice_[t];
             int to = first_slice_[static_cast<std::size_t>(succ)];
-            if (from >= 0 && to >= 0) trace_->flows.push_back(TraceFlow{from, to});
+            if (from >= 0 && to >= 0)
+                trace_->flows.push_back(TraceFlow{from, to});
         }
     }
 }
 
 double throughput_from_finishes(std::vector<std::int64_t> finish_ps) {
-    if (finish_ps.empty()) return 0.0;
+    if (finish_ps.empty())
+        return 0.0;
     std::sort(finish_ps.begin(), finish_ps.end());
     const std::int64_t span = finish_ps.back() - finish_ps.front();
     if (finish_ps.size() == 1 || span <= 0) {
-        return finish_ps.back() > 0
-                   ? static_cast<double>(finish_ps.size()) /
-                         (static_cast<double>(finish_ps.back()) * kSecondsPerPs)
-                   : 0.0;
+        return finish_ps.back() > 0 ? static_cast<double>(finish_ps.size()) /
+                                          (static_cast<double>(finish_ps.back()) * kSecondsPerPs)
+                                    : 0.0;
     }
     return static_cast<double>(finish_ps.size() - 1) / (static_cast<double>(span) * kSecondsPerPs);
 }

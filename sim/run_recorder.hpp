@@ -11,7 +11,7 @@
 namespace hetsim::sim {
 
 class RunRecorder {
-public:
+  public:
     RunRecorder(const ExecGraph& exec, int samples, Trace* trace);
     void on_start(const StartedTask& started, std::int64_t time_ps);
     void on_finish(const StartedTask& started, std::int64_t time_ps);
@@ -22,14 +22,14 @@ public:
     void finish_latency_run(Metrics& metrics);
     int tasks_finished() const { return finished_; }
 
-private:
+  private:
     const ExecGraph& exec_;
     Trace* trace_;
-    std::vector<std::int64_t> start_ps_;       // per sample * task
+    std::vector<std::int64_t> start_ps_;  // per sample * task
     std::vector<std::int64_t> sample_finish_ps_;
-    std::vector<int> first_slice_;             // per task of sample 0 (trace)
-    std::vector<double> busy_s_;               // per slot
-    std::vector<std::int64_t> bytes_;          // per slot
+    std::vector<int> first_slice_;     // per task of sample 0 (trace)
+    std::vector<double> busy_s_;       // per slot
+    std::vector<std::int64_t> bytes_;  // per slot
     int finished_ = 0;
 };
 

@@ -31,7 +31,7 @@ struct TraceFlow {
 };
 
 struct TraceCounterSample {
-    int track = -1;  // the counter lives in this track's process; name below
+    int track = -1;    // the counter lives in this track's process; name below
     std::string name;  // "utilisation", "bytes_in_flight", ...
     double time_s = 0.0;
     double value = 0.0;

@@ -9,17 +9,17 @@
 namespace hetsim::sim {
 
 enum class Quantity {
-    time,          // s, ms, us, ns, ps           -> seconds
-    frequency,     // Hz, kHz, MHz, GHz           -> hertz
-    bandwidth,     // B/s, KB/s, MB/s, GB/s, KiB/s, MiB/s, GiB/s, TB/s -> bytes per second
-    data_size,     // B, KB, MB, GB, KiB, MiB, GiB, TiB              -> bytes
-    rate,          // FLOP/s, GFLOP/s, TFLOP/s, or 1/s, /s          -> per second
+    time,       // s, ms, us, ns, ps           -> seconds
+    frequency,  // Hz, kHz, MHz, GHz           -> hertz
+    bandwidth,  // B/s, KB/s, MB/s, GB/s, KiB/s, MiB/s, GiB/s, TB/s -> bytes per second
+    data_size,  // B, KB, MB, GB, KiB, MiB, GiB, TiB              -> bytes
+    rate,       // FLOP/s, GFLOP/s, TFLOP/s, or 1/s, /s          -> per second
 };
 
 std::string_view to_string(Quantity quantity);
 
 class UnitError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 

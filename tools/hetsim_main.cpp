@@ -1,6 +1,6 @@
 // The `hetsim` command (CLI11). Bad input ends with one message and exit code 2.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <filesystem>
 #include <iostream>
@@ -22,10 +22,12 @@ constexpr int kInputErrorExit = 2;
 
 std::string default_study() {
     const fs::path local = "configs/studies/default.yaml";
-    if (fs::exists(local)) return local.string();
+    if (fs::exists(local))
+        return local.string();
 #ifdef HETSIM_SOURCE_DIR
     const fs::path installed = fs::path(HETSIM_SOURCE_DIR) / local;
-    if (fs::exists(installed)) return installed.string();
+    if (fs::exists(installed))
+        return installed.string();
 #endif
     return local.string();
 }
@@ -55,14 +57,14 @@ int cmd_list(const std::string& what) {
     } else if (what == "models") {
         for (const auto& m : sim::workloads::list_models()) {
             std::vector<std::string> knobs;
-            for (const auto& k : m.knobs) knobs.push_back(fmt::format("{}={}", k.name, k.default_value));
+            for (const auto& k : m.knobs)
+                knobs.push_back(fmt::format("{}={}", k.name, k.default_value));
             std::cout << fmt::format("{:<10} {}\n{:<10} knobs: {}\n", m.name, m.description, "",
                                      fmt::join(knobs, " "));
         }
     } else {
-        throw sim::InputError("", "", 0,
-                              fmt::format("cannot list '{}'; expected placers, devices or models",
-                                          what));
+        throw sim::InputError(
+            "", "", 0, fmt::format("cannot list '{}'; expected placers, devices or models", what));
     }
     return 0;
 }
@@ -99,7 +101,8 @@ int main(int argc, char** argv) {
             return cmd_run(study_file.empty() ? default_study() : study_file, overrides, out_dir,
                            trace);
         }
-        if (list->parsed()) return cmd_list(list_what);
+        if (list->parsed())
+            return cmd_list(list_what);
         if (inspect->parsed()) {
             std::cout << app::inspect_workload(workload, knobs);
             return 0;

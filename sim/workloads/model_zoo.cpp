@@ -7,40 +7,16 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "sim/config.hpp"
 #include "sim/workloads/transformer.hpp"
 
 namespace hetsim::sim::workloads {
 
 namespace {
 
-// Levenshtein distance; a local copy so the zoo does not depend on the YAML config core.
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-    std::vector<std::size_t> row(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j)
-        row[j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-        std::size_t diag = row[0];
-        row[0] = i;
-        for (std::size_t j = 1; j <= b.size(); ++j) {
-            const std::size_t up = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-            diag = up;
-        }
-    }
-    return row[b.size()];
-}
-
-// " (did you mean 'x'?)" when a candidate is within a third of the word's length, else "".
+// " (did you mean 'x'?)" when a candidate is close enough to be a likely typo, else "".
 std::string suggestion(std::string_view word, const std::vector<std::string>& candidates) {
-    std::string best;
-    std::size_t best_d = std::max<std::size_t>(2, word.size() / 3) + 1;
-    for (const auto& c : candidates) {
-        const std::size_t d = edit_distance(word, c);
-        if (d < best_d) {
-            best_d = d;
-            best = c;
-        }
-    }
+    const std::string best = did_you_mean(word, candidates);
     return best.empty() ? std::string{} : fmt::format(" (did you mean '{}'?)", best);
 }
 

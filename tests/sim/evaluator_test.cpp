@@ -43,7 +43,8 @@ int relu(Graph& g, const std::string& name, int input) {
 
 Placement place(const Graph& g, const std::map<std::string, int>& device_of) {
     Placement p;
-    for (const auto& op : g.ops()) p.device_of_op.push_back(device_of.at(op.name));
+    for (const auto& op : g.ops())
+        p.device_of_op.push_back(device_of.at(op.name));
     return p;
 }
 
@@ -111,12 +112,10 @@ TEST(Evaluators, AgreeExactlyOnContentionFreeChain) {
 TEST(Evaluators, DesIsSlowerExactlyByLinkContention) {
     TwoComponentPlatform fx;
     Graph g = fork_graph(fx);
-    ExecGraph exec = lower(g,
-                           place(g, {{"P", fx.id("X1")},
-                                     {"Q", fx.id("X2")},
-                                     {"C1", fx.id("Y")},
-                                     {"C2", fx.id("Y")}}),
-                           fx.platform);
+    ExecGraph exec = lower(
+        g,
+        place(g, {{"P", fx.id("X1")}, {"Q", fx.id("X2")}, {"C1", fx.id("Y")}, {"C2", fx.id("Y")}}),
+        fx.platform);
     AnalyticEvaluator analytic(EvalOptions{1});
     DesEvaluator des(fx.platform, EvalOptions{1});
     // Analytic: both transfers 3->5; C1 5->6, C2 6->7; outputs back 6->8 and 7->9.
@@ -149,12 +148,10 @@ TEST(Evaluators, SequentialDispatchRunsOneTaskAtATime) {
     TwoComponentPlatform fx;
     fx.platform.dispatch = DispatchMode::sequential;
     Graph g = fork_graph(fx);
-    ExecGraph exec = lower(g,
-                           place(g, {{"P", fx.id("X1")},
-                                     {"Q", fx.id("X2")},
-                                     {"C1", fx.id("Y")},
-                                     {"C2", fx.id("Y")}}),
-                           fx.platform);
+    ExecGraph exec = lower(
+        g,
+        place(g, {{"P", fx.id("X1")}, {"Q", fx.id("X2")}, {"C1", fx.id("Y")}, {"C2", fx.id("Y")}}),
+        fx.platform);
     AnalyticEvaluator analytic(EvalOptions{4});
     DesEvaluator des(fx.platform, EvalOptions{4});
     // P 3 + Q 3 + t1 2 + C1 1 + t2 2 + C2 1 + o1 2 + o2 2 = 16 µs, nothing overlaps.
@@ -169,18 +166,15 @@ TEST(Evaluators, DesReplaysPlacementsBackToBack) {
     TwoComponentPlatform fx;
     Graph g = fork_graph(fx);
     DesEvaluator des(fx.platform, EvalOptions{4});
-    ExecGraph one = lower(g,
-                          place(g, {{"P", fx.id("X1")},
-                                    {"Q", fx.id("X2")},
-                                    {"C1", fx.id("Y")},
-                                    {"C2", fx.id("Y")}}),
-                          fx.platform);
-    ExecGraph all_a = lower(g,
-                            place(g, {{"P", fx.id("X1")},
-                                      {"Q", fx.id("X2")},
-                                      {"C1", fx.id("X1")},
-                                      {"C2", fx.id("X2")}}),
-                            fx.platform);
+    ExecGraph one = lower(
+        g,
+        place(g, {{"P", fx.id("X1")}, {"Q", fx.id("X2")}, {"C1", fx.id("Y")}, {"C2", fx.id("Y")}}),
+        fx.platform);
+    ExecGraph all_a = lower(
+        g,
+        place(g,
+              {{"P", fx.id("X1")}, {"Q", fx.id("X2")}, {"C1", fx.id("X1")}, {"C2", fx.id("X2")}}),
+        fx.platform);
     Metrics first = des.evaluate(one);
     Metrics other = des.evaluate(all_a);
     Metrics again = des.evaluate(one);
@@ -244,9 +238,9 @@ TEST(Lowering, RejectsAnOpOnADeviceThatCannotRunIt) {
             lower(g, place(g, {{"A", fx.id("X1")}, {"B", fx.id("Y")}, {"C", fx.id("X1")}}),
                   fx.platform);
         },
-        ::testing::ThrowsMessage<LoweringError>(::testing::AllOf(
-            ::testing::HasSubstr("'B'"), ::testing::HasSubstr("Y"),
-            ::testing::HasSubstr("table says no"))));
+        ::testing::ThrowsMessage<LoweringError>(
+            ::testing::AllOf(::testing::HasSubstr("'B'"), ::testing::HasSubstr("Y"),
+                             ::testing::HasSubstr("table says no"))));
 }
 
 TEST(Lowering, RejectsTransfersWithoutARoute) {
@@ -255,8 +249,11 @@ TEST(Lowering, RejectsTransfersWithoutARoute) {
     add_simple_device(p, "b", "Y", std::make_shared<TableDevice>(1 * kUs));
     p.host_component = "a";
     Graph g = chain_graph();
-    EXPECT_THAT([&] { lower(g, Placement{{0, 1, 0}, {}}, p); },
-                ::testing::ThrowsMessage<LoweringError>(::testing::HasSubstr("no link")));
+    EXPECT_THAT(
+        [&] {
+            lower(g, Placement{{0, 1, 0}, {}}, p);
+        },
+        ::testing::ThrowsMessage<LoweringError>(::testing::HasSubstr("no link")));
 }
 
 }  // namespace

@@ -13,14 +13,15 @@ namespace hetsim::testing {
 
 // op time = a fixed duration per op name (or per type, or a default).
 class TableDevice : public sim::DeviceModel {
-public:
+  public:
     TableDevice(double default_s, sim::DType dtype = sim::DType::f32)
         : default_s_(default_s), dtype_(dtype) {}
     std::map<std::string, double> by_name;
     std::set<std::string> unsupported_types;
     std::string type() const override { return "table"; }
     sim::Support supports(const sim::Graph&, const sim::Op& op) const override {
-        if (unsupported_types.count(op.type) != 0) return sim::Support::no("table says no");
+        if (unsupported_types.count(op.type) != 0)
+            return sim::Support::no("table says no");
         return sim::Support::yes();
     }
     double op_time_s(const sim::Graph&, const sim::Op& op) const override {
@@ -29,13 +30,13 @@ public:
     }
     sim::DType compute_dtype() const override { return dtype_; }
 
-private:
+  private:
     double default_s_;
     sim::DType dtype_;
 };
 
 class FixedLink : public sim::LinkModel {
-public:
+  public:
     FixedLink(double latency_s, double bandwidth_Bps, std::string converter = {})
         : latency_s_(latency_s), bandwidth_Bps_(bandwidth_Bps), converter_(std::move(converter)) {}
     std::string type() const override { return "fixed"; }
@@ -44,20 +45,20 @@ public:
     }
     std::string converting_component() const override { return converter_; }
 
-private:
+  private:
     double latency_s_, bandwidth_Bps_;
     std::string converter_;
 };
 
 // Conversion time = elements * seconds_per_element.
 class FixedConversion : public sim::ConversionModel {
-public:
+  public:
     explicit FixedConversion(double seconds_per_element) : s_(seconds_per_element) {}
     double conversion_time_s(std::int64_t elements, sim::DType, sim::DType) const override {
         return static_cast<double>(elements) * s_;
     }
 
-private:
+  private:
     double s_;
 };
 

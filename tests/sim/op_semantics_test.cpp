@@ -25,8 +25,8 @@ struct OneOp {
         std::vector<int> ins;
         std::vector<int> outs;
         for (std::size_t i = 0; i < in.size(); ++i) {
-            ins.push_back(graph.add_tensor("in" + std::to_string(i), in[i], DType::f32,
-                                           TensorKind::input));
+            ins.push_back(
+                graph.add_tensor("in" + std::to_string(i), in[i], DType::f32, TensorKind::input));
         }
         for (std::size_t i = 0; i < out.size(); ++i) {
             outs.push_back(graph.add_tensor("out" + std::to_string(i), out[i], DType::f32));
@@ -68,8 +68,8 @@ TEST(OpSemanticsClassify, KnownAndUnknownTypes) {
                           "GlobalAveragePool"}) {
         EXPECT_EQ(classify(t), OpClass::reduction) << t;
     }
-    for (const char* t : {"Transpose", "Reshape", "Gather", "Concat", "Split", "Slice",
-                          "Unsqueeze", "Squeeze", "Flatten", "Shape", "Identity", "Expand"}) {
+    for (const char* t : {"Transpose", "Reshape", "Gather", "Concat", "Split", "Slice", "Unsqueeze",
+                          "Squeeze", "Flatten", "Shape", "Identity", "Expand"}) {
         EXPECT_EQ(classify(t), OpClass::data_movement) << t;
     }
     EXPECT_EQ(classify("Conv"), OpClass::conv);
@@ -128,8 +128,7 @@ TEST(OpSemanticsGemm, TransposeAttributesAndBias) {
     EXPECT_EQ(infer1("Gemm", {{16, 768}, {768, 2304}, {2304}}), (Shape{16, 2304}));
     EXPECT_EQ(infer1("Gemm", {{1, 512}, {2, 512}, {2}}, {{"transB", std::int64_t{1}}}),
               (Shape{1, 2}));
-    EXPECT_EQ(infer1("Gemm", {{512, 16}, {512, 8}}, {{"transA", std::int64_t{1}}}),
-              (Shape{16, 8}));
+    EXPECT_EQ(infer1("Gemm", {{512, 16}, {512, 8}}, {{"transA", std::int64_t{1}}}), (Shape{16, 8}));
     EXPECT_EQ(infer1("Gemm", {{16, 8}, {8, 4}, {16, 1}}), (Shape{16, 4}));
     EXPECT_EQ(infer1("Gemm", {{16, 8}, {8, 4}, {}}), (Shape{16, 4}));
 }
@@ -175,8 +174,9 @@ TEST(OpSemanticsElementwise, UnaryKeepShape) {
 TEST(OpSemanticsReduce, AxesAndKeepdims) {
     const Attributes last{{"axes", Ints{-1}}};
     EXPECT_EQ(infer1("ReduceMean", {{1, 16, 512}}, last), (Shape{1, 16, 1}));
-    EXPECT_EQ(infer1("ReduceMean", {{1, 16, 512}}, {{"axes", Ints{-1}}, {"keepdims", std::int64_t{0}}}),
-              (Shape{1, 16}));
+    EXPECT_EQ(
+        infer1("ReduceMean", {{1, 16, 512}}, {{"axes", Ints{-1}}, {"keepdims", std::int64_t{0}}}),
+        (Shape{1, 16}));
     EXPECT_EQ(infer1("ReduceSum", {{2, 3, 4}}, {{"axes", Ints{0, 2}}}), (Shape{1, 3, 1}));
     EXPECT_EQ(infer1("ReduceSum", {{2, 3, 4}}), (Shape{1, 1, 1}));  // no axes: all
     EXPECT_EQ(infer1("ReduceSum", {{2, 3, 4}}, {{"keepdims", std::int64_t{0}}}), (Shape{}));
@@ -205,8 +205,7 @@ TEST(OpSemanticsDataMovement, Reshape) {
               (Shape{1, 16, 512}));
     EXPECT_EQ(infer1("Reshape", {{1, 16, 768}}, {{"shape", Ints{-1, 768}}}), (Shape{16, 768}));
     // The attribute form is used even when the exporter also passes the shape as an input.
-    EXPECT_EQ(infer1("Reshape", {{1, 16, 768}, {2}}, {{"shape", Ints{-1, 768}}}),
-              (Shape{16, 768}));
+    EXPECT_EQ(infer1("Reshape", {{1, 16, 768}, {2}}, {{"shape", Ints{-1, 768}}}), (Shape{16, 768}));
     EXPECT_FALSE(OneOp("Reshape", {{1, 16, 768}, {2}}).infer().has_value());
     EXPECT_THAT(infer_error("Reshape", {{1, 16, 512}}, {{"shape", Ints{0, 0, 7, -1}}}),
                 HasSubstr("cannot reshape [1,16,512]"));
@@ -229,12 +228,12 @@ TEST(OpSemanticsDataMovement, Gather) {
 TEST(OpSemanticsDataMovement, ConcatAndSplit) {
     EXPECT_EQ(infer1("Concat", {{1}, {1}, {1}}, {{"axis", std::int64_t{0}}}), (Shape{3}));
     EXPECT_EQ(infer1("Concat", {{2, 3}, {2, 5}}, {{"axis", std::int64_t{-1}}}), (Shape{2, 8}));
-    const std::string msg =
-        infer_error("Concat", {{2, 3}, {4, 5}}, {{"axis", std::int64_t{1}}});
+    const std::string msg = infer_error("Concat", {{2, 3}, {4, 5}}, {{"axis", std::int64_t{1}}});
     EXPECT_THAT(msg, HasSubstr("[2,3]"));
     EXPECT_THAT(msg, HasSubstr("[4,5]"));
 
-    OneOp split("Split", {{1, 16, 2304}}, {{"axis", std::int64_t{2}}, {"split", Ints{768, 768, 768}}},
+    OneOp split("Split", {{1, 16, 2304}},
+                {{"axis", std::int64_t{2}}, {"split", Ints{768, 768, 768}}},
                 {Shape{}, Shape{}, Shape{}});
     auto parts = split.infer();
     ASSERT_TRUE(parts.has_value());
@@ -266,8 +265,9 @@ TEST(OpSemanticsDataMovement, Slice) {
     const std::int64_t small = std::numeric_limits<std::int64_t>::min();
     EXPECT_EQ(infer1("Slice", {{10, 4}}, {{"starts", Ints{-3}}, {"ends", Ints{big}}}),
               (Shape{3, 4}));
-    EXPECT_EQ(infer1("Slice", {{10}}, {{"starts", Ints{1}}, {"ends", Ints{10}}, {"steps", Ints{2}}}),
-              (Shape{5}));
+    EXPECT_EQ(
+        infer1("Slice", {{10}}, {{"starts", Ints{1}}, {"ends", Ints{10}}, {"steps", Ints{2}}}),
+        (Shape{5}));
     EXPECT_EQ(
         infer1("Slice", {{10}}, {{"starts", Ints{-1}}, {"ends", Ints{small}}, {"steps", Ints{-1}}}),
         (Shape{10}));
@@ -296,11 +296,10 @@ TEST(OpSemanticsDataMovement, UnsqueezeSqueezeFlatten) {
 
 TEST(OpSemanticsNormalization, LayerAndBatchNorm) {
     EXPECT_EQ(infer1("LayerNormalization", {{1, 16, 512}, {512}, {512}}), (Shape{1, 16, 512}));
-    auto with_stats = OneOp("LayerNormalization", {{1, 16, 512}, {512}, {512}}, {},
-                            {Shape{}, Shape{}, Shape{}})
-                          .infer();
-    EXPECT_EQ(*with_stats,
-              (std::vector<Shape>{{1, 16, 512}, {1, 16, 1}, {1, 16, 1}}));
+    auto with_stats =
+        OneOp("LayerNormalization", {{1, 16, 512}, {512}, {512}}, {}, {Shape{}, Shape{}, Shape{}})
+            .infer();
+    EXPECT_EQ(*with_stats, (std::vector<Shape>{{1, 16, 512}, {1, 16, 1}, {1, 16, 1}}));
     EXPECT_THAT(infer_error("LayerNormalization", {{1, 16, 512}, {256}}), HasSubstr("[256]"));
     EXPECT_EQ(infer1("BatchNormalization", {{1, 64, 56, 56}, {64}, {64}, {64}, {64}}),
               (Shape{1, 64, 56, 56}));
@@ -309,9 +308,8 @@ TEST(OpSemanticsNormalization, LayerAndBatchNorm) {
 }
 
 TEST(OpSemanticsConv, OutputSizes) {
-    const Attributes resnet_stem{{"kernel_shape", Ints{7, 7}},
-                                 {"strides", Ints{2, 2}},
-                                 {"pads", Ints{3, 3, 3, 3}}};
+    const Attributes resnet_stem{
+        {"kernel_shape", Ints{7, 7}}, {"strides", Ints{2, 2}}, {"pads", Ints{3, 3, 3, 3}}};
     EXPECT_EQ(infer1("Conv", {{1, 3, 224, 224}, {64, 3, 7, 7}}, resnet_stem),
               (Shape{1, 64, 112, 112}));
     EXPECT_EQ(infer1("Conv", {{1, 32, 112, 112}, {32, 1, 3, 3}, {32}},
@@ -328,9 +326,8 @@ TEST(OpSemanticsConv, OutputSizes) {
 }
 
 TEST(OpSemanticsConv, Pooling) {
-    const Attributes pool{{"kernel_shape", Ints{3, 3}},
-                          {"strides", Ints{2, 2}},
-                          {"pads", Ints{1, 1, 1, 1}}};
+    const Attributes pool{
+        {"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}};
     EXPECT_EQ(infer1("MaxPool", {{1, 64, 112, 112}}, pool), (Shape{1, 64, 56, 56}));
     EXPECT_EQ(infer1("AveragePool", {{1, 8, 7, 7}},
                      {{"kernel_shape", Ints{2, 2}}, {"strides", Ints{2, 2}}}),
@@ -389,28 +386,44 @@ TEST(OpSemanticsFlops, ElementwiseReductionsAndMovement) {
     EXPECT_DOUBLE_EQ(OneOp("FancyCustomOp", {{16, 512}}, {}, {{16, 512}}).flops(), 0.0);
 }
 
+TEST(OpSemanticsFlops, IntegerArithmeticIsNoFloatingPointWork) {
+    // Shape arithmetic of an exported graph (Div(size, heads)) and integer bookkeeping.
+    Graph g("ints");
+    int a = g.add_tensor("a", {}, DType::i64, TensorKind::input);
+    int b = g.add_tensor("b", {}, DType::i64, TensorKind::weight);
+    int q = g.add_tensor("q", {}, DType::i64);
+    int m = g.add_tensor("m", {1, 16}, DType::i64, TensorKind::input);
+    int f = g.add_tensor("f", {1, 16}, DType::f32);
+    int e = g.add_tensor("e", {4}, DType::f32, TensorKind::input);
+    int eq = g.add_tensor("eq", {4}, DType::boolean);
+    g.add_op("div", "Div", {a, b}, {q});
+    g.add_op("cast", "Cast", {m}, {f});
+    g.add_op("equal", "Equal", {e, e}, {eq});
+    EXPECT_DOUBLE_EQ(op_flops(g, g.op(0)), 0.0);
+    EXPECT_DOUBLE_EQ(op_flops(g, g.op(1)), 16.0);  // produces floats
+    EXPECT_DOUBLE_EQ(op_flops(g, g.op(2)), 4.0);   // compares floats
+}
+
 TEST(OpSemanticsFlops, ConvAndPooling) {
     // 2 * N * Cout * Hout * Wout * (Cin/group) * kh * kw
-    EXPECT_DOUBLE_EQ(OneOp("Conv", {{1, 3, 224, 224}, {64, 3, 7, 7}},
-                           {{"strides", Ints{2, 2}}, {"pads", Ints{3, 3, 3, 3}}},
-                           {{1, 64, 112, 112}})
-                         .flops(),
-                     2.0 * 1 * 64 * 112 * 112 * 3 * 7 * 7);
-    EXPECT_DOUBLE_EQ(OneOp("Conv", {{2, 32, 8, 8}, {32, 1, 3, 3}},
-                           {{"group", std::int64_t{32}}, {"pads", Ints{1, 1, 1, 1}}},
-                           {{2, 32, 8, 8}})
-                         .flops(),
-                     2.0 * 2 * 32 * 8 * 8 * 1 * 3 * 3);
-    EXPECT_DOUBLE_EQ(OneOp("MaxPool", {{1, 64, 112, 112}},
-                           {{"kernel_shape", Ints{3, 3}},
-                            {"strides", Ints{2, 2}},
-                            {"pads", Ints{1, 1, 1, 1}}},
-                           {{1, 64, 56, 56}})
-                         .flops(),
-                     64.0 * 56 * 56 * 9);
     EXPECT_DOUBLE_EQ(
-        OneOp("GlobalAveragePool", {{1, 2048, 7, 7}}, {}, {{1, 2048, 1, 1}}).flops(),
-        2048.0 * 49);
+        OneOp("Conv", {{1, 3, 224, 224}, {64, 3, 7, 7}},
+              {{"strides", Ints{2, 2}}, {"pads", Ints{3, 3, 3, 3}}}, {{1, 64, 112, 112}})
+            .flops(),
+        2.0 * 1 * 64 * 112 * 112 * 3 * 7 * 7);
+    EXPECT_DOUBLE_EQ(
+        OneOp("Conv", {{2, 32, 8, 8}, {32, 1, 3, 3}},
+              {{"group", std::int64_t{32}}, {"pads", Ints{1, 1, 1, 1}}}, {{2, 32, 8, 8}})
+            .flops(),
+        2.0 * 2 * 32 * 8 * 8 * 1 * 3 * 3);
+    EXPECT_DOUBLE_EQ(
+        OneOp("MaxPool", {{1, 64, 112, 112}},
+              {{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}},
+              {{1, 64, 56, 56}})
+            .flops(),
+        64.0 * 56 * 56 * 9);
+    EXPECT_DOUBLE_EQ(OneOp("GlobalAveragePool", {{1, 2048, 7, 7}}, {}, {{1, 2048, 1, 1}}).flops(),
+                     2048.0 * 49);
 }
 
 }  // namespace

@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "sim/exec_graph.hpp"
+#include "sim/workloads/json_graph.hpp"
 #include "sim/workloads/model_zoo.hpp"
 #include "tools/app/registration.hpp"
 #include "traces/trace_writer.hpp"
@@ -42,31 +44,50 @@ void write_file_atomically(const fs::path& file, const std::string& content) {
 
 std::shared_ptr<sim::Graph> build_workload(const sim::ConfigNode& node, std::string& label) {
     node.expect_map();
-    if (node.has("onnx") || node.has("json")) {
-        const std::string key = node.has("onnx") ? "onnx" : "json";
-        node[key].fail(fmt::format("'{}' workloads are not supported by this build yet; use a "
-                                   "built-in model (hetsim list models)",
-                                   key));
+    if (node.has("onnx")) {
+        node["onnx"].fail(
+            "ONNX import is not part of this build yet; use a built-in model "
+            "(hetsim list models) or a {json: file} graph");
+    }
+    if (node.has("json")) {
+        node.expect_keys({"json"});
+        std::filesystem::path file = node.at("json").as_string();
+        if (file.is_relative() && !node.file().empty() && node.file().front() != '<') {
+            file = std::filesystem::path(node.file()).parent_path() / file;
+        }
+        try {
+            auto graph = std::make_shared<sim::Graph>(sim::workloads::load_json_graph(file));
+            label = fmt::format("json({})", file.filename().string());
+            return graph;
+        } catch (const std::invalid_argument& e) {
+            node["json"].fail(e.what());
+        } catch (const sim::GraphError& e) {
+            node["json"].fail(fmt::format("{}: {}", file.string(), e.what()));
+        }
     }
     const std::string model = node.at("model").as_string();
     std::vector<std::string> model_names;
     const sim::workloads::ModelInfo* info = nullptr;
     for (const auto& m : sim::workloads::list_models()) {
         model_names.push_back(m.name);
-        if (m.name == model) info = &m;
+        if (m.name == model)
+            info = &m;
     }
     if (info == nullptr) {
         std::string hint = sim::did_you_mean(model, model_names);
-        node["model"].fail(fmt::format("unknown model '{}'{}; known: {}", model,
-                                       hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint),
-                                       fmt::join(model_names, ", ")));
+        node["model"].fail(
+            fmt::format("unknown model '{}'{}; known: {}", model,
+                        hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint),
+                        fmt::join(model_names, ", ")));
     }
     std::vector<std::string> allowed{"model"};
-    for (const auto& k : info->knobs) allowed.push_back(k.name);
+    for (const auto& k : info->knobs)
+        allowed.push_back(k.name);
     node.expect_keys(allowed);
     sim::workloads::Knobs knobs;
     for (const auto& k : info->knobs) {
-        if (node.has(k.name)) knobs[k.name] = node.at(k.name).as_int();
+        if (node.has(k.name))
+            knobs[k.name] = node.at(k.name).as_int();
     }
     std::shared_ptr<sim::Graph> graph;
     try {
@@ -79,7 +100,8 @@ std::shared_ptr<sim::Graph> build_workload(const sim::ConfigNode& node, std::str
     std::vector<std::string> parts;
     for (const auto& k : info->knobs) {
         auto it = knobs.find(k.name);
-        parts.push_back(fmt::format("{}={}", k.name, it == knobs.end() ? k.default_value : it->second));
+        parts.push_back(
+            fmt::format("{}={}", k.name, it == knobs.end() ? k.default_value : it->second));
     }
     label = fmt::format("{}({})", model, fmt::join(parts, ","));
     return graph;
@@ -97,7 +119,8 @@ StudyConfig parse_study(const sim::ConfigNode& root) {
     sim::ConfigNode platform_node = root.at("platform");
     if (platform_node.is_scalar()) {
         fs::path p = platform_node.as_string();
-        if (p.is_relative() && !root.file().empty()) p = fs::path(root.file()).parent_path() / p;
+        if (p.is_relative() && !root.file().empty())
+            p = fs::path(root.file()).parent_path() / p;
         if (!fs::exists(p)) {
             platform_node.fail(fmt::format("platform file '{}' does not exist", p.string()));
         }
@@ -127,21 +150,54 @@ StudyConfig parse_study(const sim::ConfigNode& root) {
     }
     study.seed = static_cast<std::uint64_t>(root.get_int("seed", 1));
     study.samples = static_cast<int>(root.get_int("samples", 8));
-    if (study.samples < 1) root["samples"].fail("must be >= 1");
+    if (study.samples < 1)
+        root["samples"].fail("must be >= 1");
     study.point = root.get_string("point", "default");
-    study.placers = root.at("placers").as_string_list();
-    if (study.placers.empty()) root["placers"].fail("a study needs at least one placer");
+    // In a YAML flow list `[priority:CPU_P,PIM,CPU_S, random]` the commas of a priority
+    // spec split it into items; an item that is a device name (and no placer) continues
+    // the spec before it, as usage.md writes it.
+    const std::vector<std::string> device_names = study.platform.device_names();
+    for (const auto& item : root.at("placers").as_string_list()) {
+        const bool is_device =
+            std::find(device_names.begin(), device_names.end(), item) != device_names.end();
+        if (is_device && !study.placers.empty() &&
+            study.placers.back().find(':') != std::string::npos) {
+            study.placers.back() += "," + item;
+        } else {
+            study.placers.push_back(item);
+        }
+    }
+    if (study.placers.empty())
+        root["placers"].fail("a study needs at least one placer");
     study.baseline = root.get_string("baseline", study.placers.front());
     // Every placer spec must parse now, before anything runs or is written.
     auto& registry = placement::PlacerRegistry::instance();
     std::vector<std::string> all = study.placers;
     all.insert(all.begin(), study.baseline);
+    const std::vector<std::string> devices = study.platform.device_names();
     for (std::size_t i = 0; i < all.size(); ++i) {
+        const sim::ConfigNode where = i == 0 ? root["baseline"] : root["placers"].at(i - 1);
         try {
             registry.create(all[i]);
         } catch (const placement::PlacementError& e) {
-            if (i == 0) root["baseline"].fail(e.what());
-            root["placers"].at(i - 1).fail(e.what());
+            where.fail(e.what());
+        }
+        // Placers whose arguments are device names: check them against this platform now.
+        const auto colon = all[i].find(':');
+        const std::string name = all[i].substr(0, colon);
+        if (colon == std::string::npos || (name != "single" && name != "priority"))
+            continue;
+        std::stringstream args(all[i].substr(colon + 1));
+        for (std::string device; std::getline(args, device, ',');) {
+            if (std::find(devices.begin(), devices.end(), device) != devices.end())
+                continue;
+            std::string hint = sim::did_you_mean(device, devices);
+            where.fail(
+                fmt::format("placer '{}' names device '{}', which platform '{}' does not "
+                            "have{}; devices: {}",
+                            all[i], device, study.platform.name,
+                            hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint),
+                            fmt::join(devices, ", ")));
         }
     }
     return study;
@@ -149,9 +205,11 @@ StudyConfig parse_study(const sim::ConfigNode& root) {
 
 StudyConfig load_study(const std::string& file, const std::vector<std::string>& overrides) {
     sim::ConfigNode root = sim::ConfigNode::load_file(file);
-    if (overrides.empty()) return parse_study(root);
+    if (overrides.empty())
+        return parse_study(root);
     YAML::Node raw = YAML::Clone(root.raw());
-    for (const auto& o : overrides) sim::apply_override(raw, o);
+    for (const auto& o : overrides)
+        sim::apply_override(raw, o);
     return parse_study(sim::ConfigNode(raw, file, ""));
 }
 
@@ -163,7 +221,8 @@ StudyResult run_study(const StudyConfig& study, bool record_traces) {
 
     std::vector<std::string> specs{study.baseline};
     for (const auto& p : study.placers) {
-        if (p != study.baseline) specs.push_back(p);
+        if (p != study.baseline)
+            specs.push_back(p);
     }
     StudyResult result;
     for (const auto& spec : specs) {
@@ -198,8 +257,10 @@ std::string objective_name(placement::Objective o) {
 }
 
 std::string human_time(double s) {
-    if (s >= 1.0) return fmt::format("{:.3f} s", s);
-    if (s >= 1e-3) return fmt::format("{:.3f} ms", s * 1e3);
+    if (s >= 1.0)
+        return fmt::format("{:.3f} s", s);
+    if (s >= 1e-3)
+        return fmt::format("{:.3f} ms", s * 1e3);
     return fmt::format("{:.2f} us", s * 1e6);
 }
 
@@ -211,13 +272,14 @@ std::string format_table(const StudyConfig& study, const StudyResult& result) {
                        study.workload_label, study.platform.name, study.graph->op_count(),
                        study.evaluator, objective_name(study.objective));
     std::size_t width = 6;
-    for (const auto& r : result.rows) width = std::max(width, r.placer.size());
-    out << fmt::format("{:<{}}  {:>12}  {:>14}  {:>8}  {:>11}  {:>8}\n", "placer", width,
-                       "latency", "throughput/s", "speedup", "placer time", "profile");
+    for (const auto& r : result.rows)
+        width = std::max(width, r.placer.size());
+    out << fmt::format("{:<{}}  {:>12}  {:>14}  {:>8}  {:>11}  {:>8}\n", "placer", width, "latency",
+                       "throughput/s", "speedup", "placer time", "profile");
     for (const auto& r : result.rows) {
-        out << fmt::format("{:<{}}  {:>12}  {:>14.2f}  {:>7.2f}x  {:>11}  {:>8}\n", r.placer,
-                           width, human_time(r.metrics.latency_s), r.metrics.throughput_per_s,
-                           r.speedup, human_time(r.placer_time_s), r.profile_runs);
+        out << fmt::format("{:<{}}  {:>12}  {:>14.2f}  {:>7.2f}x  {:>11}  {:>8}\n", r.placer, width,
+                           human_time(r.metrics.latency_s), r.metrics.throughput_per_s, r.speedup,
+                           human_time(r.placer_time_s), r.profile_runs);
     }
     return out.str();
 }
@@ -266,7 +328,8 @@ void write_outputs(const StudyConfig& study, const StudyResult& result, const fs
             nlohmann::ordered_json entry{{"op", study.graph->op(op).name},
                                          {"type", study.graph->op(op).type},
                                          {"device", device}};
-            if (!r.placement.notes.empty() && !r.placement.notes[static_cast<std::size_t>(op)].empty()) {
+            if (!r.placement.notes.empty() &&
+                !r.placement.notes[static_cast<std::size_t>(op)].empty()) {
                 entry["note"] = r.placement.notes[static_cast<std::size_t>(op)];
             }
             ops.push_back(entry);
@@ -294,7 +357,8 @@ void write_outputs(const StudyConfig& study, const StudyResult& result, const fs
     files[out_dir / "study.resolved.yaml"] = std::string(emitter.c_str()) + "\n";
 
     fs::create_directories(out_dir);
-    for (const auto& [path, content] : files) write_file_atomically(path, content);
+    for (const auto& [path, content] : files)
+        write_file_atomically(path, content);
 }
 
 }  // namespace hetsim::app

@@ -31,7 +31,7 @@ struct StudyConfig {
     std::uint64_t seed = 1;
     int samples = 8;
     std::string point = "default";  // design-point label
-    YAML::Node resolved;             // the study after --set overrides, platform inlined
+    YAML::Node resolved;            // the study after --set overrides, platform inlined
 };
 
 // Reads a study file, applies `overrides` ("a.b=c"), resolves the platform file relative to

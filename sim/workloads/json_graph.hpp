@@ -1,0 +1,21 @@
+// hetsim's own JSON graph format (a graph written by hand or by another tool):
+//   {"name": "g",
+//    "tensors": [{"name": "x", "shape": [1, 512], "dtype": "float32",
+//                 "kind": "input" | "weight" | "activation"}, ...],
+//    "ops": [{"name": "a", "type": "MatMul", "inputs": ["x", "w"], "outputs": ["y"],
+//             "attrs": {"transB": 1}}, ...]}
+// Every tensor is declared with its shape; Graph::finalize() checks them against the ops.
+#pragma once
+
+#include <string>
+
+#include "sim/graph.hpp"
+
+namespace hetsim::sim::workloads {
+
+// Throws std::invalid_argument naming the file and the JSON location of a malformed entry,
+// and GraphError (from finalize) for dangling tensors, cycles and shape mismatches.
+Graph load_json_graph(const std::string& file);
+Graph parse_json_graph(const std::string& text, const std::string& label);
+
+}  // namespace hetsim::sim::workloads

@@ -1,0 +1,223 @@
+#include "interconnect/dma_link.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "sim/config.hpp"
+#include "sim/platform.hpp"
+#include "tools/app/registration.hpp"
+
+namespace hetsim::interconnect {
+namespace {
+
+TEST(DmaLinkModel, LatencyPlusBytesOverBandwidthPerDirection) {
+    DmaLinkParams p;
+    p.forward = {2e9, 5e-6};
+    p.backward = {1e9, 10e-6};
+    p.convert_on = "cpu";
+    const DmaLinkModel link(p);
+    EXPECT_EQ(link.type(), "dma");
+    // forward: 5 us + 1000 B / 2 GB/s = 5 us + 0.5 us.
+    EXPECT_DOUBLE_EQ(link.transfer_time_s(1000, true), 5.5e-6);
+    // backward: 10 us + 1 MB / 1 GB/s = 10 us + 1 ms.
+    EXPECT_DOUBLE_EQ(link.transfer_time_s(1'000'000, false), 1.01e-3);
+    // An empty transfer still pays the descriptor latency.
+    EXPECT_DOUBLE_EQ(link.transfer_time_s(0, true), 5e-6);
+    EXPECT_EQ(link.converting_component(), "cpu");
+}
+
+// A two-component platform with the link written by the test.
+std::string platform_yaml(const std::string& link) {
+    return R"(
+name: t
+host: cpu
+components:
+  cpu:
+    type: cpu
+    devices: {CPU_S: serial}
+    cores: 1
+    clock: 1 GHz
+    flops_per_cycle: 1
+    l1d: 32 KiB
+    l2: 1 MiB
+    dram_bandwidth: 1 GB/s
+    convert_bandwidth: 1 GB/s
+  pim:
+    type: silent_pim
+    device: PIM
+    memspec: DDR4-2400
+)" + link;
+}
+
+sim::Platform parse(const std::string& link) {
+    app::register_all();
+    return sim::parse_platform(sim::ConfigNode::from_string(platform_yaml(link), "test.yaml"));
+}
+
+std::string parse_error(const std::string& link) {
+    try {
+        (void)parse(link);
+    } catch (const sim::InputError& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+TEST(DmaLinkYaml, ParsesBothDirections) {
+    const sim::Platform platform = parse(R"(
+  dma:
+    type: dma
+    endpoints: [cpu, pim]
+    forward: {bandwidth: 2 GB/s, latency: 5 us}
+    backward: {bandwidth: 1 GB/s, latency: 8 us}
+    convert_on: cpu
+)");
+    ASSERT_EQ(platform.links().size(), 1u);
+    const sim::Link& link = platform.links()[0];
+    EXPECT_EQ(link.name, "dma");
+    EXPECT_EQ(link.endpoint_a, "cpu");
+    EXPECT_EQ(link.endpoint_b, "pim");
+    EXPECT_EQ(link.model->type(), "dma");
+    EXPECT_EQ(link.model->converting_component(), "cpu");
+    // 5 us + 2000 B / 2 GB/s = 6 us; 8 us + 2000 B / 1 GB/s = 10 us.
+    EXPECT_DOUBLE_EQ(link.model->transfer_time_s(2000, true), 6e-6);
+    EXPECT_DOUBLE_EQ(link.model->transfer_time_s(2000, false), 10e-6);
+    auto route = platform.route("pim", "cpu");
+    ASSERT_TRUE(route.has_value());
+    EXPECT_FALSE(route->forward);
+}
+
+TEST(DmaLinkYaml, PcieIsSymmetricWithOptionalOverride) {
+    const sim::Platform sym = parse(R"(
+  pcie:
+    type: pcie
+    endpoints: [cpu, pim]
+    bandwidth: 12 GB/s
+    latency: 5 us
+)");
+    const auto& link = *sym.links()[0].model;
+    EXPECT_EQ(link.type(), "pcie");
+    EXPECT_EQ(link.converting_component(), "");
+    // 5 us + 12 kB / 12 GB/s = 6 us, both ways.
+    EXPECT_DOUBLE_EQ(link.transfer_time_s(12000, true), 6e-6);
+    EXPECT_DOUBLE_EQ(link.transfer_time_s(12000, false), 6e-6);
+
+    const sim::Platform asym = parse(R"(
+  pcie:
+    type: pcie
+    endpoints: [cpu, pim]
+    bandwidth: 12 GB/s
+    latency: 5 us
+    backward: {bandwidth: 6 GB/s}
+)");
+    const auto& link2 = *asym.links()[0].model;
+    EXPECT_DOUBLE_EQ(link2.transfer_time_s(12000, true), 6e-6);
+    // Overridden bandwidth, inherited latency: 5 us + 12 kB / 6 GB/s = 7 us.
+    EXPECT_DOUBLE_EQ(link2.transfer_time_s(12000, false), 7e-6);
+}
+
+TEST(DmaLinkYaml, UnknownKeySuggestsTheClosest) {
+    const std::string e = parse_error(R"(
+  dma:
+    type: dma
+    endpoints: [cpu, pim]
+    forward: {bandwith: 2 GB/s, latency: 5 us}
+    backward: {bandwidth: 1 GB/s, latency: 8 us}
+)");
+    EXPECT_NE(e.find("test.yaml"), std::string::npos) << e;
+    EXPECT_NE(e.find("components.dma.forward"), std::string::npos) << e;
+    EXPECT_NE(e.find("'bandwith'"), std::string::npos) << e;
+    EXPECT_NE(e.find("did you mean 'bandwidth'"), std::string::npos) << e;
+}
+
+TEST(DmaLinkYaml, MissingUnitNamesThePath) {
+    const std::string e = parse_error(R"(
+  dma:
+    type: dma
+    endpoints: [cpu, pim]
+    forward: {bandwidth: 2, latency: 5 us}
+    backward: {bandwidth: 1 GB/s, latency: 8 us}
+)");
+    EXPECT_NE(e.find("components.dma.forward.bandwidth"), std::string::npos) << e;
+    EXPECT_NE(e.find("GB/s"), std::string::npos) << e;  // the example unit
+}
+
+TEST(DmaLinkYaml, NegativeBandwidthNamesThePath) {
+    const std::string e = parse_error(R"(
+  dma:
+    type: dma
+    endpoints: [cpu, pim]
+    forward: {bandwidth: 2 GB/s, latency: 5 us}
+    backward: {bandwidth: -1 GB/s, latency: 8 us}
+)");
+    EXPECT_NE(e.find("components.dma.backward.bandwidth"), std::string::npos) << e;
+}
+
+TEST(DmaLinkYaml, NegativeLatencyNamesThePath) {
+    const std::string e = parse_error(R"(
+  pcie:
+    type: pcie
+    endpoints: [cpu, pim]
+    bandwidth: 12 GB/s
+    latency: -5 us
+)");
+    EXPECT_NE(e.find("components.pcie.latency"), std::string::npos) << e;
+}
+
+TEST(DmaLinkYaml, EndpointsMustBeTwoDistinctComponents) {
+    std::string e = parse_error(R"(
+  dma:
+    type: dma
+    endpoints: [cpu, pim, cpu]
+    forward: {bandwidth: 2 GB/s, latency: 5 us}
+    backward: {bandwidth: 1 GB/s, latency: 8 us}
+)");
+    EXPECT_NE(e.find("components.dma.endpoints"), std::string::npos) << e;
+    EXPECT_NE(e.find("two component names"), std::string::npos) << e;
+
+    e = parse_error(R"(
+  dma:
+    type: dma
+    endpoints: [cpu, cpu]
+    forward: {bandwidth: 2 GB/s, latency: 5 us}
+    backward: {bandwidth: 1 GB/s, latency: 8 us}
+)");
+    EXPECT_NE(e.find("two different endpoints"), std::string::npos) << e;
+
+    // Existence is checked by the platform parser once all components are known.
+    e = parse_error(R"(
+  dma:
+    type: dma
+    endpoints: [cpu, gpu]
+    forward: {bandwidth: 2 GB/s, latency: 5 us}
+    backward: {bandwidth: 1 GB/s, latency: 8 us}
+)");
+    EXPECT_NE(e.find("'gpu'"), std::string::npos) << e;
+}
+
+TEST(DmaLinkYaml, ConvertOnMustBeAnEndpoint) {
+    const std::string e = parse_error(R"(
+  dma:
+    type: dma
+    endpoints: [cpu, pim]
+    forward: {bandwidth: 2 GB/s, latency: 5 us}
+    backward: {bandwidth: 1 GB/s, latency: 8 us}
+    convert_on: gpu
+)");
+    EXPECT_NE(e.find("components.dma.convert_on"), std::string::npos) << e;
+    EXPECT_NE(e.find("'gpu'"), std::string::npos) << e;
+}
+
+TEST(DmaLinkYaml, DirectionsAreRequiredForDma) {
+    const std::string e = parse_error(R"(
+  dma:
+    type: dma
+    endpoints: [cpu, pim]
+    forward: {bandwidth: 2 GB/s, latency: 5 us}
+)");
+    EXPECT_NE(e.find("backward"), std::string::npos) << e;
+}
+
+}  // namespace
+}  // namespace hetsim::interconnect

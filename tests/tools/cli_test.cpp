@@ -1,0 +1,305 @@
+// The `hetsim` command end to end: outputs of a run, the trace structure, and the exit code
+// 2 + one clear message (no partial output) for each kind of bad input.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+struct Outcome {
+    int exit_code = -1;
+    std::string output;  // stdout and stderr
+};
+
+Outcome run_hetsim(const std::string& args) {
+    const std::string command = std::string(HETSIM_BINARY) + " " + args + " 2>&1";
+    Outcome outcome;
+    FILE* pipe = popen(command.c_str(), "r");
+    if (pipe == nullptr)
+        return outcome;
+    std::array<char, 4096> buffer{};
+    while (fgets(buffer.data(), static_cast<int>(buffer.size()), pipe) != nullptr) {
+        outcome.output += buffer.data();
+    }
+    int status = pclose(pipe);
+    outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return outcome;
+}
+
+class TempDir {
+  public:
+    TempDir() {
+        path_ = fs::temp_directory_path() /
+                ("hetsim_cli_" + std::to_string(::getpid()) + "_" +
+                 ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(path_);
+        fs::create_directories(path_);
+    }
+    ~TempDir() { fs::remove_all(path_); }
+    fs::path write(const std::string& name, const std::string& text) const {
+        std::ofstream(path_ / name) << text;
+        return path_ / name;
+    }
+    const fs::path& path() const { return path_; }
+
+  private:
+    fs::path path_;
+};
+
+const std::string kPlatform =
+    std::string(HETSIM_SOURCE_DIR) + "/configs/platforms/zynq_silentpim.yaml";
+
+std::string study_with(const std::string& platform, const std::string& extra = "",
+                       const std::string& workload = "{ model: bert, layers: 1, seq_len: 8 }") {
+    return "study: t\nplatform: " + platform + "\nworkload: " + workload +
+           "\nevaluator: des\nsamples: 2\nbaseline: single:CPU_S\n"
+           "placers: [priority:PIM,CPU_P,CPU_S]\n" +
+           extra;
+}
+
+std::string read(const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+TEST(Cli, RunWritesEveryOutput) {
+    TempDir dir;
+    auto study = dir.write("s.yaml", study_with(kPlatform));
+    auto out = dir.path() / "out";
+    Outcome o = run_hetsim("run " + study.string() + " --trace --out " + out.string());
+    ASSERT_EQ(o.exit_code, 0) << o.output;
+    EXPECT_THAT(o.output, HasSubstr("single:CPU_S"));
+    EXPECT_THAT(o.output, HasSubstr("priority:PIM,CPU_P,CPU_S"));
+    const std::string csv = read(out / "results.csv");
+    EXPECT_EQ(csv.substr(0, csv.find('\n'))
+                  .rfind("study,point,placer,objective,latency_s,throughput_per_s,speedup,"
+                         "placer_time_s,profile_runs,evaluator",
+                         0),
+              0u);
+    EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3);  // header + 2 placers
+    auto results = nlohmann::json::parse(read(out / "results.json"));
+    ASSERT_EQ(results["rows"].size(), 2u);
+    EXPECT_DOUBLE_EQ(results["rows"][0]["speedup"].get<double>(), 1.0);
+    EXPECT_GT(results["rows"][0]["latency_s"].get<double>(), 0.0);
+    EXPECT_TRUE(fs::exists(out / "placement_single_CPU_S.json"));
+    EXPECT_TRUE(fs::exists(out / "placement_priority_PIM_CPU_P_CPU_S.json"));
+    EXPECT_TRUE(fs::exists(out / "study.resolved.yaml"));
+    EXPECT_TRUE(fs::exists(out / "single_CPU_S.trace.json"));
+    for (const auto& entry : fs::directory_iterator(out)) {
+        EXPECT_NE(entry.path().extension(), ".tmp") << entry.path();
+    }
+}
+
+// Structure of a real trace: a process/thread name for every track, slices never overlap on
+// one track, timestamps monotonic per track, and every flow has both ends on existing slices.
+TEST(Cli, TraceOfARealRunIsWellFormed) {
+    TempDir dir;
+    auto study = dir.write("s.yaml", study_with(kPlatform));
+    auto out = dir.path() / "out";
+    ASSERT_EQ(run_hetsim("run " + study.string() + " --trace --out " + out.string()).exit_code, 0);
+    auto doc = nlohmann::json::parse(read(out / "priority_PIM_CPU_P_CPU_S.trace.json"));
+    const auto& events = doc["traceEvents"];
+    std::map<int, std::string> process_names;
+    std::map<std::pair<int, int>, std::string> thread_names;
+    std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> slices;
+    std::map<long long, std::vector<std::pair<std::string, double>>> flow_phases;
+    for (const auto& e : events) {
+        const std::string ph = e["ph"];
+        if (ph == "M" && e["name"] == "process_name")
+            process_names[e["pid"]] = e["args"]["name"];
+        if (ph == "M" && e["name"] == "thread_name") {
+            thread_names[{e["pid"], e["tid"]}] = e["args"]["name"];
+        }
+        if (ph == "X")
+            slices[{e["pid"], e["tid"]}].emplace_back(e["ts"], e["dur"]);
+        if (ph == "s" || ph == "f")
+            flow_phases[e["id"].get<long long>()].emplace_back(ph, e["ts"].get<double>());
+    }
+    EXPECT_TRUE(std::any_of(process_names.begin(), process_names.end(),
+                            [](const auto& p) { return p.second == "pim"; }));
+    EXPECT_TRUE(std::any_of(process_names.begin(), process_names.end(),
+                            [](const auto& p) { return p.second == "dma"; }));
+    ASSERT_FALSE(slices.empty());
+    for (const auto& [track, list] : slices) {
+        EXPECT_TRUE(process_names.count(track.first)) << "unnamed process " << track.first;
+        EXPECT_TRUE(thread_names.count(track)) << "unnamed thread";
+        for (std::size_t i = 1; i < list.size(); ++i) {
+            EXPECT_LE(list[i - 1].first, list[i].first) << "timestamps go back on a track";
+            EXPECT_LE(list[i - 1].first + list[i - 1].second, list[i].first + 1e-6)
+                << "slices overlap on a track";
+        }
+    }
+    ASSERT_FALSE(flow_phases.empty());
+    // Each flow: one start and one end, and the arrow never points back in time.
+    for (auto [id, phases] : flow_phases) {
+        std::sort(phases.begin(), phases.end(), std::greater<>());
+        ASSERT_EQ(phases.size(), 2u) << "flow " << id;
+        EXPECT_EQ(phases[0].first, "s");
+        EXPECT_EQ(phases[1].first, "f");
+        EXPECT_LE(phases[0].second, phases[1].second) << "flow " << id;
+    }
+}
+
+TEST(Cli, FlowListPriorityKeepsItsDevices) {
+    TempDir dir;
+    auto study = dir.write("s.yaml", "study: t\nplatform: " + kPlatform +
+                                         "\nworkload: {model: bert, layers: 1, seq_len: 8}\n"
+                                         "evaluator: analytic\nbaseline: single:CPU_S\n"
+                                         "placers: [priority:CPU_P,PIM,CPU_S, random]\n");
+    auto out = dir.path() / "out";
+    Outcome o = run_hetsim("run " + study.string() + " --out " + out.string());
+    ASSERT_EQ(o.exit_code, 0) << o.output;
+    EXPECT_THAT(o.output, HasSubstr("priority:CPU_P,PIM,CPU_S"));
+    EXPECT_THAT(o.output, HasSubstr("random"));
+    const std::string csv = read(out / "results.csv");
+    EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 4);  // header + baseline + 2 placers
+}
+
+TEST(Cli, ListsAndInspects) {
+    Outcome placers = run_hetsim("list placers");
+    EXPECT_EQ(placers.exit_code, 0);
+    for (const char* name : {"single", "priority", "random", "exhaustive"}) {
+        EXPECT_THAT(placers.output, HasSubstr(name));
+    }
+    Outcome devices = run_hetsim("list devices");
+    for (const char* name : {"cpu", "silent_pim", "dma"}) {
+        EXPECT_THAT(devices.output, HasSubstr(name));
+    }
+    Outcome models = run_hetsim("list models");
+    for (const char* name : {"bert", "roberta", "gpt2"})
+        EXPECT_THAT(models.output, HasSubstr(name));
+    Outcome inspect = run_hetsim("inspect bert --set seq_len=32");
+    EXPECT_EQ(inspect.exit_code, 0);
+    EXPECT_THAT(inspect.output, HasSubstr("seq_len=32"));
+    EXPECT_THAT(inspect.output, HasSubstr("MatMul"));
+    EXPECT_THAT(inspect.output, HasSubstr("total FLOPs"));
+}
+
+// --- bad input: exit code 2, one message naming the file and YAML path, no output files ---
+
+void expect_input_error(const TempDir& dir, const fs::path& study, const std::string& expected,
+                        const std::string& extra_args = "") {
+    auto out = dir.path() / "never";
+    Outcome o = run_hetsim("run " + study.string() + " --out " + out.string() + " " + extra_args);
+    EXPECT_EQ(o.exit_code, 2) << o.output;
+    EXPECT_THAT(o.output, HasSubstr("hetsim: error: "));
+    EXPECT_THAT(o.output, HasSubstr(expected));
+    EXPECT_FALSE(fs::exists(out)) << "partial output written";
+    EXPECT_EQ(std::count(o.output.begin(), o.output.end(), '\n'), 1) << o.output;
+}
+
+TEST(CliErrors, UnknownKeySuggestsTheKnownOne) {
+    TempDir dir;
+    auto study = dir.write("s.yaml", "study: t\nplatform: " + kPlatform +
+                                         "\nworkload: {model: bert}\nplacer: [random]\n");
+    expect_input_error(dir, study, "s.yaml:4");
+    expect_input_error(dir, study, "unknown key 'placer' (did you mean 'placers'?)");
+}
+
+std::string platform_text(const std::string& cpu_clock, const std::string& fwd_bandwidth) {
+    return "name: p\ndispatch: sequential\nhost: cpu\ncomponents:\n"
+           "  cpu:\n    type: cpu\n    devices: {CPU_S: serial, CPU_P: parallel}\n"
+           "    cores: 4\n    clock: " +
+           cpu_clock +
+           "\n    flops_per_cycle: 2\n"
+           "    gemm_n_half: 9\n    l1d: 32 KiB\n    l2: 1 MiB\n"
+           "    dram_bandwidth: 4 GB/s\n    dram_bandwidth_all_cores: 8 GB/s\n"
+           "    op_overhead: 1 us\n    fork_join_overhead: 10 us\n    memory: 2 GiB\n"
+           "    convert_bandwidth: 2 GB/s\n    convert_overhead: 1 us\n"
+           "  pim:\n    type: silent_pim\n    device: PIM\n    memspec: DDR4-2400\n"
+           "    offload_overhead: 2 us\n    memory: 4 GiB\n"
+           "  dma:\n    type: dma\n    endpoints: [cpu, pim]\n"
+           "    forward: {bandwidth: " +
+           fwd_bandwidth +
+           ", latency: 5 us}\n"
+           "    backward: {bandwidth: 1 GB/s, latency: 5 us}\n    convert_on: cpu\n";
+}
+
+TEST(CliErrors, TheTestPlatformTextIsValid) {
+    TempDir dir;
+    auto platform = dir.write("p.yaml", platform_text("1.5 GHz", "2.5 GB/s"));
+    auto study = dir.write("s.yaml", study_with(platform.string()));
+    EXPECT_EQ(
+        run_hetsim("run " + study.string() + " --out " + (dir.path() / "o").string()).exit_code, 0);
+}
+
+TEST(CliErrors, MissingUnitNamesThePath) {
+    TempDir dir;
+    auto platform = dir.write("p.yaml", platform_text("1.5", "2.5 GB/s"));
+    auto study = dir.write("s.yaml", study_with(platform.string()));
+    expect_input_error(dir, study, "p.yaml:9: components.cpu.clock: expected a frequency");
+}
+
+TEST(CliErrors, WrongUnitNamesThePath) {
+    TempDir dir;
+    auto platform = dir.write("p.yaml", platform_text("5 us", "2.5 GB/s"));
+    auto study = dir.write("s.yaml", study_with(platform.string()));
+    expect_input_error(dir, study, "components.cpu.clock");
+}
+
+TEST(CliErrors, NegativeBandwidthIsRejected) {
+    TempDir dir;
+    auto platform = dir.write("p.yaml", platform_text("1.5 GHz", "-2.5 GB/s"));
+    auto study = dir.write("s.yaml", study_with(platform.string()));
+    expect_input_error(dir, study, "components.dma.forward.bandwidth: must be > 0");
+}
+
+TEST(CliErrors, CyclicGraphNamesTheCycle) {
+    TempDir dir;
+    dir.write("g.json", R"({"tensors": [
+        {"name": "x", "shape": [1, 8], "kind": "input"},
+        {"name": "a_out", "shape": [1, 8]}, {"name": "b_out", "shape": [1, 8]}],
+      "ops": [{"name": "a", "type": "Add", "inputs": ["x", "b_out"], "outputs": ["a_out"]},
+              {"name": "b", "type": "Relu", "inputs": ["a_out"], "outputs": ["b_out"]}]})");
+    auto study = dir.write("s.yaml", study_with(kPlatform, "", "{ json: g.json }"));
+    expect_input_error(dir, study, "has a cycle: ");
+}
+
+TEST(CliErrors, AnOpNoDeviceSupportsIsNamed) {
+    TempDir dir;
+    // A platform with the PIM only: BERT's embedding Gather has nowhere to run.
+    auto platform = dir.write(
+        "p.yaml",
+        "name: pim_only\nhost: pim\ncomponents:\n  pim:\n    type: silent_pim\n    device: PIM\n"
+        "    memspec: DDR4-2400\n    offload_overhead: 2 us\n    memory: 4 GiB\n");
+    auto study = dir.write("s.yaml", "study: t\nplatform: " + platform.string() +
+                                         "\nworkload: {model: bert, layers: 1}\n"
+                                         "placers: [single:PIM]\n");
+    expect_input_error(dir, study,
+                       "op '/bert/embeddings/word_embeddings/Gather' (Gather) of graph 'bert' "
+                       "cannot run on any device of platform 'pim_only'");
+}
+
+TEST(CliErrors, UnknownDeviceInAPlacerIsNamed) {
+    TempDir dir;
+    auto study = dir.write("s.yaml", study_with(kPlatform));
+    expect_input_error(dir, study,
+                       "names device 'CPU_Q', which platform 'zynq_silentpim' does not have",
+                       "--set placers.0=priority:CPU_Q,PIM");
+}
+
+TEST(CliErrors, UnreadableFile) {
+    TempDir dir;
+    expect_input_error(dir, dir.path() / "missing.yaml", "missing.yaml: cannot read file");
+}
+
+TEST(CliErrors, BadOverride) {
+    TempDir dir;
+    auto study = dir.write("s.yaml", study_with(kPlatform));
+    expect_input_error(dir, study, "expected PATH=VALUE", "--set workload.seq_len");
+}
+
+}  // namespace

@@ -1,0 +1,149 @@
+// DES speed: wall time per simulated task of BERT-base (12 layers, hidden 768, seq 128) on
+// the Zynq + Silent-PIM platform, against a raw SystemC event ping-pong measured in the same
+// run (the floor any SystemC model pays per event), plus AnalyticEvaluator time per call.
+// Prints the ratios at the end. Run: build/release/des_bench
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include <systemc>
+
+#include "placement/placer.hpp"
+#include "sim/evaluator.hpp"
+#include "sim/exec_graph.hpp"
+#include "sim/workloads/model_zoo.hpp"
+#include "tools/app/registration.hpp"
+
+namespace {
+
+using namespace hetsim;  // a benchmark program, not a header
+
+// Two SC_METHODs notifying each other 1 ns apart: one timed event + one process activation
+// per hop, the cheapest thing a SystemC model can do per simulated step.
+class PingPong : public sc_core::sc_module {
+  public:
+    SC_HAS_PROCESS(PingPong);
+    explicit PingPong(sc_core::sc_module_name name) : sc_module(name) {
+        SC_METHOD(ping);
+        sensitive << ping_event_;
+        dont_initialize();
+        SC_METHOD(pong);
+        sensitive << pong_event_;
+        dont_initialize();
+    }
+    void run(std::int64_t hops) {
+        remaining_ = hops;
+        ping_event_.notify(sc_core::SC_ZERO_TIME);
+        sc_core::sc_start();
+    }
+
+  private:
+    void ping() {
+        if (--remaining_ > 0)
+            pong_event_.notify(1, sc_core::SC_NS);
+    }
+    void pong() {
+        if (--remaining_ > 0)
+            ping_event_.notify(1, sc_core::SC_NS);
+    }
+    sc_core::sc_event ping_event_, pong_event_;
+    std::int64_t remaining_ = 0;
+};
+
+struct Fixture {
+    sim::Platform platform;
+    sim::Graph graph;
+    sim::ExecGraph exec;
+    PingPong* ping_pong = nullptr;
+    std::unique_ptr<sim::DesEvaluator> des;
+};
+
+Fixture* g_fixture = nullptr;
+double g_event_s = 0.0, g_des_task_s = 0.0, g_analytic_call_s = 0.0, g_analytic_task_s = 0.0;
+
+void BM_SystemCEventPingPong(benchmark::State& state) {
+    const std::int64_t hops = 100000;
+    for (auto _ : state)
+        g_fixture->ping_pong->run(hops);
+    state.SetItemsProcessed(state.iterations() * hops);
+}
+
+void BM_DesBertBase(benchmark::State& state) {
+    const auto tasks = static_cast<std::int64_t>(g_fixture->exec.tasks.size());
+    for (auto _ : state)
+        benchmark::DoNotOptimize(g_fixture->des->evaluate(g_fixture->exec));
+    state.SetItemsProcessed(state.iterations() * tasks);
+    state.counters["tasks"] = static_cast<double>(tasks);
+}
+
+void BM_AnalyticBertBase(benchmark::State& state) {
+    sim::AnalyticEvaluator analytic(sim::EvalOptions{1});
+    const auto tasks = static_cast<std::int64_t>(g_fixture->exec.tasks.size());
+    for (auto _ : state)
+        benchmark::DoNotOptimize(analytic.evaluate(g_fixture->exec));
+    state.SetItemsProcessed(state.iterations() * tasks);
+}
+
+// Collects seconds per item of each benchmark for the summary.
+class SummaryReporter : public benchmark::ConsoleReporter {
+  public:
+    void ReportRuns(const std::vector<Run>& runs) override {
+        ConsoleReporter::ReportRuns(runs);
+        for (const auto& run : runs) {
+            auto it = run.counters.find("items_per_second");
+            if (it == run.counters.end() || it->second.value <= 0)
+                continue;
+            const double per_item_s = 1.0 / it->second.value;
+            const std::string name = run.benchmark_name();
+            if (name.find("PingPong") != std::string::npos)
+                g_event_s = per_item_s;
+            if (name.find("DesBertBase") != std::string::npos)
+                g_des_task_s = per_item_s;
+            if (name.find("AnalyticBertBase") != std::string::npos) {
+                g_analytic_task_s = per_item_s;
+                g_analytic_call_s = run.GetAdjustedRealTime() * 1e-9;  // ns -> s
+            }
+        }
+    }
+};
+
+}  // namespace
+
+BENCHMARK(BM_SystemCEventPingPong)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DesBertBase)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AnalyticBertBase)->Unit(benchmark::kMillisecond);
+
+int main(int argc, char** argv) {
+    setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+    app::register_all();
+    Fixture fixture;
+    const std::string platform_file =
+        std::string(HETSIM_SOURCE_DIR) + "/configs/platforms/zynq_silentpim.yaml";
+    fixture.platform = sim::load_platform(platform_file);
+    fixture.platform.dispatch = sim::DispatchMode::dataflow;  // exercise queues and links
+    fixture.graph = sim::workloads::build_model(
+        "bert", {{"layers", 12}, {"hidden", 768}, {"heads", 12}, {"ffn", 3072}, {"seq_len", 128}});
+    // Both elaborate before the first sc_start (SystemC elaborates once per process).
+    fixture.ping_pong = new PingPong("ping_pong");
+    fixture.des = std::make_unique<sim::DesEvaluator>(fixture.platform, sim::EvalOptions{1});
+    sim::AnalyticEvaluator analytic(sim::EvalOptions{1});
+    auto placer = placement::PlacerRegistry::instance().create("priority:PIM,CPU_P,CPU_S");
+    placement::PlacementContext context{fixture.graph, fixture.platform, analytic,
+                                        placement::Objective::latency, 1};
+    fixture.exec = sim::lower(fixture.graph, placer->place(context).placement, fixture.platform);
+    g_fixture = &fixture;
+
+    benchmark::Initialize(&argc, argv);
+    SummaryReporter reporter;
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+    benchmark::Shutdown();
+    fmt::print("\nBERT-base seq 128: {} ops, {} tasks after lowering\n", fixture.graph.op_count(),
+               fixture.exec.tasks.size());
+    fmt::print("raw SystemC event (ping-pong hop): {:.3f} us\n", g_event_s * 1e6);
+    fmt::print("DES per simulated task:            {:.3f} us  = {:.1f}x a raw SystemC event\n",
+               g_des_task_s * 1e6, g_des_task_s / g_event_s);
+    fmt::print(
+        "AnalyticEvaluator per evaluation:  {:.3f} ms ({:.3f} us per task, {:.1f}x "
+        "faster than the DES)\n",
+        g_analytic_call_s * 1e3, g_analytic_task_s * 1e6, g_des_task_s / g_analytic_task_s);
+    return 0;
+}
