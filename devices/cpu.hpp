@@ -49,7 +49,7 @@ struct CpuOpCost {
 };
 
 class CpuModel final : public sim::DeviceModel {
-  public:
+public:
     CpuModel(CpuParams params, CpuMode mode);
 
     std::string type() const override { return "cpu"; }
@@ -73,7 +73,7 @@ class CpuModel final : public sim::DeviceModel {
     const CpuParams& params() const { return params_; }
     CpuMode mode() const { return mode_; }
 
-  private:
+private:
     CpuParams params_;
     CpuMode mode_;
 };
@@ -81,11 +81,11 @@ class CpuModel final : public sim::DeviceModel {
 // fp32<->bf16 conversion done by this CPU for transfers to/from a bf16 device (lee2022 §2.3:
 // "the CPU performed the conversion", similar time in both directions).
 class CpuConversionModel final : public sim::ConversionModel {
-  public:
+public:
     CpuConversionModel(double bandwidth_Bps, double overhead_s);
     double conversion_time_s(std::int64_t elements, sim::DType from, sim::DType to) const override;
 
-  private:
+private:
     double bandwidth_Bps_;
     double overhead_s_;
 };

@@ -27,7 +27,7 @@ struct DmaLinkParams {
 };
 
 class DmaLinkModel final : public sim::LinkModel {
-  public:
+public:
     explicit DmaLinkModel(DmaLinkParams params);
 
     std::string type() const override { return params_.type; }
@@ -37,7 +37,7 @@ class DmaLinkModel final : public sim::LinkModel {
 
     const DmaLinkParams& params() const { return params_; }
 
-  private:
+private:
     DmaLinkParams params_;
 };
 

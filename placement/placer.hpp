@@ -35,7 +35,7 @@ struct PlacementResult {
 };
 
 class Placer {
-  public:
+public:
     virtual ~Placer() = default;
     virtual std::string name() const = 0;  // the spec it was created from: "priority:PIM,CPU_P"
     virtual PlacementResult place(const PlacementContext& context) = 0;
@@ -44,7 +44,7 @@ class Placer {
 // A placer that cannot run on this input (e.g. exhaustive on a graph too large), or a
 // spec that names unknown devices. The message says what and why.
 class PlacementError : public std::runtime_error {
-  public:
+public:
     using std::runtime_error::runtime_error;
 };
 
@@ -60,14 +60,14 @@ struct PlacerInfo {
 };
 
 class PlacerRegistry {
-  public:
+public:
     static PlacerRegistry& instance();  // every built-in placer registered
     void add(PlacerInfo info);
     // Throws PlacementError for an unknown name (with "did you mean").
     std::unique_ptr<Placer> create(const std::string& spec) const;
     std::vector<const PlacerInfo*> all() const;  // sorted by name
 
-  private:
+private:
     std::map<std::string, PlacerInfo> placers_;
 };
 

@@ -50,7 +50,7 @@ struct PimPlan {
 };
 
 class SilentPimDevice final : public sim::DeviceModel {
-  public:
+public:
     explicit SilentPimDevice(SilentPimParams params);
 
     std::string type() const override { return "silent_pim"; }
@@ -74,7 +74,7 @@ class SilentPimDevice final : public sim::DeviceModel {
     // bf16 elements per 64-byte burst (32 for DDR4 x64 BL8).
     std::int64_t elements_per_burst() const;
 
-  private:
+private:
     // DRAM rows (pages) opened by a stream of `bursts` consecutive bursts.
     std::int64_t row_openings(std::int64_t bursts) const;
 

@@ -21,14 +21,14 @@ namespace hetsim::sim {
 //   "<file>:<line>: <yaml.path>: <message>"  (line omitted when unknown, path when empty).
 // The CLI prints it and exits with code 2.
 class InputError : public std::runtime_error {
-  public:
+public:
     InputError(std::string file, std::string yaml_path, int line, std::string message);
     const std::string& file() const { return file_; }
     const std::string& yaml_path() const { return yaml_path_; }
     int line() const { return line_; }  // 1-based, 0 when unknown
     const std::string& message() const { return message_; }
 
-  private:
+private:
     std::string file_, yaml_path_, message_;
     int line_;
 };
@@ -37,7 +37,7 @@ class InputError : public std::runtime_error {
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
 
 class ConfigNode {
-  public:
+public:
     ConfigNode() = default;
     ConfigNode(YAML::Node node, std::string file, std::string path);
     ConfigNode(const ConfigNode&) = default;
@@ -93,7 +93,7 @@ class ConfigNode {
     int line() const;  // 1-based, 0 when unknown
     const YAML::Node& raw() const { return node_; }
 
-  private:
+private:
     // The scalar's text; otherwise fails with "expected <expected>, got ..." or "missing key".
     const std::string& scalar(std::string_view expected) const;
     // Reports this (absent) node as "missing key '<last path part>'" at its parent.

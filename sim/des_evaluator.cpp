@@ -36,7 +36,7 @@ std::int64_t now_ps() {
 // The memory of a component, as a TLM-2.0 target. Transfers write into it; it adds its
 // access latency to the transaction's annotated delay and counts the bytes it received.
 class MemoryTarget : public sc_core::sc_module {
-  public:
+public:
     tlm_utils::simple_target_socket<MemoryTarget> socket;
     std::int64_t bytes_written = 0;
     sc_core::sc_time access_latency = sc_core::SC_ZERO_TIME;
@@ -45,7 +45,7 @@ class MemoryTarget : public sc_core::sc_module {
         socket.register_b_transport(this, &MemoryTarget::b_transport);
     }
 
-  private:
+private:
     void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
         if (payload.get_command() == tlm::TLM_WRITE_COMMAND) {
             bytes_written += static_cast<std::int64_t>(payload.get_data_length());
@@ -59,7 +59,7 @@ class Executor;
 
 // A queue-served execution resource: up to `capacity` units busy at once.
 class SlotServer : public sc_core::sc_module {
-  public:
+public:
     SC_HAS_PROCESS(SlotServer);
     SlotServer(sc_core::sc_module_name name, Executor& executor, MemoryTarget* destination)
         : sc_module(name), executor_(executor), destination_(destination) {
@@ -99,7 +99,7 @@ class SlotServer : public sc_core::sc_module {
         done_.notify(duration);
     }
 
-  private:
+private:
     void on_done();
 
     Executor& executor_;
@@ -112,7 +112,7 @@ class SlotServer : public sc_core::sc_module {
 
 // Submits ready task instances to their servers and handles completions.
 class Executor : public sc_core::sc_module {
-  public:
+public:
     SC_HAS_PROCESS(Executor);
     explicit Executor(sc_core::sc_module_name name) : sc_module(name) {
         SC_METHOD(dispatch);
@@ -140,7 +140,7 @@ class Executor : public sc_core::sc_module {
 
     std::vector<SlotServer*> servers;
 
-  private:
+private:
     void dispatch() {
         std::set<int> slots(touched_.begin(), touched_.end());
         touched_.clear();

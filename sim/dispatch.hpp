@@ -28,7 +28,7 @@ struct StartedTask {
 };
 
 class Dispatcher {
-  public:
+public:
     // `unlimited_links`: link slots accept any number of concurrent transfers (the analytic
     // model's "no contention"); otherwise each direction serves one transfer at a time (FIFO
     // DMA engine per direction).
@@ -43,7 +43,7 @@ class Dispatcher {
     int slot_count() const { return static_cast<int>(slots_.size()); }
     int samples() const { return samples_; }
 
-  private:
+private:
     struct SlotState {
         int capacity = 1;  // < 0: unlimited
         int free_units = 1;

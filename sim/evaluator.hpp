@@ -28,7 +28,7 @@ struct Metrics {
 };
 
 class Evaluator {
-  public:
+public:
     virtual ~Evaluator() = default;
     virtual std::string name() const = 0;  // "analytic", "des"
     // Evaluates one sample for latency, then `samples` for throughput. With `trace`,
@@ -36,17 +36,17 @@ class Evaluator {
     virtual Metrics evaluate(const ExecGraph& exec, Trace* trace = nullptr) = 0;
     int evaluations() const { return evaluations_; }
 
-  protected:
+protected:
     int evaluations_ = 0;
 };
 
 class AnalyticEvaluator final : public Evaluator {
-  public:
+public:
     explicit AnalyticEvaluator(EvalOptions options = {}) : options_(options) {}
     std::string name() const override { return "analytic"; }
     Metrics evaluate(const ExecGraph& exec, Trace* trace = nullptr) override;
 
-  private:
+private:
     EvalOptions options_;
 };
 
@@ -54,7 +54,7 @@ class AnalyticEvaluator final : public Evaluator {
 // one elaboration per process) and replays ExecGraphs back to back with sc_start.
 // Only one DesEvaluator may exist per process. SystemC stays out of this header.
 class DesEvaluator final : public Evaluator {
-  public:
+public:
     explicit DesEvaluator(const Platform& platform, EvalOptions options = {});
     ~DesEvaluator() override;
     std::string name() const override { return "des"; }
@@ -62,7 +62,7 @@ class DesEvaluator final : public Evaluator {
 
     struct Impl;
 
-  private:
+private:
     std::unique_ptr<Impl> impl_;
     EvalOptions options_;
 };

@@ -69,7 +69,7 @@ std::int64_t to_ps(double seconds);
 // Thrown when a placement cannot be lowered (unsupported op on its device, no route
 // between two components, a conversion nobody can do). The message names op and device.
 class LoweringError : public std::runtime_error {
-  public:
+public:
     using std::runtime_error::runtime_error;
 };
 

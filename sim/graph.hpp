@@ -65,12 +65,12 @@ struct Op {
 
 // Thrown for structurally invalid graphs (dangling tensor, cycle, shape mismatch).
 class GraphError : public std::runtime_error {
-  public:
+public:
     using std::runtime_error::runtime_error;
 };
 
 class Graph {
-  public:
+public:
     explicit Graph(std::string name = "graph") : name_(std::move(name)) {}
 
     const std::string& name() const { return name_; }
@@ -112,7 +112,7 @@ class Graph {
     double total_flops() const;
     std::int64_t total_weight_bytes() const;
 
-  private:
+private:
     std::string name_;
     std::vector<Op> ops_;
     std::vector<Tensor> tensors_;

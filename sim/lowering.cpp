@@ -59,7 +59,7 @@ bool is_float(DType d) {
 }
 
 class Lowerer {
-  public:
+public:
     Lowerer(const Graph& graph, const Placement& placement, const Platform& platform)
         : graph_(graph), placement_(placement), platform_(platform) {
         exec_.resources = resource_slots(platform);
@@ -85,7 +85,7 @@ class Lowerer {
         return std::move(exec_);
     }
 
-  private:
+private:
     struct Location {
         std::string component;
         DType dtype;

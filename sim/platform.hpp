@@ -27,7 +27,7 @@ struct Support {
 // The cost model of one logical device. No SystemC: both evaluators and every placer
 // query the same numbers through this interface.
 class DeviceModel {
-  public:
+public:
     virtual ~DeviceModel() = default;
     virtual std::string type() const = 0;  // YAML type that built it: "cpu", "silent_pim"
     virtual Support supports(const Graph& graph, const Op& op) const = 0;
@@ -39,7 +39,7 @@ class DeviceModel {
 
 // Time a conversion of `elements` floats between two dtypes takes on a device.
 class ConversionModel {
-  public:
+public:
     virtual ~ConversionModel() = default;
     virtual double conversion_time_s(std::int64_t elements, DType from, DType to) const = 0;
 };
@@ -47,7 +47,7 @@ class ConversionModel {
 // The cost model of one link (both directions). Direction `forward` = from the link's
 // first endpoint to its second, as written in the platform file.
 class LinkModel {
-  public:
+public:
     virtual ~LinkModel() = default;
     virtual std::string type() const = 0;  // "dma", "pcie"
     // Time a transfer of `bytes` takes when it has the direction to itself.
@@ -90,7 +90,7 @@ struct Link {
 enum class DispatchMode { sequential, dataflow };
 
 class Platform {
-  public:
+public:
     std::string name;
     std::string source_file;
     DispatchMode dispatch = DispatchMode::dataflow;
@@ -121,7 +121,7 @@ class Platform {
     void add_component(Component component);
     void add_link(Link link);
 
-  private:
+private:
     std::vector<Device> devices_;
     std::vector<ExecResource> resources_;
     std::vector<Component> components_;
@@ -143,13 +143,13 @@ struct ComponentType {
 };
 
 class ComponentRegistry {
-  public:
+public:
     static ComponentRegistry& instance();
     void add(ComponentType type);
     const ComponentType* find(const std::string& type) const;
     std::vector<const ComponentType*> all() const;  // sorted by type
 
-  private:
+private:
     std::map<std::string, ComponentType> types_;
 };
 

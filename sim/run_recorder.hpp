@@ -11,7 +11,7 @@
 namespace hetsim::sim {
 
 class RunRecorder {
-  public:
+public:
     RunRecorder(const ExecGraph& exec, int samples, Trace* trace);
     void on_start(const StartedTask& started, std::int64_t time_ps);
     void on_finish(const StartedTask& started, std::int64_t time_ps);
@@ -22,7 +22,7 @@ class RunRecorder {
     void finish_latency_run(Metrics& metrics);
     int tasks_finished() const { return finished_; }
 
-  private:
+private:
     const ExecGraph& exec_;
     Trace* trace_;
     std::vector<std::int64_t> start_ps_;  // per sample * task

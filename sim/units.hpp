@@ -19,7 +19,7 @@ enum class Quantity {
 std::string_view to_string(Quantity quantity);
 
 class UnitError : public std::runtime_error {
-  public:
+public:
     using std::runtime_error::runtime_error;
 };
 

@@ -19,7 +19,7 @@ namespace hetsim::traces {
 // not finite, or two slices on one thread overlap (tracks are single-server resources, so
 // nesting is an error too; touching, end == start, is fine).
 class PerfettoJsonWriter final : public TraceWriter {
-  public:
+public:
     std::string format_name() const override { return "perfetto_json"; }
     void write(const sim::Trace& trace, std::ostream& out) const override;
 };

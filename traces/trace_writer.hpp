@@ -12,7 +12,7 @@
 namespace hetsim::traces {
 
 class TraceWriter {
-  public:
+public:
     virtual ~TraceWriter() = default;
     virtual std::string format_name() const = 0;  // "perfetto_json"
     virtual void write(const sim::Trace& trace, std::ostream& out) const = 0;

@@ -25,7 +25,7 @@ struct SearchSpace {
 SearchSpace search_space(const sim::Graph& graph, const sim::Platform& platform);
 
 class ExhaustivePlacer final : public Placer {
-  public:
+public:
     static constexpr std::uint64_t kDefaultMaxPlacements = 100000;
 
     // `arguments`: empty (default limit) or a positive integer limit.
@@ -37,7 +37,7 @@ class ExhaustivePlacer final : public Placer {
 
     std::uint64_t max_placements() const { return max_placements_; }
 
-  private:
+private:
     std::uint64_t max_placements_ = kDefaultMaxPlacements;
     bool explicit_limit_ = false;
 };

@@ -12,7 +12,7 @@
 namespace hetsim::placement {
 
 class RandomPlacer final : public Placer {
-  public:
+public:
     // Takes no arguments (the seed is the study's, PlacementContext::seed).
     explicit RandomPlacer(const std::string& arguments);
     static PlacerInfo info();

@@ -10,7 +10,7 @@
 namespace hetsim::placement {
 
 class RoundRobinPlacer final : public Placer {
-  public:
+public:
     explicit RoundRobinPlacer(const std::string& arguments);  // takes no arguments
     static PlacerInfo info();
 

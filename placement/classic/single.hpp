@@ -9,7 +9,7 @@
 namespace hetsim::placement {
 
 class SinglePlacer final : public Placer {
-  public:
+public:
     // `arguments` is the device name; empty -> PlacementError with the usage.
     explicit SinglePlacer(const std::string& arguments);
     static PlacerInfo info();
@@ -17,7 +17,7 @@ class SinglePlacer final : public Placer {
     std::string name() const override { return "single:" + device_; }
     PlacementResult place(const PlacementContext& context) override;
 
-  private:
+private:
     std::string device_;
 };
 

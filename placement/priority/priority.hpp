@@ -11,7 +11,7 @@
 namespace hetsim::placement {
 
 class PriorityPlacer final : public Placer {
-  public:
+public:
     // `arguments` is the comma-separated device list; an empty list or an empty entry ->
     // PlacementError with the usage. Names are checked against the platform in place().
     explicit PriorityPlacer(const std::string& arguments);
@@ -22,7 +22,7 @@ class PriorityPlacer final : public Placer {
 
     const std::vector<std::string>& devices() const { return devices_; }
 
-  private:
+private:
     std::vector<std::string> devices_;
 };
 

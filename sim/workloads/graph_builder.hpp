@@ -18,18 +18,18 @@ namespace hetsim::sim::workloads {
 std::int64_t onnx_type_code(DType dtype);
 
 class GraphBuilder {
-  public:
+public:
     explicit GraphBuilder(std::string graph_name) : graph_(std::move(graph_name)) {}
 
     // RAII scope: op names get "/<name>" appended while it lives.
     class Scope {
-      public:
+    public:
         Scope(GraphBuilder& builder, const std::string& name);
         ~Scope();
         Scope(const Scope&) = delete;
         Scope& operator=(const Scope&) = delete;
 
-      private:
+    private:
         GraphBuilder& builder_;
         std::size_t saved_size_;
     };
@@ -54,7 +54,7 @@ class GraphBuilder {
     DType dtype(int tensor) const { return graph_.tensor(tensor).dtype; }
     Graph& graph() { return graph_; }
 
-  private:
+private:
     std::string unique_op_name(const std::string& type);
     DType infer_dtype(const std::string& type, const std::vector<int>& inputs,
                       const Attributes& attrs) const;

@@ -267,7 +267,7 @@ Graph build_encoder(const TransformerConfig& c, Encoder family) {
 // c_proj, 768x3072 c_fc, 3072x768 mlp c_proj), the fused QKV output is Split, the causal mask is
 // a slice of the constant `bias` buffer applied as w*b - 1e4*(1-b).
 class Gpt2Builder {
-  public:
+public:
     Gpt2Builder(GraphBuilder& b, const TransformerConfig& c) : b_(b), c_(c) {}
 
     // x.size(i) as traced: Shape -> Gather(i), a rank-0 int64.
@@ -462,7 +462,7 @@ class Gpt2Builder {
         b_.graph().mark_output(h);
     }
 
-  private:
+private:
     GraphBuilder& b_;
     const TransformerConfig& c_;
 };

@@ -33,7 +33,7 @@ namespace {
 
 // Test fixture device: a per-op-type time table and a set of op types it has no kernel for.
 class TableDevice final : public sim::DeviceModel {
-  public:
+public:
     TableDevice(std::map<std::string, double> times, std::set<std::string> unsupported)
         : times_(std::move(times)), unsupported_(std::move(unsupported)) {}
     std::string type() const override { return "table"; }
@@ -47,14 +47,14 @@ class TableDevice final : public sim::DeviceModel {
         return it == times_.end() ? 1e-6 : it->second;
     }
 
-  private:
+private:
     std::map<std::string, double> times_;
     std::set<std::string> unsupported_;
 };
 
 // Test fixture link: latency + bytes / bandwidth, the same both ways.
 class TestLink final : public sim::LinkModel {
-  public:
+public:
     TestLink(double latency_s, double bytes_per_s)
         : latency_s_(latency_s), bytes_per_s_(bytes_per_s) {}
     std::string type() const override { return "test_link"; }
@@ -62,7 +62,7 @@ class TestLink final : public sim::LinkModel {
         return latency_s_ + static_cast<double>(bytes) / bytes_per_s_;
     }
 
-  private:
+private:
     double latency_s_, bytes_per_s_;
 };
 
@@ -440,7 +440,7 @@ TEST(PlacerRegistry, UnknownNameSuggestsTheClosest) {
 
 TEST(PlacerRegistry, AddRegistersANewPlacer) {
     class Fixed final : public Placer {
-      public:
+    public:
         std::string name() const override { return "fixed"; }
         PlacementResult place(const PlacementContext& context) override {
             PlacementResult r;

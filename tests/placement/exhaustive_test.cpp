@@ -28,7 +28,7 @@ namespace {
 
 // Test fixture device: a per-op-type time table and a set of op types it has no kernel for.
 class TableDevice final : public sim::DeviceModel {
-  public:
+public:
     TableDevice(std::map<std::string, double> times, std::set<std::string> unsupported)
         : times_(std::move(times)), unsupported_(std::move(unsupported)) {}
     std::string type() const override { return "table"; }
@@ -42,13 +42,13 @@ class TableDevice final : public sim::DeviceModel {
         return it == times_.end() ? 1e-6 : it->second;
     }
 
-  private:
+private:
     std::map<std::string, double> times_;
     std::set<std::string> unsupported_;
 };
 
 class TestLink final : public sim::LinkModel {
-  public:
+public:
     TestLink(double latency_s, double bytes_per_s)
         : latency_s_(latency_s), bytes_per_s_(bytes_per_s) {}
     std::string type() const override { return "test_link"; }
@@ -56,13 +56,13 @@ class TestLink final : public sim::LinkModel {
         return latency_s_ + static_cast<double>(bytes) / bytes_per_s_;
     }
 
-  private:
+private:
     double latency_s_, bytes_per_s_;
 };
 
 // The analytic evaluator, counting calls so tests can check what the placer evaluated.
 class CountingEvaluator final : public sim::Evaluator {
-  public:
+public:
     explicit CountingEvaluator(int samples = 1) : inner_(sim::EvalOptions{samples}) {}
     std::string name() const override { return "counting"; }
     sim::Metrics evaluate(const sim::ExecGraph& exec, sim::Trace* trace) override {
@@ -70,7 +70,7 @@ class CountingEvaluator final : public sim::Evaluator {
         return inner_.evaluate(exec, trace);
     }
 
-  private:
+private:
     sim::AnalyticEvaluator inner_;
 };
 

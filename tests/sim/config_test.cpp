@@ -322,7 +322,7 @@ TEST(ConfigNode, EmptyDocumentIsNotAMap) {
 }
 
 class TempFile {
-  public:
+public:
     explicit TempFile(const std::string& text)
         : path_(std::filesystem::temp_directory_path() /
                 ("hetsim_config_test_" + std::to_string(::getpid()) + ".yaml")) {
@@ -331,7 +331,7 @@ class TempFile {
     ~TempFile() { std::filesystem::remove(path_); }
     const std::filesystem::path& path() const { return path_; }
 
-  private:
+private:
     std::filesystem::path path_;
 };
 

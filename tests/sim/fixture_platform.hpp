@@ -13,7 +13,7 @@ namespace hetsim::testing {
 
 // op time = a fixed duration per op name (or per type, or a default).
 class TableDevice : public sim::DeviceModel {
-  public:
+public:
     TableDevice(double default_s, sim::DType dtype = sim::DType::f32)
         : default_s_(default_s), dtype_(dtype) {}
     std::map<std::string, double> by_name;
@@ -30,13 +30,13 @@ class TableDevice : public sim::DeviceModel {
     }
     sim::DType compute_dtype() const override { return dtype_; }
 
-  private:
+private:
     double default_s_;
     sim::DType dtype_;
 };
 
 class FixedLink : public sim::LinkModel {
-  public:
+public:
     FixedLink(double latency_s, double bandwidth_Bps, std::string converter = {})
         : latency_s_(latency_s), bandwidth_Bps_(bandwidth_Bps), converter_(std::move(converter)) {}
     std::string type() const override { return "fixed"; }
@@ -45,20 +45,20 @@ class FixedLink : public sim::LinkModel {
     }
     std::string converting_component() const override { return converter_; }
 
-  private:
+private:
     double latency_s_, bandwidth_Bps_;
     std::string converter_;
 };
 
 // Conversion time = elements * seconds_per_element.
 class FixedConversion : public sim::ConversionModel {
-  public:
+public:
     explicit FixedConversion(double seconds_per_element) : s_(seconds_per_element) {}
     double conversion_time_s(std::int64_t elements, sim::DType, sim::DType) const override {
         return static_cast<double>(elements) * s_;
     }
 
-  private:
+private:
     double s_;
 };
 

@@ -38,7 +38,7 @@ Outcome run_hetsim(const std::string& args) {
 }
 
 class TempDir {
-  public:
+public:
     TempDir() {
         path_ = fs::temp_directory_path() /
                 ("hetsim_cli_" + std::to_string(::getpid()) + "_" +
@@ -53,7 +53,7 @@ class TempDir {
     }
     const fs::path& path() const { return path_; }
 
-  private:
+private:
     fs::path path_;
 };
 

@@ -74,7 +74,7 @@ std::size_t index_of(const json& events, const json& wanted) {
 
 // A directory of its own per test and process: ctest runs test cases in parallel processes.
 class TempDir {
-  public:
+public:
     TempDir() {
         const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
         path_ =
@@ -89,7 +89,7 @@ class TempDir {
     }
     const std::filesystem::path& path() const { return path_; }
 
-  private:
+private:
     std::filesystem::path path_;
 };
 

@@ -20,7 +20,7 @@ using namespace hetsim;  // a benchmark program, not a header
 // Two SC_METHODs notifying each other 1 ns apart: one timed event + one process activation
 // per hop, the cheapest thing a SystemC model can do per simulated step.
 class PingPong : public sc_core::sc_module {
-  public:
+public:
     SC_HAS_PROCESS(PingPong);
     explicit PingPong(sc_core::sc_module_name name) : sc_module(name) {
         SC_METHOD(ping);
@@ -36,7 +36,7 @@ class PingPong : public sc_core::sc_module {
         sc_core::sc_start();
     }
 
-  private:
+private:
     void ping() {
         if (--remaining_ > 0)
             pong_event_.notify(1, sc_core::SC_NS);
@@ -58,7 +58,7 @@ struct Fixture {
 };
 
 Fixture* g_fixture = nullptr;
-double g_event_s = 0.0, g_des_task_s = 0.0, g_analytic_call_s = 0.0, g_analytic_task_s = 0.0;
+double g_event_s = 0.0, g_des_task_s = 0.0, g_analytic_task_s = 0.0;
 
 void BM_SystemCEventPingPong(benchmark::State& state) {
     const std::int64_t hops = 100000;
@@ -85,7 +85,7 @@ void BM_AnalyticBertBase(benchmark::State& state) {
 
 // Collects seconds per item of each benchmark for the summary.
 class SummaryReporter : public benchmark::ConsoleReporter {
-  public:
+public:
     void ReportRuns(const std::vector<Run>& runs) override {
         ConsoleReporter::ReportRuns(runs);
         for (const auto& run : runs) {
@@ -98,10 +98,8 @@ class SummaryReporter : public benchmark::ConsoleReporter {
                 g_event_s = per_item_s;
             if (name.find("DesBertBase") != std::string::npos)
                 g_des_task_s = per_item_s;
-            if (name.find("AnalyticBertBase") != std::string::npos) {
+            if (name.find("AnalyticBertBase") != std::string::npos)
                 g_analytic_task_s = per_item_s;
-                g_analytic_call_s = run.GetAdjustedRealTime() * 1e-9;  // ns -> s
-            }
         }
     }
 };
@@ -144,6 +142,7 @@ int main(int argc, char** argv) {
     fmt::print(
         "AnalyticEvaluator per evaluation:  {:.3f} ms ({:.3f} us per task, {:.1f}x "
         "faster than the DES)\n",
-        g_analytic_call_s * 1e3, g_analytic_task_s * 1e6, g_des_task_s / g_analytic_task_s);
+        g_analytic_task_s * static_cast<double>(fixture.exec.tasks.size()) * 1e3,
+        g_analytic_task_s * 1e6, g_des_task_s / g_analytic_task_s);
     return 0;
 }
