@@ -3,6 +3,7 @@
 // exactly as the study will (DESIGN.md "The flow of data").
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 #include <string>
 #include <vector>
@@ -11,6 +12,34 @@
 #include "sim/config.hpp"
 
 namespace hetsim::placement {
+
+std::vector<std::string> split_device_list(const std::string& placer, const std::string& arguments,
+                                           const std::string& usage) {
+    std::vector<std::string> devices;
+    std::size_t start = 0;
+    while (true) {
+        const std::size_t comma = arguments.find(',', start);
+        std::string item = arguments.substr(start, comma - start);
+        const auto first = item.find_first_not_of(" \t");
+        item = first == std::string::npos
+                   ? std::string{}
+                   : item.substr(first, item.find_last_not_of(" \t") - first + 1);
+        if (item.empty()) {
+            throw PlacementError(fmt::format("placer '{}:{}': expected {} without empty entries",
+                                             placer, arguments, usage));
+        }
+        if (std::find(devices.begin(), devices.end(), item) != devices.end()) {
+            // A repeated device cannot change any decision, so it is almost certainly a typo
+            // for another device.
+            throw PlacementError(fmt::format("placer '{}:{}': device '{}' is listed twice", placer,
+                                             arguments, item));
+        }
+        devices.push_back(std::move(item));
+        if (comma == std::string::npos)
+            return devices;
+        start = comma + 1;
+    }
+}
 
 std::vector<int> capable_devices(const sim::Graph& graph, const sim::Platform& platform,
                                  int op_id) {

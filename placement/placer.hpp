@@ -73,7 +73,13 @@ private:
 
 // --- helpers shared by placers -------------------------------------------------------
 
-// Devices (indices) able to run op `op_id`, in platform order.
+// Splits a placer's device-list arguments "CPU_P, PIM,CPU_S" into trimmed names; an empty or
+// repeated entry -> PlacementError naming `placer` and the expected form `usage`.
+std::vector<std::string> split_device_list(const std::string& placer, const std::string& arguments,
+                                           const std::string& usage);
+
+// Devices (indices) able to run op `op_id`, in platform order. Throws PlacementError naming
+// the op and every device's reason when no device can run it.
 std::vector<int> capable_devices(const sim::Graph& graph, const sim::Platform& platform, int op_id);
 // Resolves device names to indices; unknown names -> PlacementError listing the devices.
 std::vector<int> resolve_devices(const sim::Platform& platform,

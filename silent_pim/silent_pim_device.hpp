@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "interconnect/ddr4_timing.hpp"
+#include "silent_pim/pim_descriptor.hpp"
 #include "sim/platform.hpp"
 
 namespace hetsim::silent_pim {
@@ -23,14 +24,6 @@ struct SilentPimParams {
     interconnect::Ddr4Timing timing = interconnect::ddr4_timing("DDR4-2400");
     double offload_overhead_s = 0.0;  // DMA descriptor issue + completion, per PIM kernel
     std::int64_t memory_bytes = 0;    // 0 = unlimited
-};
-
-// How the second operand of an element-wise kernel relates to the first (lee2022 Table 2).
-enum class Operand2 {
-    full,    // (p,r) op (p,r)   Table 2 element-wise (1), (4)
-    row,     // (p,r) op (r)     (2), (5): one row vector reused by every row
-    scalar,  // (p,r) op (1)     (3), (6)
-    column,  // (p,r) op (p,1)   (7): one scalar per row
 };
 
 struct PimKernel {

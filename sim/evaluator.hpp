@@ -18,6 +18,14 @@ struct EvalOptions {
     int samples = 8;
 };
 
+// When one task of the single-sample run started and finished (relative to the run start).
+// Profiling placers (lee2022 Algorithm 1) read node and edge costs from these.
+struct TaskTiming {
+    std::int64_t start_ps = 0;
+    std::int64_t finish_ps = 0;
+    double duration_s() const { return static_cast<double>(finish_ps - start_ps) * 1e-12; }
+};
+
 struct Metrics {
     double latency_s = 0.0;         // one sample alone: first dispatch -> last task done
     double throughput_per_s = 0.0;  // steady state of `samples` back-to-back samples
@@ -25,6 +33,7 @@ struct Metrics {
     std::map<std::string, double> resource_busy_s;  // per resource slot process/thread
     std::map<std::string, double> link_bytes;       // per link direction "dma:cpu->pim"
     int tasks_executed = 0;
+    std::vector<TaskTiming> task_timings;  // per ExecGraph task, single-sample run
 };
 
 class Evaluator {

@@ -13,7 +13,8 @@ RunRecorder::RunRecorder(const ExecGraph& exec, int samples, Trace* trace)
       sample_finish_ps_(static_cast<std::size_t>(samples), 0),
       first_slice_(exec.tasks.size(), -1),
       busy_s_(exec.resources.size(), 0.0),
-      bytes_(exec.resources.size(), 0) {}
+      bytes_(exec.resources.size(), 0),
+      timings_(exec.tasks.size()) {}
 
 namespace {
 
@@ -43,6 +44,7 @@ void RunRecorder::on_finish(const StartedTask& started, std::int64_t time_ps) {
     if (sample != 0)
         return;
     const std::int64_t start = start_ps_[sample * n + task_index];
+    timings_[task_index] = TaskTiming{start, time_ps};
     busy_s_[static_cast<std::size_t>(task.resource)] +=
         static_cast<double>(time_ps - start) * kSecondsPerPs;
     if (task.kind == TaskKind::transfer)
@@ -99,6 +101,7 @@ std::int64_t RunRecorder::makespan_ps() const {
 void RunRecorder::finish_latency_run(Metrics& metrics) {
     metrics.latency_s = static_cast<double>(makespan_ps()) * kSecondsPerPs;
     metrics.tasks_executed = finished_;
+    metrics.task_timings = timings_;
     for (std::size_t s = 0; s < exec_.resources.size(); ++s) {
         const auto& slot = exec_.resources[s];
         const std::string key = fmt::format("{}:{}", slot.process, slot.thread);

@@ -30,6 +30,7 @@ private:
     std::vector<int> first_slice_;     // per task of sample 0 (trace)
     std::vector<double> busy_s_;       // per slot
     std::vector<std::int64_t> bytes_;  // per slot
+    std::vector<TaskTiming> timings_;  // per task of sample 0
     int finished_ = 0;
 };
 

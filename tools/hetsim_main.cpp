@@ -9,6 +9,7 @@
 #include "sim/config.hpp"
 #include "sim/exec_graph.hpp"
 #include "sim/workloads/model_zoo.hpp"
+#include "tools/app/calibrate.hpp"
 #include "tools/app/inspect.hpp"
 #include "tools/app/registration.hpp"
 #include "tools/app/study.hpp"
@@ -19,6 +20,15 @@ using namespace hetsim;  // a .cpp file, not a header
 namespace {
 
 constexpr int kInputErrorExit = 2;
+
+// The exception types that mean "the user's input is wrong" (usage.md "Errors").
+bool is_input_error(const std::exception& e) {
+    return dynamic_cast<const sim::InputError*>(&e) != nullptr ||
+           dynamic_cast<const sim::GraphError*>(&e) != nullptr ||
+           dynamic_cast<const placement::PlacementError*>(&e) != nullptr ||
+           dynamic_cast<const sim::LoweringError*>(&e) != nullptr ||
+           dynamic_cast<const std::invalid_argument*>(&e) != nullptr;
+}
 
 std::string default_study() {
     const fs::path local = "configs/studies/default.yaml";
@@ -34,11 +44,16 @@ std::string default_study() {
 
 int cmd_run(const std::string& file, const std::vector<std::string>& overrides,
             const std::string& out, bool trace) {
-    app::StudyConfig study = app::load_study(file, overrides);
-    app::StudyResult result = app::run_study(study, trace);
-    const fs::path out_dir = out.empty() ? fs::path("out") / study.name : fs::path(out);
-    app::write_outputs(study, result, out_dir, trace);
-    std::cout << app::format_table(study, result);
+    std::vector<app::PointRun> runs;
+    for (auto& point : app::load_study_points(file, overrides)) {
+        app::StudyResult result = app::run_study(point, trace);
+        runs.push_back(app::PointRun{std::move(point), std::move(result)});
+    }
+    const auto& first = runs.front().config;
+    const fs::path out_dir = out.empty() ? fs::path("out") / first.name : fs::path(out);
+    app::write_outputs(runs, out_dir, trace);
+    for (const auto& [study, result] : runs)
+        std::cout << app::format_table(study, result);
     std::cout << fmt::format("results in {}/ (results.csv, results.json, placement_*.json{})\n",
                              out_dir.string(), trace ? ", *.trace.json" : "");
     return 0;
@@ -95,11 +110,23 @@ int main(int argc, char** argv) {
         ->required();
     inspect->add_option("--set", knobs, "model knob or study override: --set seq_len=32");
 
+    std::string calibrate_file;
+    auto* calibrate = cli.add_subcommand(
+        "calibrate", "simulated vs published figures of a platform (exit 1 if they do not hold)");
+    calibrate->add_option("platform", calibrate_file, "platform YAML")->required();
+
     CLI11_PARSE(cli, argc, argv);
     try {
         if (run->parsed()) {
             return cmd_run(study_file.empty() ? default_study() : study_file, overrides, out_dir,
                            trace);
+        }
+        if (calibrate->parsed()) {
+            app::register_all();
+            const app::CalibrationReport report =
+                app::calibrate(sim::load_platform(calibrate_file));
+            std::cout << app::format_calibration(report);
+            return report.all_within_widened() && report.all_trends_hold() ? 0 : 1;
         }
         if (list->parsed())
             return cmd_list(list_what);
@@ -107,21 +134,11 @@ int main(int argc, char** argv) {
             std::cout << app::inspect_workload(workload, knobs);
             return 0;
         }
-    } catch (const sim::InputError& e) {
-        std::cerr << "hetsim: error: " << e.what() << "\n";
-        return kInputErrorExit;
-    } catch (const sim::GraphError& e) {
-        std::cerr << "hetsim: error: " << e.what() << "\n";
-        return kInputErrorExit;
-    } catch (const placement::PlacementError& e) {
-        std::cerr << "hetsim: error: " << e.what() << "\n";
-        return kInputErrorExit;
-    } catch (const sim::LoweringError& e) {
-        std::cerr << "hetsim: error: " << e.what() << "\n";
-        return kInputErrorExit;
-    } catch (const std::invalid_argument& e) {
-        std::cerr << "hetsim: error: " << e.what() << "\n";
-        return kInputErrorExit;
+    } catch (const std::exception& e) {
+        // Bad input: one line and exit code 2. Anything else is a hetsim bug: say so.
+        std::cerr << (is_input_error(e) ? "hetsim: error: " : "hetsim: internal error: ")
+                  << e.what() << "\n";
+        return is_input_error(e) ? kInputErrorExit : 1;
     }
     return 0;
 }

@@ -6,20 +6,10 @@
 
 namespace hetsim::placement {
 
-namespace {
-
-std::string trim(const std::string& text) {
-    const auto first = text.find_first_not_of(" \t");
-    if (first == std::string::npos)
-        return {};
-    const auto last = text.find_last_not_of(" \t");
-    return text.substr(first, last - first + 1);
-}
-
-}  // namespace
-
-SinglePlacer::SinglePlacer(const std::string& arguments) : device_(trim(arguments)) {
-    if (device_.empty() || device_.find(',') != std::string::npos) {
+SinglePlacer::SinglePlacer(const std::string& arguments) {
+    const auto devices = split_device_list("single", arguments, "one device: single:<device>");
+    device_ = devices.front();
+    if (devices.size() != 1) {
         throw PlacementError(fmt::format(
             "placer 'single' needs exactly one device: single:<device> (got 'single:{}')",
             arguments));

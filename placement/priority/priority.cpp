@@ -7,41 +7,10 @@
 
 namespace hetsim::placement {
 
-namespace {
-
-std::string trim(const std::string& text) {
-    const auto first = text.find_first_not_of(" \t");
-    if (first == std::string::npos)
-        return {};
-    const auto last = text.find_last_not_of(" \t");
-    return text.substr(first, last - first + 1);
-}
-
-}  // namespace
-
-PriorityPlacer::PriorityPlacer(const std::string& arguments) {
-    std::size_t start = 0;
-    while (true) {
-        const std::size_t comma = arguments.find(',', start);
-        std::string item = trim(arguments.substr(start, comma - start));
-        if (item.empty()) {
-            throw PlacementError(fmt::format(
-                "placer 'priority:{}': expected a comma-separated device list without empty "
-                "entries: priority:<d1>,<d2>,...",
-                arguments));
-        }
-        if (std::find(devices_.begin(), devices_.end(), item) != devices_.end()) {
-            // A repeated device cannot change any decision, so it is almost certainly a typo
-            // for another device.
-            throw PlacementError(
-                fmt::format("placer 'priority:{}': device '{}' is listed twice", arguments, item));
-        }
-        devices_.push_back(std::move(item));
-        if (comma == std::string::npos)
-            break;
-        start = comma + 1;
-    }
-}
+PriorityPlacer::PriorityPlacer(const std::string& arguments)
+    : devices_(split_device_list("priority", arguments,
+                                 "a comma-separated device list: "
+                                 "priority:<d1>,<d2>,...")) {}
 
 PlacerInfo PriorityPlacer::info() {
     return PlacerInfo{

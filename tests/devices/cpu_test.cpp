@@ -5,14 +5,19 @@
 #include <cmath>
 #include <string>
 
-#include "sim/config.hpp"
 #include "sim/graph.hpp"
 #include "sim/platform.hpp"
-#include "tools/app/registration.hpp"
+#include "tests/fixtures/graph_fixtures.hpp"
+#include "tests/fixtures/yaml_fixtures.hpp"
 
 namespace hetsim::devices {
 namespace {
 
+using hetsim::testing::binary;
+using hetsim::testing::OneOp;
+using hetsim::testing::parse_platform_yaml;
+using hetsim::testing::platform_yaml_error;
+using hetsim::testing::unary;
 using sim::DType;
 using sim::TensorKind;
 
@@ -30,32 +35,6 @@ CpuParams tiny_params() {
     p.fork_join_overhead_s = 3e-6;
     p.gemm_n_half = 8;
     return p;
-}
-
-// One op reading `a` (and `b`), writing `out`.
-struct OneOp {
-    sim::Graph graph;
-    int op = -1;
-};
-
-OneOp binary(const std::string& type, sim::Shape a, sim::Shape b, sim::Shape out,
-             sim::Attributes attrs = {}, TensorKind b_kind = TensorKind::weight) {
-    OneOp g;
-    const int ta = g.graph.add_tensor("a", std::move(a), DType::f32, TensorKind::input);
-    const int tb = g.graph.add_tensor("b", std::move(b), DType::f32, b_kind);
-    const int to = g.graph.add_tensor("y", std::move(out), DType::f32);
-    g.op = g.graph.add_op("op", type, {ta, tb}, {to}, std::move(attrs));
-    g.graph.finalize();
-    return g;
-}
-
-OneOp unary(const std::string& type, sim::Shape a, sim::Shape out, sim::Attributes attrs = {}) {
-    OneOp g;
-    const int ta = g.graph.add_tensor("a", std::move(a), DType::f32, TensorKind::input);
-    const int to = g.graph.add_tensor("y", std::move(out), DType::f32);
-    g.op = g.graph.add_op("op", type, {ta}, {to}, std::move(attrs));
-    g.graph.finalize();
-    return g;
 }
 
 TEST(CpuModel, ElementwiseIsMemoryBoundPlusOverhead) {
@@ -177,25 +156,11 @@ std::string cpu_yaml(const std::string& extra_or_replacement, const std::string&
            bandwidth + "\n" + extra_or_replacement;
 }
 
-sim::Platform parse(const std::string& yaml) {
-    app::register_all();
-    return sim::parse_platform(sim::ConfigNode::from_string(yaml, "test.yaml"));
-}
-
-std::string parse_error(const std::string& yaml) {
-    try {
-        (void)parse(yaml);
-    } catch (const sim::InputError& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
-
 TEST(CpuYaml, BuildsOneResourceAndTwoDevices) {
-    const sim::Platform p =
-        parse(cpu_yaml("    dram_bandwidth_all_cores: 10 GB/s\n    op_overhead: 2 us\n"
-                       "    fork_join_overhead: 5 us\n    gemm_n_half: 9\n    memory: 2 GiB\n"
-                       "    convert_bandwidth: 2 GB/s\n"));
+    const sim::Platform p = parse_platform_yaml(
+        cpu_yaml("    dram_bandwidth_all_cores: 10 GB/s\n    op_overhead: 2 us\n"
+                 "    fork_join_overhead: 5 us\n    gemm_n_half: 9\n    memory: 2 GiB\n"
+                 "    convert_bandwidth: 2 GB/s\n"));
     ASSERT_EQ(p.resources().size(), 1u);
     EXPECT_EQ(p.resources()[0].name, "cpu");
     EXPECT_EQ(p.resources()[0].capacity, 4);
@@ -221,25 +186,25 @@ TEST(CpuYaml, BuildsOneResourceAndTwoDevices) {
 }
 
 TEST(CpuYaml, UnknownKeySuggestsTheClosest) {
-    const std::string e = parse_error(cpu_yaml("    fork_join_overheads: 5 us\n"));
+    const std::string e = platform_yaml_error(cpu_yaml("    fork_join_overheads: 5 us\n"));
     EXPECT_NE(e.find("components.cpu"), std::string::npos) << e;
     EXPECT_NE(e.find("did you mean 'fork_join_overhead'"), std::string::npos) << e;
 }
 
 TEST(CpuYaml, MissingUnitNamesThePath) {
-    const std::string e = parse_error(cpu_yaml("", "1.5"));
+    const std::string e = platform_yaml_error(cpu_yaml("", "1.5"));
     EXPECT_NE(e.find("test.yaml"), std::string::npos) << e;
     EXPECT_NE(e.find("components.cpu.clock"), std::string::npos) << e;
 }
 
 TEST(CpuYaml, NegativeBandwidthNamesThePath) {
-    const std::string e = parse_error(cpu_yaml("", "1.5 GHz", "-4 GB/s"));
+    const std::string e = platform_yaml_error(cpu_yaml("", "1.5 GHz", "-4 GB/s"));
     EXPECT_NE(e.find("components.cpu.dram_bandwidth"), std::string::npos) << e;
 }
 
 TEST(CpuYaml, UnknownModeSuggestsTheClosest) {
     const std::string e =
-        parse_error(cpu_yaml("", "1.5 GHz", "4 GB/s", "{CPU_S: serial, CPU_P: paralel}"));
+        platform_yaml_error(cpu_yaml("", "1.5 GHz", "4 GB/s", "{CPU_S: serial, CPU_P: paralel}"));
     EXPECT_NE(e.find("components.cpu.devices.CPU_P"), std::string::npos) << e;
     EXPECT_NE(e.find("did you mean 'parallel'"), std::string::npos) << e;
 }
@@ -247,7 +212,7 @@ TEST(CpuYaml, UnknownModeSuggestsTheClosest) {
 TEST(CpuYaml, ZeroCoresIsRejected) {
     std::string yaml = cpu_yaml("");
     yaml.replace(yaml.find("cores: 4"), 8, "cores: 0");
-    const std::string e = parse_error(yaml);
+    const std::string e = platform_yaml_error(yaml);
     EXPECT_NE(e.find("components.cpu.cores"), std::string::npos) << e;
 }
 

@@ -4,9 +4,8 @@
 
 #include <string>
 
-#include "sim/config.hpp"
 #include "sim/platform.hpp"
-#include "tools/app/registration.hpp"
+#include "tests/fixtures/yaml_fixtures.hpp"
 
 namespace hetsim::interconnect {
 namespace {
@@ -51,17 +50,26 @@ components:
 }
 
 sim::Platform parse(const std::string& link) {
-    app::register_all();
-    return sim::parse_platform(sim::ConfigNode::from_string(platform_yaml(link), "test.yaml"));
+    return hetsim::testing::parse_platform_yaml(platform_yaml(link));
 }
 
 std::string parse_error(const std::string& link) {
-    try {
-        (void)parse(link);
-    } catch (const sim::InputError& e) {
-        return e.what();
-    }
-    return "(no error)";
+    return hetsim::testing::platform_yaml_error(platform_yaml(link));
+}
+
+// A dma link "dma" for the error tests: a valid link unless a field says otherwise.
+struct DmaLink {
+    std::string endpoints = "[cpu, pim]";
+    std::string forward = "{bandwidth: 2 GB/s, latency: 5 us}";
+    std::string backward = "{bandwidth: 1 GB/s, latency: 8 us}";  // empty: no backward key
+    std::string extra_lines = "";
+};
+
+std::string dma_yaml(const DmaLink& link) {
+    return "  dma:\n    type: dma\n    endpoints: " + link.endpoints +
+           "\n    forward: " + link.forward + "\n" +
+           (link.backward.empty() ? "" : "    backward: " + link.backward + "\n") +
+           link.extra_lines;
 }
 
 TEST(DmaLinkYaml, ParsesBothDirections) {
@@ -118,13 +126,7 @@ TEST(DmaLinkYaml, PcieIsSymmetricWithOptionalOverride) {
 }
 
 TEST(DmaLinkYaml, UnknownKeySuggestsTheClosest) {
-    const std::string e = parse_error(R"(
-  dma:
-    type: dma
-    endpoints: [cpu, pim]
-    forward: {bandwith: 2 GB/s, latency: 5 us}
-    backward: {bandwidth: 1 GB/s, latency: 8 us}
-)");
+    const std::string e = parse_error(dma_yaml({.forward = "{bandwith: 2 GB/s, latency: 5 us}"}));
     EXPECT_NE(e.find("test.yaml"), std::string::npos) << e;
     EXPECT_NE(e.find("components.dma.forward"), std::string::npos) << e;
     EXPECT_NE(e.find("'bandwith'"), std::string::npos) << e;
@@ -132,25 +134,14 @@ TEST(DmaLinkYaml, UnknownKeySuggestsTheClosest) {
 }
 
 TEST(DmaLinkYaml, MissingUnitNamesThePath) {
-    const std::string e = parse_error(R"(
-  dma:
-    type: dma
-    endpoints: [cpu, pim]
-    forward: {bandwidth: 2, latency: 5 us}
-    backward: {bandwidth: 1 GB/s, latency: 8 us}
-)");
+    const std::string e = parse_error(dma_yaml({.forward = "{bandwidth: 2, latency: 5 us}"}));
     EXPECT_NE(e.find("components.dma.forward.bandwidth"), std::string::npos) << e;
     EXPECT_NE(e.find("GB/s"), std::string::npos) << e;  // the example unit
 }
 
 TEST(DmaLinkYaml, NegativeBandwidthNamesThePath) {
-    const std::string e = parse_error(R"(
-  dma:
-    type: dma
-    endpoints: [cpu, pim]
-    forward: {bandwidth: 2 GB/s, latency: 5 us}
-    backward: {bandwidth: -1 GB/s, latency: 8 us}
-)");
+    const std::string e =
+        parse_error(dma_yaml({.backward = "{bandwidth: -1 GB/s, latency: 8 us}"}));
     EXPECT_NE(e.find("components.dma.backward.bandwidth"), std::string::npos) << e;
 }
 
@@ -166,56 +157,26 @@ TEST(DmaLinkYaml, NegativeLatencyNamesThePath) {
 }
 
 TEST(DmaLinkYaml, EndpointsMustBeTwoDistinctComponents) {
-    std::string e = parse_error(R"(
-  dma:
-    type: dma
-    endpoints: [cpu, pim, cpu]
-    forward: {bandwidth: 2 GB/s, latency: 5 us}
-    backward: {bandwidth: 1 GB/s, latency: 8 us}
-)");
+    std::string e = parse_error(dma_yaml({.endpoints = "[cpu, pim, cpu]"}));
     EXPECT_NE(e.find("components.dma.endpoints"), std::string::npos) << e;
     EXPECT_NE(e.find("two component names"), std::string::npos) << e;
 
-    e = parse_error(R"(
-  dma:
-    type: dma
-    endpoints: [cpu, cpu]
-    forward: {bandwidth: 2 GB/s, latency: 5 us}
-    backward: {bandwidth: 1 GB/s, latency: 8 us}
-)");
+    e = parse_error(dma_yaml({.endpoints = "[cpu, cpu]"}));
     EXPECT_NE(e.find("two different endpoints"), std::string::npos) << e;
 
     // Existence is checked by the platform parser once all components are known.
-    e = parse_error(R"(
-  dma:
-    type: dma
-    endpoints: [cpu, gpu]
-    forward: {bandwidth: 2 GB/s, latency: 5 us}
-    backward: {bandwidth: 1 GB/s, latency: 8 us}
-)");
+    e = parse_error(dma_yaml({.endpoints = "[cpu, gpu]"}));
     EXPECT_NE(e.find("'gpu'"), std::string::npos) << e;
 }
 
 TEST(DmaLinkYaml, ConvertOnMustBeAnEndpoint) {
-    const std::string e = parse_error(R"(
-  dma:
-    type: dma
-    endpoints: [cpu, pim]
-    forward: {bandwidth: 2 GB/s, latency: 5 us}
-    backward: {bandwidth: 1 GB/s, latency: 8 us}
-    convert_on: gpu
-)");
+    const std::string e = parse_error(dma_yaml({.extra_lines = "    convert_on: gpu\n"}));
     EXPECT_NE(e.find("components.dma.convert_on"), std::string::npos) << e;
     EXPECT_NE(e.find("'gpu'"), std::string::npos) << e;
 }
 
 TEST(DmaLinkYaml, DirectionsAreRequiredForDma) {
-    const std::string e = parse_error(R"(
-  dma:
-    type: dma
-    endpoints: [cpu, pim]
-    forward: {bandwidth: 2 GB/s, latency: 5 us}
-)");
+    const std::string e = parse_error(dma_yaml({.backward = ""}));
     EXPECT_NE(e.find("backward"), std::string::npos) << e;
 }
 

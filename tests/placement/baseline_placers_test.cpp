@@ -7,10 +7,10 @@
 #include <map>
 #include <memory>
 #include <random>
-#include <set>
 #include <string>
 #include <vector>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "placement/classic/exhaustive.hpp"
@@ -23,97 +23,32 @@
 #include "sim/exec_graph.hpp"
 #include "sim/graph.hpp"
 #include "sim/platform.hpp"
+#include "tests/fixtures/graph_fixtures.hpp"
+#include "tests/fixtures/placement_fixtures.hpp"
 
 namespace hetsim::placement {
 namespace {
 
-// gmock is not linked into the test programs; a substring check is all the messages need.
-#define EXPECT_CONTAINS(text, part) \
-    EXPECT_NE(std::string(text).find(part), std::string::npos) << "in: " << (text) << "\n"
-
-// Test fixture device: a per-op-type time table and a set of op types it has no kernel for.
-class TableDevice final : public sim::DeviceModel {
-public:
-    TableDevice(std::map<std::string, double> times, std::set<std::string> unsupported)
-        : times_(std::move(times)), unsupported_(std::move(unsupported)) {}
-    std::string type() const override { return "table"; }
-    sim::Support supports(const sim::Graph&, const sim::Op& op) const override {
-        if (unsupported_.count(op.type) != 0)
-            return sim::Support::no("no kernel for " + op.type);
-        return sim::Support::yes();
-    }
-    double op_time_s(const sim::Graph&, const sim::Op& op) const override {
-        auto it = times_.find(op.type);
-        return it == times_.end() ? 1e-6 : it->second;
-    }
-
-private:
-    std::map<std::string, double> times_;
-    std::set<std::string> unsupported_;
-};
-
-// Test fixture link: latency + bytes / bandwidth, the same both ways.
-class TestLink final : public sim::LinkModel {
-public:
-    TestLink(double latency_s, double bytes_per_s)
-        : latency_s_(latency_s), bytes_per_s_(bytes_per_s) {}
-    std::string type() const override { return "test_link"; }
-    double transfer_time_s(std::int64_t bytes, bool) const override {
-        return latency_s_ + static_cast<double>(bytes) / bytes_per_s_;
-    }
-
-private:
-    double latency_s_, bytes_per_s_;
-};
+using hetsim::testing::chain;
+using hetsim::testing::cpu_acc_platform;
+using hetsim::testing::kAcc;
+using hetsim::testing::kCpuP;
+using hetsim::testing::kCpuS;
+using hetsim::testing::type_table;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
 
 // CPU_S (one core) and CPU_P (all four cores) share the CPU; ACC is behind a link.
 // CPU_P has no Softmax; ACC has neither Erf nor Softmax; nobody runs "Mystery".
 sim::Platform make_platform() {
-    sim::Platform platform;
-    platform.name = "test_platform";
-    platform.host_component = "cpu";
-    platform.add_component(sim::Component{"cpu", "test", 0, nullptr});
-    platform.add_component(sim::Component{"acc", "test", 0, nullptr});
-    const int cpu = platform.add_resource(sim::ExecResource{"cpu", 4});
-    const int acc = platform.add_resource(sim::ExecResource{"acc", 1});
-    platform.add_device(
-        sim::Device{"CPU_S", "cpu", cpu, 1,
-                    std::make_shared<TableDevice>(
-                        std::map<std::string, double>{
-                            {"MatMul", 40e-6}, {"Add", 2e-6}, {"Relu", 2e-6}, {"Erf", 5e-6}},
-                        std::set<std::string>{"Mystery"})});
-    platform.add_device(
-        sim::Device{"CPU_P", "cpu", cpu, 4,
-                    std::make_shared<TableDevice>(
-                        std::map<std::string, double>{
-                            {"MatMul", 12e-6}, {"Add", 3e-6}, {"Relu", 3e-6}, {"Erf", 2e-6}},
-                        std::set<std::string>{"Softmax", "Mystery"})});
-    platform.add_device(sim::Device{
-        "ACC", "acc", acc, 1,
-        std::make_shared<TableDevice>(
-            std::map<std::string, double>{{"MatMul", 4e-6}, {"Add", 1e-6}, {"Relu", 1e-6}},
-            std::set<std::string>{"Erf", "Softmax", "Mystery"})});
-    platform.add_link(sim::Link{"dma", "cpu", "acc", std::make_shared<TestLink>(3e-6, 1e9)});
-    return platform;
-}
-
-constexpr int kCpuS = 0;
-constexpr int kCpuP = 1;
-constexpr int kAcc = 2;
-
-// x -> op0 -> op1 -> ... with the given element-wise op types, all [1,64] f32.
-sim::Graph chain(const std::vector<std::string>& types) {
-    sim::Graph graph("chain");
-    int previous = graph.add_tensor("x", {1, 64}, sim::DType::f32, sim::TensorKind::input);
-    for (std::size_t i = 0; i < types.size(); ++i) {
-        const std::string name = "op" + std::to_string(i);
-        const int out = graph.add_tensor(name + "_out", {1, 64}, sim::DType::f32);
-        graph.add_op(name, types[i], {previous}, {out});
-        previous = out;
-    }
-    graph.mark_output(previous);
-    graph.finalize();
-    return graph;
+    return cpu_acc_platform(
+        type_table({{"MatMul", 40e-6}, {"Add", 2e-6}, {"Relu", 2e-6}, {"Erf", 5e-6}}, {"Mystery"}),
+        type_table({{"MatMul", 12e-6}, {"Add", 3e-6}, {"Relu", 3e-6}, {"Erf", 2e-6}},
+                   {"Softmax", "Mystery"}),
+        type_table({{"MatMul", 4e-6}, {"Add", 1e-6}, {"Relu", 1e-6}},
+                   {"Erf", "Softmax", "Mystery"}),
+        3e-6);
 }
 
 // x[1,16] -> MatMul(w) -> Add(b) -> Erf -> Relu -> out: ops 0..3.
@@ -177,31 +112,23 @@ TEST(PlacementHelpers, CapableDevicesInPlatformOrder) {
 TEST(PlacementHelpers, CapableDevicesRefusesAnOpNoDeviceRuns) {
     Fixture f;
     const sim::Graph graph = chain({"Relu", "Mystery"});
-    try {
-        capable_devices(graph, f.platform, 1);
-        FAIL() << "expected PlacementError";
-    } catch (const PlacementError& e) {
-        const std::string message = e.what();
-        EXPECT_CONTAINS(message, "'op1' (Mystery)");
-        EXPECT_CONTAINS(message, "CPU_S: no kernel for Mystery");
-        EXPECT_CONTAINS(message, "ACC: no kernel for Mystery");
-    }
+    EXPECT_THAT([&] { (void)capable_devices(graph, f.platform, 1); },
+                ThrowsMessage<PlacementError>(AllOf(HasSubstr("'op1' (Mystery)"),
+                                                    HasSubstr("CPU_S: no kernel for Mystery"),
+                                                    HasSubstr("ACC: no kernel for Mystery"))));
 }
 
 TEST(PlacementHelpers, ResolveDevicesNamesSpecAndListsDevices) {
     Fixture f;
     EXPECT_EQ(resolve_devices(f.platform, {"ACC", "CPU_S"}, "priority:ACC,CPU_S"),
               (std::vector<int>{kAcc, kCpuS}));
-    try {
-        resolve_devices(f.platform, {"ACC", "CPU"}, "priority:ACC,CPU");
-        FAIL() << "expected PlacementError";
-    } catch (const PlacementError& e) {
-        const std::string message = e.what();
-        EXPECT_CONTAINS(message, "priority:ACC,CPU");
-        EXPECT_CONTAINS(message, "unknown device 'CPU'");
-        EXPECT_CONTAINS(message, "did you mean 'CPU_S'?");
-        EXPECT_CONTAINS(message, "CPU_S, CPU_P, ACC");
-    }
+    EXPECT_THAT(
+        [&] {
+            (void)resolve_devices(f.platform, {"ACC", "CPU"}, "priority:ACC,CPU");
+        },
+        ThrowsMessage<PlacementError>(
+            AllOf(HasSubstr("priority:ACC,CPU"), HasSubstr("unknown device 'CPU'"),
+                  HasSubstr("did you mean 'CPU_S'?"), HasSubstr("CPU_S, CPU_P, ACC"))));
 }
 
 TEST(PlacementHelpers, ObjectiveCost) {
@@ -245,9 +172,9 @@ TEST(SinglePlacer, FallsBackToFirstCapableDeviceWithANote) {
     EXPECT_EQ(r.placement.device_of_op, (std::vector<int>{kAcc, kAcc, kCpuS, kAcc}));
     ASSERT_EQ(r.placement.notes.size(), 4u);
     EXPECT_EQ(r.placement.notes[0], "");
-    EXPECT_CONTAINS(r.placement.notes[2], "fallback");
-    EXPECT_CONTAINS(r.placement.notes[2], "ACC cannot run Erf");
-    EXPECT_CONTAINS(r.placement.notes[2], "CPU_S");
+    EXPECT_THAT(r.placement.notes[2], HasSubstr("fallback"));
+    EXPECT_THAT(r.placement.notes[2], HasSubstr("ACC cannot run Erf"));
+    EXPECT_THAT(r.placement.notes[2], HasSubstr("CPU_S"));
     EXPECT_EQ(r.stats.at("fallback_ops"), "1");
     // The result is a placement the evaluators can run.
     PlacementContext context{graph, f.platform, f.evaluator};
@@ -257,11 +184,11 @@ TEST(SinglePlacer, FallsBackToFirstCapableDeviceWithANote) {
 TEST(SinglePlacer, UnknownDeviceAndMissingArgument) {
     Fixture f;
     const std::string message = error_of("single:GPU", mlp(), f);
-    EXPECT_CONTAINS(message, "single:GPU");
-    EXPECT_CONTAINS(message, "unknown device 'GPU'");
-    EXPECT_CONTAINS(message, "CPU_S, CPU_P, ACC");
-    EXPECT_CONTAINS(create_error("single"), "single:<device>");
-    EXPECT_CONTAINS(create_error("single:CPU_S,ACC"), "exactly one device");
+    EXPECT_THAT(message, HasSubstr("single:GPU"));
+    EXPECT_THAT(message, HasSubstr("unknown device 'GPU'"));
+    EXPECT_THAT(message, HasSubstr("CPU_S, CPU_P, ACC"));
+    EXPECT_THAT(create_error("single"), HasSubstr("single:<device>"));
+    EXPECT_THAT(create_error("single:CPU_S,ACC"), HasSubstr("exactly one device"));
 }
 
 // --- priority --------------------------------------------------------------------------
@@ -288,11 +215,11 @@ TEST(PriorityPlacer, SoftmaxSkipsDevicesWithoutIt) {
 TEST(PriorityPlacer, OpNoListedDeviceSupportsIsAnError) {
     Fixture f;
     const std::string message = error_of("priority:ACC,CPU_P", chain({"Relu", "Softmax"}), f);
-    EXPECT_CONTAINS(message, "priority:ACC,CPU_P");
-    EXPECT_CONTAINS(message, "'op1' (Softmax)");
-    EXPECT_CONTAINS(message, "ACC: no kernel for Softmax");
-    EXPECT_CONTAINS(message, "CPU_P: no kernel for Softmax");
-    EXPECT_CONTAINS(message, "CPU_S");  // the device that could run it
+    EXPECT_THAT(message, HasSubstr("priority:ACC,CPU_P"));
+    EXPECT_THAT(message, HasSubstr("'op1' (Softmax)"));
+    EXPECT_THAT(message, HasSubstr("ACC: no kernel for Softmax"));
+    EXPECT_THAT(message, HasSubstr("CPU_P: no kernel for Softmax"));
+    EXPECT_THAT(message, HasSubstr("CPU_S"));  // the device that could run it
 }
 
 TEST(PriorityPlacer, ParsesListAndRejectsBadOnes) {
@@ -301,11 +228,11 @@ TEST(PriorityPlacer, ParsesListAndRejectsBadOnes) {
     auto* priority = dynamic_cast<PriorityPlacer*>(placer.get());
     ASSERT_NE(priority, nullptr);
     EXPECT_EQ(priority->devices(), (std::vector<std::string>{"CPU_P", "ACC"}));
-    EXPECT_CONTAINS(create_error("priority"), "priority:<d1>,<d2>,...");
-    EXPECT_CONTAINS(create_error("priority:ACC,,CPU_S"), "empty entries");
-    EXPECT_CONTAINS(create_error("priority:ACC,ACC"), "listed twice");
+    EXPECT_THAT(create_error("priority"), HasSubstr("priority:<d1>,<d2>,..."));
+    EXPECT_THAT(create_error("priority:ACC,,CPU_S"), HasSubstr("empty entries"));
+    EXPECT_THAT(create_error("priority:ACC,ACC"), HasSubstr("listed twice"));
     Fixture f;
-    EXPECT_CONTAINS(error_of("priority:ACC,CPUP", mlp(), f), "did you mean 'CPU_P'?");
+    EXPECT_THAT(error_of("priority:ACC,CPUP", mlp(), f), HasSubstr("did you mean 'CPU_P'?"));
 }
 
 // --- random ----------------------------------------------------------------------------
@@ -344,7 +271,7 @@ TEST(RandomPlacer, UniformIndexIsUnbiasedEnough) {
 }
 
 TEST(RandomPlacer, TakesNoArguments) {
-    EXPECT_CONTAINS(create_error("random:5"), "takes no arguments");
+    EXPECT_THAT(create_error("random:5"), HasSubstr("takes no arguments"));
 }
 
 // --- round_robin -----------------------------------------------------------------------
@@ -386,7 +313,7 @@ TEST(BaselinePlacers, NeverPlaceAnOpNoDeviceSupports) {
                                    "random", "round_robin", "exhaustive"}) {
         Fixture f;
         const std::string message = error_of(spec, graph, f);
-        EXPECT_CONTAINS(message, "'op1' (Mystery)") << spec;
+        EXPECT_THAT(message, HasSubstr("'op1' (Mystery)")) << spec;
         EXPECT_EQ(f.evaluator.evaluations(), 0) << spec;
     }
 }
@@ -421,20 +348,20 @@ TEST(PlacerRegistry, CreateParsesArguments) {
     EXPECT_EQ(exhaustive->max_placements(), 500u);
     EXPECT_EQ(dynamic_cast<ExhaustivePlacer&>(*registry.create("exhaustive")).max_placements(),
               ExhaustivePlacer::kDefaultMaxPlacements);
-    EXPECT_CONTAINS(create_error("exhaustive:abc"), "exhaustive:<max_placements>");
-    EXPECT_CONTAINS(create_error("exhaustive:0"), "positive integer");
-    EXPECT_CONTAINS(create_error("exhaustive:10x"), "positive integer");
+    EXPECT_THAT(create_error("exhaustive:abc"), HasSubstr("exhaustive:<max_placements>"));
+    EXPECT_THAT(create_error("exhaustive:0"), HasSubstr("positive integer"));
+    EXPECT_THAT(create_error("exhaustive:10x"), HasSubstr("positive integer"));
 }
 
 TEST(PlacerRegistry, UnknownNameSuggestsTheClosest) {
     const std::string message = create_error("exhaustiv:100");
-    EXPECT_CONTAINS(message, "unknown placer 'exhaustiv'");
-    EXPECT_CONTAINS(message, "(did you mean 'exhaustive'?)");
-    EXPECT_CONTAINS(message, "known: ");
-    EXPECT_CONTAINS(message, "round_robin");
-    EXPECT_CONTAINS(message, "single");
+    EXPECT_THAT(message, HasSubstr("unknown placer 'exhaustiv'"));
+    EXPECT_THAT(message, HasSubstr("(did you mean 'exhaustive'?)"));
+    EXPECT_THAT(message, HasSubstr("known: "));
+    EXPECT_THAT(message, HasSubstr("round_robin"));
+    EXPECT_THAT(message, HasSubstr("single"));
     const std::string far = create_error("zzzzzzzzzzzz");
-    EXPECT_CONTAINS(far, "unknown placer 'zzzzzzzzzzzz'; known: ");
+    EXPECT_THAT(far, HasSubstr("unknown placer 'zzzzzzzzzzzz'; known: "));
     EXPECT_EQ(far.find("did you mean"), std::string::npos) << far;
 }
 

@@ -5,12 +5,12 @@
 #include <cmath>
 #include <functional>
 #include <limits>
-#include <map>
 #include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "placement/classic/exhaustive.hpp"
@@ -19,46 +19,18 @@
 #include "sim/exec_graph.hpp"
 #include "sim/graph.hpp"
 #include "sim/platform.hpp"
+#include "tests/fixtures/graph_fixtures.hpp"
+#include "tests/fixtures/placement_fixtures.hpp"
 
 namespace hetsim::placement {
 namespace {
 
-#define EXPECT_CONTAINS(text, part) \
-    EXPECT_NE(std::string(text).find(part), std::string::npos) << "in: " << (text) << "\n"
-
-// Test fixture device: a per-op-type time table and a set of op types it has no kernel for.
-class TableDevice final : public sim::DeviceModel {
-public:
-    TableDevice(std::map<std::string, double> times, std::set<std::string> unsupported)
-        : times_(std::move(times)), unsupported_(std::move(unsupported)) {}
-    std::string type() const override { return "table"; }
-    sim::Support supports(const sim::Graph&, const sim::Op& op) const override {
-        if (unsupported_.count(op.type) != 0)
-            return sim::Support::no("no kernel for " + op.type);
-        return sim::Support::yes();
-    }
-    double op_time_s(const sim::Graph&, const sim::Op& op) const override {
-        auto it = times_.find(op.type);
-        return it == times_.end() ? 1e-6 : it->second;
-    }
-
-private:
-    std::map<std::string, double> times_;
-    std::set<std::string> unsupported_;
-};
-
-class TestLink final : public sim::LinkModel {
-public:
-    TestLink(double latency_s, double bytes_per_s)
-        : latency_s_(latency_s), bytes_per_s_(bytes_per_s) {}
-    std::string type() const override { return "test_link"; }
-    double transfer_time_s(std::int64_t bytes, bool) const override {
-        return latency_s_ + static_cast<double>(bytes) / bytes_per_s_;
-    }
-
-private:
-    double latency_s_, bytes_per_s_;
-};
+using hetsim::testing::chain;
+using hetsim::testing::cpu_acc_platform;
+using hetsim::testing::type_table;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
 
 // The analytic evaluator, counting calls so tests can check what the placer evaluated.
 class CountingEvaluator final : public sim::Evaluator {
@@ -78,32 +50,13 @@ private:
 // lacks Softmax. The times make CPU_P and ACC attractive but moving data costly, so the
 // optimum is a genuine mix (see MatchesBruteForce).
 sim::Platform make_platform() {
-    sim::Platform platform;
-    platform.name = "test_platform";
-    platform.host_component = "cpu";
-    platform.add_component(sim::Component{"cpu", "test", 0, nullptr});
-    platform.add_component(sim::Component{"acc", "test", 0, nullptr});
-    const int cpu = platform.add_resource(sim::ExecResource{"cpu", 4});
-    const int acc = platform.add_resource(sim::ExecResource{"acc", 1});
-    platform.add_device(sim::Device{
-        "CPU_S", "cpu", cpu, 1,
-        std::make_shared<TableDevice>(
-            std::map<std::string, double>{
-                {"MatMul", 40e-6}, {"Add", 2e-6}, {"Relu", 2e-6}, {"Erf", 5e-6}, {"Softmax", 6e-6}},
-            std::set<std::string>{})});
-    platform.add_device(
-        sim::Device{"CPU_P", "cpu", cpu, 4,
-                    std::make_shared<TableDevice>(
-                        std::map<std::string, double>{
-                            {"MatMul", 12e-6}, {"Add", 3e-6}, {"Relu", 1.5e-6}, {"Erf", 2e-6}},
-                        std::set<std::string>{"Softmax"})});
-    platform.add_device(sim::Device{
-        "ACC", "acc", acc, 1,
-        std::make_shared<TableDevice>(
-            std::map<std::string, double>{{"MatMul", 3e-6}, {"Add", 0.5e-6}, {"Relu", 0.7e-6}},
-            std::set<std::string>{"Erf", "Softmax"})});
-    platform.add_link(sim::Link{"dma", "cpu", "acc", std::make_shared<TestLink>(2e-6, 1e9)});
-    return platform;
+    return cpu_acc_platform(
+        type_table(
+            {{"MatMul", 40e-6}, {"Add", 2e-6}, {"Relu", 2e-6}, {"Erf", 5e-6}, {"Softmax", 6e-6}}),
+        type_table({{"MatMul", 12e-6}, {"Add", 3e-6}, {"Relu", 1.5e-6}, {"Erf", 2e-6}},
+                   {"Softmax"}),
+        type_table({{"MatMul", 3e-6}, {"Add", 0.5e-6}, {"Relu", 0.7e-6}}, {"Erf", "Softmax"}),
+        2e-6);
 }
 
 // x[1,16] -> fc (MatMul) -> {act (Relu), gate (Erf)} -> join (Add) -> norm (Softmax).
@@ -127,18 +80,10 @@ sim::Graph diamond() {
     return graph;
 }
 
+// x -> relu0 -> relu1 -> ... -> relu<length-1>, all [1,64] f32.
 sim::Graph relu_chain(int length) {
-    sim::Graph graph("relu_chain");
-    int previous = graph.add_tensor("x", {1, 64}, sim::DType::f32, sim::TensorKind::input);
-    for (int i = 0; i < length; ++i) {
-        const std::string name = "relu" + std::to_string(i);
-        const int out = graph.add_tensor(name + "_out", {1, 64}, sim::DType::f32);
-        graph.add_op(name, "Relu", {previous}, {out});
-        previous = out;
-    }
-    graph.mark_output(previous);
-    graph.finalize();
-    return graph;
+    return chain(std::vector<std::string>(static_cast<std::size_t>(length), "Relu"), "relu_chain",
+                 "relu");
 }
 
 struct BruteForce {
@@ -245,8 +190,7 @@ TEST(ExhaustivePlacer, TiesKeepTheFirstPlacementFound) {
     platform.name = "twins";
     platform.host_component = "cpu";
     platform.add_component(sim::Component{"cpu", "test", 0, nullptr});
-    auto model = std::make_shared<TableDevice>(std::map<std::string, double>{{"Relu", 1e-6}},
-                                               std::set<std::string>{});
+    auto model = type_table({{"Relu", 1e-6}});
     platform.add_device(
         sim::Device{"A", "cpu", platform.add_resource(sim::ExecResource{"a", 1}), 1, model});
     platform.add_device(
@@ -264,10 +208,9 @@ TEST(ExhaustivePlacer, SkipsPlacementsThePlatformCannotExecute) {
     // that uses it can be lowered: those are counted as infeasible and never chosen.
     sim::Platform platform = make_platform();
     platform.add_component(sim::Component{"island", "test", 0, nullptr});
-    platform.add_device(
-        sim::Device{"ISL", "island", platform.add_resource(sim::ExecResource{"isl", 1}), 1,
-                    std::make_shared<TableDevice>(std::map<std::string, double>{{"Relu", 1e-9}},
-                                                  std::set<std::string>{})});
+    platform.add_device(sim::Device{"ISL", "island",
+                                    platform.add_resource(sim::ExecResource{"isl", 1}), 1,
+                                    type_table({{"Relu", 1e-9}})});
     const sim::Graph graph = relu_chain(2);
     CountingEvaluator evaluator;
     const PlacementResult r = ExhaustivePlacer("").place(
@@ -284,16 +227,14 @@ TEST(ExhaustivePlacer, RefusesALargeGraphBeforeEvaluating) {
     const sim::Graph graph = relu_chain(40);
     CountingEvaluator evaluator;
     ExhaustivePlacer placer("");
-    try {
-        placer.place(PlacementContext{graph, platform, evaluator, Objective::latency, 1});
-        FAIL() << "expected PlacementError";
-    } catch (const PlacementError& e) {
-        const std::string message = e.what();
-        EXPECT_CONTAINS(message, "graph 'relu_chain'");
-        EXPECT_CONTAINS(message, "3^40 ≈ 1.2e19");  // 3^40 = 12157665459056928801
-        EXPECT_CONTAINS(message, "limit of 100000");
-        EXPECT_CONTAINS(message, "exhaustive:<max_placements>");
-    }
+    EXPECT_THAT(
+        [&] {
+            placer.place(PlacementContext{graph, platform, evaluator, Objective::latency, 1});
+        },
+        ThrowsMessage<PlacementError>(
+            AllOf(HasSubstr("graph 'relu_chain'"),
+                  HasSubstr("3^40 ≈ 1.2e19"),  // 3^40 = 12157665459056928801
+                  HasSubstr("limit of 100000"), HasSubstr("exhaustive:<max_placements>"))));
     EXPECT_EQ(evaluator.evaluations(), 0);
 }
 
@@ -302,13 +243,12 @@ TEST(ExhaustivePlacer, RefusesBeyondTheProductThatOverflows) {
     const sim::Platform platform = make_platform();
     const sim::Graph graph = relu_chain(60);
     CountingEvaluator evaluator;
-    try {
-        ExhaustivePlacer("").place(
-            PlacementContext{graph, platform, evaluator, Objective::latency, 1});
-        FAIL() << "expected PlacementError";
-    } catch (const PlacementError& e) {
-        EXPECT_CONTAINS(e.what(), "3^60 ≈ 4.2e28");
-    }
+    EXPECT_THAT(
+        [&] {
+            ExhaustivePlacer("").place(
+                PlacementContext{graph, platform, evaluator, Objective::latency, 1});
+        },
+        ThrowsMessage<PlacementError>(HasSubstr("3^60 ≈ 4.2e28")));
     EXPECT_EQ(evaluator.evaluations(), 0);
 }
 
@@ -317,14 +257,13 @@ TEST(ExhaustivePlacer, LimitIsConfigurable) {
     const sim::Graph graph = diamond();
     CountingEvaluator evaluator;
     auto tight = PlacerRegistry::instance().create("exhaustive:53");
-    try {
-        tight->place(PlacementContext{graph, platform, evaluator, Objective::latency, 1});
-        FAIL() << "expected PlacementError";
-    } catch (const PlacementError& e) {
-        EXPECT_CONTAINS(e.what(), "placer 'exhaustive:53'");
-        EXPECT_CONTAINS(e.what(), "2^1 · 3^3 = 54");
-        EXPECT_CONTAINS(e.what(), "limit of 53");
-    }
+    EXPECT_THAT(
+        [&] {
+            tight->place(PlacementContext{graph, platform, evaluator, Objective::latency, 1});
+        },
+        ThrowsMessage<PlacementError>(AllOf(HasSubstr("placer 'exhaustive:53'"),
+                                            HasSubstr("2^1 · 3^3 = 54"),
+                                            HasSubstr("limit of 53"))));
     EXPECT_EQ(evaluator.evaluations(), 0);
     auto exact = PlacerRegistry::instance().create("exhaustive:54");
     const PlacementResult r =

@@ -11,11 +11,18 @@
 #include "sim/config.hpp"
 #include "sim/graph.hpp"
 #include "sim/platform.hpp"
+#include "tests/fixtures/graph_fixtures.hpp"
+#include "tests/fixtures/yaml_fixtures.hpp"
 #include "tools/app/registration.hpp"
 
 namespace hetsim::silent_pim {
 namespace {
 
+using hetsim::testing::binary;
+using hetsim::testing::OneOp;
+using hetsim::testing::parse_platform_yaml;
+using hetsim::testing::platform_yaml_error;
+using hetsim::testing::unary;
 using sim::DType;
 using sim::TensorKind;
 
@@ -29,32 +36,6 @@ SilentPimDevice device(double offload_s = 0.0) {
     p.timing = interconnect::ddr4_timing("DDR4-2400");
     p.offload_overhead_s = offload_s;
     return SilentPimDevice(p);
-}
-
-struct OneOp {
-    sim::Graph graph;
-    int op = -1;
-    const sim::Op& get() const { return graph.op(op); }
-};
-
-OneOp binary(const std::string& type, sim::Shape a, sim::Shape b, sim::Shape out,
-             sim::Attributes attrs = {}, DType dtype = DType::f32) {
-    OneOp g;
-    const int ta = g.graph.add_tensor("a", std::move(a), dtype, TensorKind::input);
-    const int tb = g.graph.add_tensor("b", std::move(b), dtype, TensorKind::weight);
-    const int to = g.graph.add_tensor("y", std::move(out), dtype);
-    g.op = g.graph.add_op("op", type, {ta, tb}, {to}, std::move(attrs));
-    g.graph.finalize();
-    return g;
-}
-
-OneOp unary(const std::string& type, sim::Shape a, sim::Shape out, sim::Attributes attrs = {}) {
-    OneOp g;
-    const int ta = g.graph.add_tensor("a", a, DType::f32, TensorKind::input);
-    const int to = g.graph.add_tensor("y", std::move(out), DType::f32);
-    g.op = g.graph.add_op("op", type, {ta}, {to}, std::move(attrs));
-    g.graph.finalize();
-    return g;
 }
 
 // --- closed-form command streams, by hand ------------------------------------------------
@@ -181,7 +162,7 @@ TEST(SilentPimSupport, Table2ElementwiseShapes) {
     EXPECT_FALSE(s.ok);
     EXPECT_NE(s.reason.find("Table 2"), std::string::npos) << s.reason;
     // Integer shape arithmetic is not bf16 work.
-    const OneOp i = binary("Add", {4}, {4}, {4}, {}, DType::i64);
+    const OneOp i = binary("Add", {4}, {4}, {4}, {}, TensorKind::weight, DType::i64);
     const sim::Support si = pim.supports(i.graph, i.get());
     EXPECT_FALSE(si.ok);
     EXPECT_NE(si.reason.find("bfloat16"), std::string::npos) << si.reason;
@@ -255,23 +236,9 @@ std::string pim_yaml(const std::string& body) {
     return "name: t\ncomponents:\n  pim:\n    type: silent_pim\n    device: PIM\n" + body;
 }
 
-sim::Platform parse(const std::string& yaml) {
-    app::register_all();
-    return sim::parse_platform(sim::ConfigNode::from_string(yaml, "test.yaml"));
-}
-
-std::string parse_error(const std::string& yaml) {
-    try {
-        (void)parse(yaml);
-    } catch (const sim::InputError& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
-
 TEST(SilentPimYaml, BuildsDeviceResourceAndComponent) {
-    const sim::Platform p =
-        parse(pim_yaml("    memspec: DDR4-3200\n    offload_overhead: 3 us\n    memory: 4 GiB\n"));
+    const sim::Platform p = parse_platform_yaml(
+        pim_yaml("    memspec: DDR4-3200\n    offload_overhead: 3 us\n    memory: 4 GiB\n"));
     ASSERT_EQ(p.device_count(), 1);
     EXPECT_EQ(p.device(0).name, "PIM");
     EXPECT_EQ(p.device(0).component, "pim");
@@ -289,20 +256,20 @@ TEST(SilentPimYaml, BuildsDeviceResourceAndComponent) {
 }
 
 TEST(SilentPimYaml, UnknownMemspecSuggestsTheClosest) {
-    const std::string e = parse_error(pim_yaml("    memspec: DDR4-2401\n"));
+    const std::string e = platform_yaml_error(pim_yaml("    memspec: DDR4-2401\n"));
     EXPECT_NE(e.find("components.pim.memspec"), std::string::npos) << e;
     EXPECT_NE(e.find("did you mean 'DDR4-2400'"), std::string::npos) << e;
 }
 
 TEST(SilentPimYaml, UnknownKeySuggestsTheClosest) {
     const std::string e =
-        parse_error(pim_yaml("    memspec: DDR4-2400\n    offload_overheads: 2 us\n"));
+        platform_yaml_error(pim_yaml("    memspec: DDR4-2400\n    offload_overheads: 2 us\n"));
     EXPECT_NE(e.find("did you mean 'offload_overhead'"), std::string::npos) << e;
 }
 
 TEST(SilentPimYaml, MissingUnitNamesThePath) {
     const std::string e =
-        parse_error(pim_yaml("    memspec: DDR4-2400\n    offload_overhead: 2\n"));
+        platform_yaml_error(pim_yaml("    memspec: DDR4-2400\n    offload_overhead: 2\n"));
     EXPECT_NE(e.find("components.pim.offload_overhead"), std::string::npos) << e;
 }
 

@@ -3,9 +3,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+#include <memory>
+#include <string>
+
 #include "sim/evaluator.hpp"
 #include "sim/exec_graph.hpp"
-#include "tests/sim/fixture_platform.hpp"
+#include "tests/fixtures/platform_fixtures.hpp"
 
 namespace hetsim::sim {
 namespace {
@@ -33,7 +37,27 @@ struct TwoComponentPlatform {
         platform.host_component = "a";
     }
     int id(const std::string& name) const { return *platform.find_device(name); }
+    // Lowers `g` with every op on the device `device_of` names for it.
+    ExecGraph lower_on(const Graph& g, const std::map<std::string, std::string>& device_of) const {
+        Placement p;
+        for (const auto& op : g.ops())
+            p.device_of_op.push_back(id(device_of.at(op.name)));
+        return lower(g, p, platform);
+    }
 };
+
+// The metrics of both evaluators on one ExecGraph, with `samples` for throughput.
+struct BothMetrics {
+    Metrics analytic, des;
+};
+
+BothMetrics evaluate_both(const TwoComponentPlatform& fx, const ExecGraph& exec, int samples) {
+    AnalyticEvaluator analytic(EvalOptions{samples});
+    DesEvaluator des(fx.platform, EvalOptions{samples});
+    Metrics a = analytic.evaluate(exec);
+    Metrics d = des.evaluate(exec);
+    return {a, d};
+}
 
 int relu(Graph& g, const std::string& name, int input) {
     int out = g.add_tensor(name + "_out", {1, 1000}, DType::f32);
@@ -41,14 +65,8 @@ int relu(Graph& g, const std::string& name, int input) {
     return out;
 }
 
-Placement place(const Graph& g, const std::map<std::string, int>& device_of) {
-    Placement p;
-    for (const auto& op : g.ops())
-        p.device_of_op.push_back(device_of.at(op.name));
-    return p;
-}
-
-// in -> A(X1) -> B(Y) -> C(X1): two transfers that never overlap.
+// in -> A -> B -> C, placed A(X1) -> B(Y) -> C(X1): two transfers that never overlap.
+const std::map<std::string, std::string> kChainXYX = {{"A", "X1"}, {"B", "Y"}, {"C", "X1"}};
 Graph chain_graph() {
     Graph g("chain");
     int in = g.add_tensor("in", {1, 1000}, DType::f32, TensorKind::input);
@@ -57,7 +75,10 @@ Graph chain_graph() {
     return g;
 }
 
-// in -> P(X1) -> C1(Y); in -> Q(X2) -> C2(Y): the two transfers a->b start together.
+// in -> P -> C1; in -> Q -> C2, placed P(X1) -> C1(Y); Q(X2) -> C2(Y): the two transfers
+// a->b start together.
+const std::map<std::string, std::string> kForkIntoY = {
+    {"P", "X1"}, {"Q", "X2"}, {"C1", "Y"}, {"C2", "Y"}};
 Graph fork_graph(TwoComponentPlatform& fx) {
     Graph g("fork");
     int in = g.add_tensor("in", {1, 1000}, DType::f32, TensorKind::input);
@@ -74,8 +95,7 @@ Graph fork_graph(TwoComponentPlatform& fx) {
 TEST(Lowering, ChainMakesTransfersExplicit) {
     TwoComponentPlatform fx;
     Graph g = chain_graph();
-    ExecGraph exec = lower(g, place(g, {{"A", fx.id("X1")}, {"B", fx.id("Y")}, {"C", fx.id("X1")}}),
-                           fx.platform);
+    ExecGraph exec = fx.lower_on(g, kChainXYX);
     ASSERT_EQ(exec.tasks.size(), 5u);
     EXPECT_EQ(exec.tasks[0].kind, TaskKind::compute);
     EXPECT_EQ(exec.tasks[1].kind, TaskKind::transfer);
@@ -93,12 +113,7 @@ TEST(Lowering, ChainMakesTransfersExplicit) {
 TEST(Evaluators, AgreeExactlyOnContentionFreeChain) {
     TwoComponentPlatform fx;
     Graph g = chain_graph();
-    ExecGraph exec = lower(g, place(g, {{"A", fx.id("X1")}, {"B", fx.id("Y")}, {"C", fx.id("X1")}}),
-                           fx.platform);
-    AnalyticEvaluator analytic(EvalOptions{1});
-    DesEvaluator des(fx.platform, EvalOptions{1});
-    Metrics a = analytic.evaluate(exec);
-    Metrics d = des.evaluate(exec);
+    const auto [a, d] = evaluate_both(fx, fx.lower_on(g, kChainXYX), 1);
     // 3 (A) + 2 (a->b) + 5 (B) + 2 (b->a) + 3 (C) µs.
     EXPECT_DOUBLE_EQ(a.latency_s, 15 * kUs);
     EXPECT_EQ(a.latency_s, d.latency_s);
@@ -107,22 +122,28 @@ TEST(Evaluators, AgreeExactlyOnContentionFreeChain) {
     EXPECT_EQ(d.link_bytes.at("ab:a->b"), 4000.0);
     EXPECT_EQ(d.link_bytes.at("ab:b->a"), 4000.0);
     EXPECT_DOUBLE_EQ(d.resource_busy_s.at("X1:exec"), 6 * kUs);
+    // Per-task timings (what profiling placers read): the a->b transfer runs 3 -> 5 µs, B
+    // 5 -> 10 µs, in both evaluators.
+    ASSERT_EQ(d.task_timings.size(), 5u);
+    EXPECT_EQ(d.task_timings[1].start_ps, 3'000'000);
+    EXPECT_EQ(d.task_timings[1].finish_ps, 5'000'000);
+    EXPECT_EQ(d.task_timings[2].start_ps, 5'000'000);
+    EXPECT_EQ(d.task_timings[2].finish_ps, 10'000'000);
+    for (std::size_t t = 0; t < 5; ++t) {
+        EXPECT_EQ(a.task_timings[t].start_ps, d.task_timings[t].start_ps);
+        EXPECT_EQ(a.task_timings[t].finish_ps, d.task_timings[t].finish_ps);
+    }
 }
 
 TEST(Evaluators, DesIsSlowerExactlyByLinkContention) {
     TwoComponentPlatform fx;
     Graph g = fork_graph(fx);
-    ExecGraph exec = lower(
-        g,
-        place(g, {{"P", fx.id("X1")}, {"Q", fx.id("X2")}, {"C1", fx.id("Y")}, {"C2", fx.id("Y")}}),
-        fx.platform);
-    AnalyticEvaluator analytic(EvalOptions{1});
-    DesEvaluator des(fx.platform, EvalOptions{1});
+    const auto [a, d] = evaluate_both(fx, fx.lower_on(g, kForkIntoY), 1);
     // Analytic: both transfers 3->5; C1 5->6, C2 6->7; outputs back 6->8 and 7->9.
-    EXPECT_DOUBLE_EQ(analytic.evaluate(exec).latency_s, 9 * kUs);
+    EXPECT_DOUBLE_EQ(a.latency_s, 9 * kUs);
     // DES: one DMA queue per direction: t1 3->5, t2 5->7; C1 5->6, C2 7->8; o1 back 6->8,
     // o2 back 8->10. Slower by L - c = 2 - 1 µs.
-    EXPECT_DOUBLE_EQ(des.evaluate(exec).latency_s, 10 * kUs);
+    EXPECT_DOUBLE_EQ(d.latency_s, 10 * kUs);
 }
 
 TEST(Evaluators, PipelinedThroughputIsTheSlowestStage) {
@@ -132,12 +153,8 @@ TEST(Evaluators, PipelinedThroughputIsTheSlowestStage) {
     relu(g, "B", relu(g, "A", in));
     g.finalize();
     fx.y->by_name["B"] = 2 * kUs;
-    ExecGraph exec = lower(g, place(g, {{"A", fx.id("X1")}, {"B", fx.id("Y")}}), fx.platform);
     // Stages: A 3 µs, a->b 2, B 2, b->a 2: one sample per 3 µs in steady state.
-    AnalyticEvaluator analytic(EvalOptions{8});
-    DesEvaluator des(fx.platform, EvalOptions{8});
-    Metrics a = analytic.evaluate(exec);
-    Metrics d = des.evaluate(exec);
+    const auto [a, d] = evaluate_both(fx, fx.lower_on(g, {{"A", "X1"}, {"B", "Y"}}), 8);
     EXPECT_DOUBLE_EQ(a.latency_s, 9 * kUs);
     EXPECT_NEAR(a.throughput_per_s, 1.0 / (3 * kUs), 1e-6);
     EXPECT_EQ(a.throughput_per_s, d.throughput_per_s);
@@ -148,15 +165,8 @@ TEST(Evaluators, SequentialDispatchRunsOneTaskAtATime) {
     TwoComponentPlatform fx;
     fx.platform.dispatch = DispatchMode::sequential;
     Graph g = fork_graph(fx);
-    ExecGraph exec = lower(
-        g,
-        place(g, {{"P", fx.id("X1")}, {"Q", fx.id("X2")}, {"C1", fx.id("Y")}, {"C2", fx.id("Y")}}),
-        fx.platform);
-    AnalyticEvaluator analytic(EvalOptions{4});
-    DesEvaluator des(fx.platform, EvalOptions{4});
     // P 3 + Q 3 + t1 2 + C1 1 + t2 2 + C2 1 + o1 2 + o2 2 = 16 µs, nothing overlaps.
-    Metrics a = analytic.evaluate(exec);
-    Metrics d = des.evaluate(exec);
+    const auto [a, d] = evaluate_both(fx, fx.lower_on(g, kForkIntoY), 4);
     EXPECT_DOUBLE_EQ(a.latency_s, 16 * kUs);
     EXPECT_EQ(d.latency_s, a.latency_s);
     EXPECT_NEAR(d.throughput_per_s, 1.0 / (16 * kUs), 1e-6);
@@ -166,15 +176,8 @@ TEST(Evaluators, DesReplaysPlacementsBackToBack) {
     TwoComponentPlatform fx;
     Graph g = fork_graph(fx);
     DesEvaluator des(fx.platform, EvalOptions{4});
-    ExecGraph one = lower(
-        g,
-        place(g, {{"P", fx.id("X1")}, {"Q", fx.id("X2")}, {"C1", fx.id("Y")}, {"C2", fx.id("Y")}}),
-        fx.platform);
-    ExecGraph all_a = lower(
-        g,
-        place(g,
-              {{"P", fx.id("X1")}, {"Q", fx.id("X2")}, {"C1", fx.id("X1")}, {"C2", fx.id("X2")}}),
-        fx.platform);
+    ExecGraph one = fx.lower_on(g, kForkIntoY);
+    ExecGraph all_a = fx.lower_on(g, {{"P", "X1"}, {"Q", "X2"}, {"C1", "X1"}, {"C2", "X2"}});
     Metrics first = des.evaluate(one);
     Metrics other = des.evaluate(all_a);
     Metrics again = des.evaluate(one);
@@ -187,8 +190,7 @@ TEST(Evaluators, DesReplaysPlacementsBackToBack) {
 TEST(Evaluators, TraceHasASlicePerTaskAndAFlowPerDependency) {
     TwoComponentPlatform fx;
     Graph g = chain_graph();
-    ExecGraph exec = lower(g, place(g, {{"A", fx.id("X1")}, {"B", fx.id("Y")}, {"C", fx.id("X1")}}),
-                           fx.platform);
+    ExecGraph exec = fx.lower_on(g, kChainXYX);
     DesEvaluator des(fx.platform, EvalOptions{2});
     Trace trace;
     des.evaluate(exec, &trace);
@@ -233,14 +235,10 @@ TEST(Lowering, RejectsAnOpOnADeviceThatCannotRunIt) {
     TwoComponentPlatform fx;
     fx.y->unsupported_types.insert("Relu");
     Graph g = chain_graph();
-    EXPECT_THAT(
-        [&] {
-            lower(g, place(g, {{"A", fx.id("X1")}, {"B", fx.id("Y")}, {"C", fx.id("X1")}}),
-                  fx.platform);
-        },
-        ::testing::ThrowsMessage<LoweringError>(
-            ::testing::AllOf(::testing::HasSubstr("'B'"), ::testing::HasSubstr("Y"),
-                             ::testing::HasSubstr("table says no"))));
+    EXPECT_THAT([&] { fx.lower_on(g, kChainXYX); },
+                ::testing::ThrowsMessage<LoweringError>(
+                    ::testing::AllOf(::testing::HasSubstr("'B'"), ::testing::HasSubstr("Y"),
+                                     ::testing::HasSubstr("table says no"))));
 }
 
 TEST(Lowering, RejectsTransfersWithoutARoute) {

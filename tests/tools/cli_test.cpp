@@ -168,6 +168,27 @@ TEST(Cli, FlowListPriorityKeepsItsDevices) {
     EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 4);  // header + baseline + 2 placers
 }
 
+TEST(Cli, PointsRunEveryCombination) {
+    TempDir dir;
+    auto study = dir.write("s.yaml", study_with(kPlatform,
+                                                "points: { workload.seq_len: [8, 16], "
+                                                "workload.layers: [1, 2] }\n"));
+    auto out = dir.path() / "out";
+    Outcome o = run_hetsim("run " + study.string() + " --out " + out.string());
+    ASSERT_EQ(o.exit_code, 0) << o.output;
+    EXPECT_THAT(o.output, HasSubstr("[seq_len=8,layers=1]"));
+    EXPECT_THAT(o.output, HasSubstr("[seq_len=16,layers=2]"));
+    const std::string csv = read(out / "results.csv");
+    EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 4 * 2);  // 4 points x 2 placers
+    EXPECT_THAT(csv, HasSubstr("\"seq_len=16,layers=1\""));
+    EXPECT_TRUE(fs::exists(out / "placement_seq_len_16_layers_2_single_CPU_S.json"));
+    auto results = nlohmann::json::parse(read(out / "results.json"));
+    ASSERT_EQ(results["rows"].size(), 8u);
+    // A longer sequence costs more on the same placer.
+    EXPECT_LT(results["rows"][0]["latency_s"].get<double>(),
+              results["rows"][4]["latency_s"].get<double>());
+}
+
 TEST(Cli, ListsAndInspects) {
     Outcome placers = run_hetsim("list placers");
     EXPECT_EQ(placers.exit_code, 0);
@@ -228,32 +249,35 @@ std::string platform_text(const std::string& cpu_clock, const std::string& fwd_b
            "    backward: {bandwidth: 1 GB/s, latency: 5 us}\n    convert_on: cpu\n";
 }
 
+// Writes p.yaml (platform_text) and s.yaml (a study on it) into `dir`; returns s.yaml.
+fs::path write_study_on_platform(const TempDir& dir, const std::string& cpu_clock,
+                                 const std::string& fwd_bandwidth) {
+    auto platform = dir.write("p.yaml", platform_text(cpu_clock, fwd_bandwidth));
+    return dir.write("s.yaml", study_with(platform.string()));
+}
+
 TEST(CliErrors, TheTestPlatformTextIsValid) {
     TempDir dir;
-    auto platform = dir.write("p.yaml", platform_text("1.5 GHz", "2.5 GB/s"));
-    auto study = dir.write("s.yaml", study_with(platform.string()));
+    auto study = write_study_on_platform(dir, "1.5 GHz", "2.5 GB/s");
     EXPECT_EQ(
         run_hetsim("run " + study.string() + " --out " + (dir.path() / "o").string()).exit_code, 0);
 }
 
 TEST(CliErrors, MissingUnitNamesThePath) {
     TempDir dir;
-    auto platform = dir.write("p.yaml", platform_text("1.5", "2.5 GB/s"));
-    auto study = dir.write("s.yaml", study_with(platform.string()));
+    auto study = write_study_on_platform(dir, "1.5", "2.5 GB/s");
     expect_input_error(dir, study, "p.yaml:9: components.cpu.clock: expected a frequency");
 }
 
 TEST(CliErrors, WrongUnitNamesThePath) {
     TempDir dir;
-    auto platform = dir.write("p.yaml", platform_text("5 us", "2.5 GB/s"));
-    auto study = dir.write("s.yaml", study_with(platform.string()));
+    auto study = write_study_on_platform(dir, "5 us", "2.5 GB/s");
     expect_input_error(dir, study, "components.cpu.clock");
 }
 
 TEST(CliErrors, NegativeBandwidthIsRejected) {
     TempDir dir;
-    auto platform = dir.write("p.yaml", platform_text("1.5 GHz", "-2.5 GB/s"));
-    auto study = dir.write("s.yaml", study_with(platform.string()));
+    auto study = write_study_on_platform(dir, "1.5 GHz", "-2.5 GB/s");
     expect_input_error(dir, study, "components.dma.forward.bandwidth: must be > 0");
 }
 

@@ -111,7 +111,7 @@ StudyConfig parse_study(const sim::ConfigNode& root) {
     register_all();
     root.expect_map();
     root.expect_keys({"study", "description", "platform", "workload", "objective", "evaluator",
-                      "placers", "baseline", "seed", "samples", "point"});
+                      "placers", "baseline", "seed", "samples", "point", "points"});
     StudyConfig study;
     study.file = root.file();
     study.name = root.at("study").as_string();
@@ -203,14 +203,69 @@ StudyConfig parse_study(const sim::ConfigNode& root) {
     return study;
 }
 
-StudyConfig load_study(const std::string& file, const std::vector<std::string>& overrides) {
-    sim::ConfigNode root = sim::ConfigNode::load_file(file);
-    if (overrides.empty())
-        return parse_study(root);
-    YAML::Node raw = YAML::Clone(root.raw());
+namespace {
+
+// The study file with the command-line overrides applied in place, so every node that was
+// not overridden keeps its line number for error messages (a YAML::Clone would lose them).
+YAML::Node load_with_overrides(const std::string& file, const std::vector<std::string>& overrides) {
+    YAML::Node raw = sim::ConfigNode::load_file(file).raw();
     for (const auto& o : overrides)
         sim::apply_override(raw, o);
-    return parse_study(sim::ConfigNode(raw, file, ""));
+    return raw;
+}
+
+}  // namespace
+
+std::vector<StudyConfig> load_study_points(const std::string& file,
+                                           const std::vector<std::string>& overrides) {
+    YAML::Node raw = load_with_overrides(file, overrides);
+    const sim::ConfigNode base(raw, file, "");
+    if (!base.has("points"))
+        return {parse_study(base)};
+
+    // Grid over the axes, the last axis changing fastest.
+    const sim::ConfigNode axes = base.at("points");
+    axes.expect_map();
+    std::vector<std::pair<std::string, std::vector<std::string>>> grid;
+    for (const auto& path : axes.keys()) {
+        const sim::ConfigNode values = axes.at(path);
+        values.expect_sequence();
+        if (values.size() == 0)
+            values.fail("an axis needs at least one value");
+        std::vector<std::string> list;
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            YAML::Emitter value;
+            value << values.at(i).raw();
+            list.emplace_back(value.c_str());
+        }
+        grid.emplace_back(path, std::move(list));
+    }
+    std::vector<StudyConfig> points;
+    std::vector<std::size_t> index(grid.size(), 0);
+    while (true) {
+        YAML::Node point = load_with_overrides(file, overrides);
+        point.remove("points");
+        std::vector<std::string> label;
+        for (std::size_t a = 0; a < grid.size(); ++a) {
+            const std::string& value = grid[a].second[index[a]];
+            sim::apply_override(point, grid[a].first + "=" + value);
+            const auto dot = grid[a].first.rfind('.');
+            label.push_back(fmt::format("{}={}", grid[a].first.substr(dot + 1), value));
+        }
+        point["point"] = fmt::format("{}", fmt::join(label, ","));
+        points.push_back(parse_study(sim::ConfigNode(point, file, "")));
+        points.back().resolved["points"] = YAML::Clone(axes.raw());
+        std::size_t a = grid.size();
+        while (a > 0 && ++index[a - 1] == grid[a - 1].second.size())
+            index[--a] = 0;
+        if (a == 0)
+            break;
+    }
+    return points;
+}
+
+StudyConfig load_study(const std::string& file, const std::vector<std::string>& overrides) {
+    return load_study_points(file, overrides).front();
 }
 
 StudyResult run_study(const StudyConfig& study, bool record_traces) {
@@ -268,7 +323,8 @@ std::string human_time(double s) {
 
 std::string format_table(const StudyConfig& study, const StudyResult& result) {
     std::ostringstream out;
-    out << fmt::format("study {}: {} on {} ({} ops, {} evaluator, objective {})\n", study.name,
+    out << fmt::format("study {}{}: {} on {} ({} ops, {} evaluator, objective {})\n", study.name,
+                       study.point == "default" ? "" : fmt::format(" [{}]", study.point),
                        study.workload_label, study.platform.name, study.graph->op_count(),
                        study.evaluator, objective_name(study.objective));
     std::size_t width = 6;
@@ -284,76 +340,80 @@ std::string format_table(const StudyConfig& study, const StudyResult& result) {
     return out.str();
 }
 
-void write_outputs(const StudyConfig& study, const StudyResult& result, const fs::path& out_dir,
-                   bool traces) {
+void write_outputs(const std::vector<PointRun>& runs, const fs::path& out_dir, bool traces) {
     // Render everything first: a failure here leaves no file behind.
     std::map<fs::path, std::string> files;
     std::ostringstream csv;
     csv << "study,point,placer,objective,latency_s,throughput_per_s,speedup,placer_time_s,"
            "profile_runs,evaluator,workload,platform\n";
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-    for (const auto& r : result.rows) {
-        csv << fmt::format("{},{},\"{}\",{},{:.9g},{:.9g},{:.6g},{:.6g},{},{},\"{}\",{}\n",
-                           study.name, study.point, r.placer, objective_name(study.objective),
-                           r.metrics.latency_s, r.metrics.throughput_per_s, r.speedup,
-                           r.placer_time_s, r.profile_runs, study.evaluator, study.workload_label,
-                           study.platform.name);
-        nlohmann::ordered_json row;
-        row["study"] = study.name;
-        row["point"] = study.point;
-        row["placer"] = r.placer;
-        row["objective"] = objective_name(study.objective);
-        row["latency_s"] = r.metrics.latency_s;
-        row["throughput_per_s"] = r.metrics.throughput_per_s;
-        row["speedup"] = r.speedup;
-        row["placer_time_s"] = r.placer_time_s;
-        row["profile_runs"] = r.profile_runs;
-        row["evaluator"] = study.evaluator;
-        row["samples"] = r.metrics.samples;
-        row["resource_busy_s"] = r.metrics.resource_busy_s;
-        row["link_bytes"] = r.metrics.link_bytes;
-        row["stats"] = r.stats;
-        rows.push_back(row);
+    for (const auto& [study, result] : runs) {
+        // With several points, every per-placer file carries the point in its name.
+        const std::string prefix = runs.size() > 1 ? file_safe(study.point) + "_" : "";
+        for (const auto& r : result.rows) {
+            csv << fmt::format("{},\"{}\",\"{}\",{},{:.9g},{:.9g},{:.6g},{:.6g},{},{},\"{}\",{}\n",
+                               study.name, study.point, r.placer, objective_name(study.objective),
+                               r.metrics.latency_s, r.metrics.throughput_per_s, r.speedup,
+                               r.placer_time_s, r.profile_runs, study.evaluator,
+                               study.workload_label, study.platform.name);
+            nlohmann::ordered_json row;
+            row["study"] = study.name;
+            row["point"] = study.point;
+            row["placer"] = r.placer;
+            row["objective"] = objective_name(study.objective);
+            row["latency_s"] = r.metrics.latency_s;
+            row["throughput_per_s"] = r.metrics.throughput_per_s;
+            row["speedup"] = r.speedup;
+            row["placer_time_s"] = r.placer_time_s;
+            row["profile_runs"] = r.profile_runs;
+            row["evaluator"] = study.evaluator;
+            row["workload"] = study.workload_label;
+            row["platform"] = study.platform.name;
+            row["ops"] = study.graph->op_count();
+            row["samples"] = r.metrics.samples;
+            row["resource_busy_s"] = r.metrics.resource_busy_s;
+            row["link_bytes"] = r.metrics.link_bytes;
+            row["stats"] = r.stats;
+            rows.push_back(row);
 
-        nlohmann::ordered_json placement;
-        placement["placer"] = r.placer;
-        placement["workload"] = study.workload_label;
-        placement["platform"] = study.platform.name;
-        nlohmann::ordered_json ops = nlohmann::ordered_json::array();
-        std::map<std::string, int> per_device;
-        for (int op = 0; op < study.graph->op_count(); ++op) {
-            const auto& device =
-                study.platform.device(r.placement.device_of_op[static_cast<std::size_t>(op)]).name;
-            ++per_device[device];
-            nlohmann::ordered_json entry{{"op", study.graph->op(op).name},
-                                         {"type", study.graph->op(op).type},
-                                         {"device", device}};
-            if (!r.placement.notes.empty() &&
-                !r.placement.notes[static_cast<std::size_t>(op)].empty()) {
-                entry["note"] = r.placement.notes[static_cast<std::size_t>(op)];
+            nlohmann::ordered_json placement;
+            placement["placer"] = r.placer;
+            placement["point"] = study.point;
+            placement["workload"] = study.workload_label;
+            placement["platform"] = study.platform.name;
+            nlohmann::ordered_json ops = nlohmann::ordered_json::array();
+            std::map<std::string, int> per_device;
+            for (int op = 0; op < study.graph->op_count(); ++op) {
+                const auto i = static_cast<std::size_t>(op);
+                const auto& device = study.platform.device(r.placement.device_of_op[i]).name;
+                ++per_device[device];
+                nlohmann::ordered_json entry{{"op", study.graph->op(op).name},
+                                             {"type", study.graph->op(op).type},
+                                             {"device", device}};
+                if (!r.placement.notes.empty() && !r.placement.notes[i].empty()) {
+                    entry["note"] = r.placement.notes[i];
+                }
+                ops.push_back(entry);
             }
-            ops.push_back(entry);
-        }
-        placement["ops_per_device"] = per_device;
-        placement["ops"] = ops;
-        files[out_dir / fmt::format("placement_{}.json", file_safe(r.placer))] =
-            placement.dump(2) + "\n";
-        if (traces) {
-            std::ostringstream trace_out;
-            traces::make_trace_writer("perfetto_json")->write(r.trace, trace_out);
-            files[out_dir / fmt::format("{}.trace.json", file_safe(r.placer))] = trace_out.str();
+            placement["ops_per_device"] = per_device;
+            placement["ops"] = ops;
+            files[out_dir / fmt::format("placement_{}{}.json", prefix, file_safe(r.placer))] =
+                placement.dump(2) + "\n";
+            if (traces) {
+                std::ostringstream trace_out;
+                traces::make_trace_writer("perfetto_json")->write(r.trace, trace_out);
+                files[out_dir / fmt::format("{}{}.trace.json", prefix, file_safe(r.placer))] =
+                    trace_out.str();
+            }
         }
     }
     nlohmann::ordered_json doc;
-    doc["study"] = study.name;
-    doc["workload"] = study.workload_label;
-    doc["platform"] = study.platform.name;
-    doc["ops"] = study.graph->op_count();
+    doc["study"] = runs.front().config.name;
     doc["rows"] = rows;
     files[out_dir / "results.csv"] = csv.str();
     files[out_dir / "results.json"] = doc.dump(2) + "\n";
     YAML::Emitter emitter;
-    emitter << study.resolved;
+    emitter << runs.front().config.resolved;
     files[out_dir / "study.resolved.yaml"] = std::string(emitter.c_str()) + "\n";
 
     fs::create_directories(out_dir);

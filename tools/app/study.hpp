@@ -36,6 +36,12 @@ struct StudyConfig {
 
 // Reads a study file, applies `overrides` ("a.b=c"), resolves the platform file relative to
 // the study and builds the workload graph. Throws sim::InputError for any bad input.
+// A study may list design points as axes, every combination one point:
+//   points: { workload.seq_len: [8, 16, 32, 64] }
+// load_study_points returns one StudyConfig per point (one when there is no `points:`),
+// labelled "seq_len=8"; load_study returns the first.
+std::vector<StudyConfig> load_study_points(const std::string& file,
+                                           const std::vector<std::string>& overrides);
 StudyConfig load_study(const std::string& file, const std::vector<std::string>& overrides);
 StudyConfig parse_study(const sim::ConfigNode& root);
 
@@ -62,10 +68,16 @@ StudyResult run_study(const StudyConfig& study, bool record_traces);
 // The terminal table.
 std::string format_table(const StudyConfig& study, const StudyResult& result);
 
+struct PointRun {
+    StudyConfig config;
+    StudyResult result;
+};
+
 // Writes results.csv, results.json, placement_<placer>.json, study.resolved.yaml and (with
-// traces) <placer>.trace.json into `out_dir`, each through a temporary file and a rename.
-void write_outputs(const StudyConfig& study, const StudyResult& result,
-                   const std::filesystem::path& out_dir, bool traces);
+// traces) <placer>.trace.json into `out_dir` (file names prefixed by the point when a study
+// has several), each through a temporary file and a rename, after everything is rendered.
+void write_outputs(const std::vector<PointRun>& runs, const std::filesystem::path& out_dir,
+                   bool traces);
 
 // A placer spec as a file-name part: "priority:CPU_P,PIM" -> "priority_CPU_P_PIM".
 std::string file_safe(const std::string& spec);
