@@ -6,6 +6,7 @@
 #include "placement/classic/random.hpp"
 #include "placement/classic/round_robin.hpp"
 #include "placement/classic/single.hpp"
+#include "placement/lee2022/als_placer.hpp"
 #include "placement/placer.hpp"
 #include "placement/priority/priority.hpp"
 #include "sim/config.hpp"
@@ -22,6 +23,7 @@ PlacerRegistry& PlacerRegistry::instance() {
         r.add(RandomPlacer::info());
         r.add(RoundRobinPlacer::info());
         r.add(ExhaustivePlacer::info());
+        r.add(lee2022::AlsPlacer::info());
         return r;
     }();
     return registry;
