@@ -4,6 +4,8 @@
 
 #include <stdexcept>
 
+#include "sim/config.hpp"
+
 namespace hetsim::interconnect {
 
 namespace {
@@ -83,6 +85,78 @@ Ddr4Timing ddr4_timing(std::string_view speed_bin) {
         return *t;
     throw std::invalid_argument(fmt::format("unknown DDR4 speed bin '{}'; known: {}", speed_bin,
                                             fmt::join(ddr4_speed_bins(), ", ")));
+}
+
+namespace {
+
+int positive_int(const sim::ConfigNode& parent, const std::string& key) {
+    const sim::ConfigNode n = parent.at(key);
+    const std::int64_t v = n.as_int();
+    if (v <= 0 || v > 1'000'000'000)
+        n.fail(fmt::format("must be a positive cycle count, got {}", v));
+    return static_cast<int>(v);
+}
+
+}  // namespace
+
+Ddr4Timing parse_memspec(const sim::ConfigNode& node) {
+    node.expect_map();
+    node.expect_keys({"name", "architecture", "timing"});
+    Ddr4Timing t;
+    t.name = node.at("name").as_string();
+    if (t.name.empty())
+        node.at("name").fail("expected a speed-bin name, e.g. DDR4-2400");
+
+    const sim::ConfigNode arch = node.at("architecture");
+    arch.expect_map();
+    arch.expect_keys(
+        {"bank_groups", "banks_per_group", "rows", "columns", "burst_length", "bus_width_bits"});
+    t.bank_groups = positive_int(arch, "bank_groups");
+    t.banks_per_group = positive_int(arch, "banks_per_group");
+    t.rows = positive_int(arch, "rows");
+    t.columns = positive_int(arch, "columns");
+    t.BL = positive_int(arch, "burst_length");
+    t.bus_width_bits = positive_int(arch, "bus_width_bits");
+    if (t.BL % 2 != 0 || t.columns % t.BL != 0) {
+        arch.at("burst_length")
+            .fail(fmt::format("must be even and divide columns ({}), got {}", t.columns, t.BL));
+    }
+
+    const sim::ConfigNode tm = node.at("timing");
+    tm.expect_map();
+    tm.expect_keys({"tCK_ps", "CL", "CWL", "tRCD", "tRP", "tRAS", "tRC", "tCCD_S", "tCCD_L",
+                    "tRRD_S", "tRRD_L", "tFAW", "tWR", "tWTR_S", "tWTR_L", "tRTP", "tREFI",
+                    "tRFC"});
+    const sim::ConfigNode tck = tm.at("tCK_ps");
+    t.tCK_ps = tck.as_double();
+    if (!(t.tCK_ps > 0.0))
+        tck.fail(fmt::format("must be > 0 ps, got {}", tck.as_string()));
+    t.CL = positive_int(tm, "CL");
+    t.CWL = positive_int(tm, "CWL");
+    t.tRCD = positive_int(tm, "tRCD");
+    t.tRP = positive_int(tm, "tRP");
+    t.tRAS = positive_int(tm, "tRAS");
+    t.tRC = positive_int(tm, "tRC");
+    t.tCCD_S = positive_int(tm, "tCCD_S");
+    t.tCCD_L = positive_int(tm, "tCCD_L");
+    t.tRRD_S = positive_int(tm, "tRRD_S");
+    t.tRRD_L = positive_int(tm, "tRRD_L");
+    t.tFAW = positive_int(tm, "tFAW");
+    t.tWR = positive_int(tm, "tWR");
+    t.tWTR_S = positive_int(tm, "tWTR_S");
+    t.tWTR_L = positive_int(tm, "tWTR_L");
+    t.tRTP = positive_int(tm, "tRTP");
+    t.tREFI = positive_int(tm, "tREFI");
+    t.tRFC = positive_int(tm, "tRFC");
+    if (t.tREFI <= t.tRFC) {
+        tm.at("tREFI").fail(fmt::format(
+            "must exceed tRFC ({}) or the rank never serves a request, got {}", t.tRFC, t.tREFI));
+    }
+    return t;
+}
+
+Ddr4Timing load_memspec(const std::filesystem::path& path) {
+    return parse_memspec(sim::ConfigNode::load_file(path));
 }
 
 }  // namespace hetsim::interconnect

@@ -5,12 +5,21 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+namespace hetsim::sim {
+class ConfigNode;
+}
+
 namespace hetsim::interconnect {
+
+// A count of memspec clock cycles (tCK). Times in the command-level models are integers of
+// this type; seconds come only from Ddr4Timing::seconds().
+using Cycles = std::int64_t;
 
 struct Ddr4Timing {
     std::string name;  // speed bin, "DDR4-2400"
@@ -69,13 +78,22 @@ struct Ddr4Timing {
     int read_to_write_cycles() const { return CL + BL / 2 + 2 - CWL; }
     //   WR -> RD, different bank group: WL + BL/2 + tWTR_S
     int write_to_read_cycles() const { return CWL + BL / 2 + tWTR_S; }
+    //   WR -> RD, same bank group: WL + BL/2 + tWTR_L
+    int write_to_read_same_group_cycles() const { return CWL + BL / 2 + tWTR_L; }
     //   last WR command -> its data fully on the bus
     int write_data_done_cycles() const { return CWL + BL / 2; }
     //   opening another row of a bank: PRE then ACT
     int row_switch_cycles() const { return tRP + tRCD; }
-    // Time-dilation from refresh: the rank is unavailable tRFC out of every tREFI.
+    //   RD of one row -> RD of another row of the same bank: RD -> PRE tRTP, PRE -> ACT tRP,
+    //   ACT -> RD tRCD (tRAS already met)
+    int read_row_switch_cycles() const { return tRTP + tRP + tRCD; }
+    // Clocks a refresh takes from the stream: PREA -> REF tRP, REF -> ACT tRFC, then the rows
+    // are opened again, ACT -> RD/WR tRCD (what the command-level controller shows).
+    int refresh_cycles() const { return tRP + tRFC + tRCD; }
+    // Time-dilation from refresh: the rank is unavailable refresh_cycles() out of every tREFI.
+    // An expectation: a kernel starts at an arbitrary point of the refresh schedule.
     double refresh_factor() const {
-        return static_cast<double>(tREFI) / static_cast<double>(tREFI - tRFC);
+        return static_cast<double>(tREFI) / static_cast<double>(tREFI - refresh_cycles());
     }
 };
 
@@ -85,5 +103,16 @@ std::vector<std::string> ddr4_speed_bins();
 std::optional<Ddr4Timing> find_ddr4_timing(std::string_view speed_bin);
 // Throws std::invalid_argument naming the known bins when `speed_bin` is unknown.
 Ddr4Timing ddr4_timing(std::string_view speed_bin);
+
+// Memspec files (configs/memspecs/ddr4-2400.yaml, ddr4-3200.yaml), DRAMSys-style: the
+// organisation and every JESD79-4 timing in tCK cycles, tCK in ps:
+//   name: DDR4-2400
+//   architecture: {bank_groups, banks_per_group, rows, columns, burst_length, bus_width_bits}
+//   timing: {tCK_ps, CL, CWL, tRCD, tRP, tRAS, tRC, tCCD_S, tCCD_L, tRRD_S, tRRD_L, tFAW,
+//            tWR, tWTR_S, tWTR_L, tRTP, tREFI, tRFC}
+// Every key is required; an unknown key fails with "did you mean", a missing one names its
+// YAML path (sim::InputError: file, line, path).
+Ddr4Timing load_memspec(const std::filesystem::path& path);
+Ddr4Timing parse_memspec(const sim::ConfigNode& node);
 
 }  // namespace hetsim::interconnect

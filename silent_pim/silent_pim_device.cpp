@@ -76,104 +76,136 @@ std::int64_t SilentPimDevice::elements_per_burst() const {
     return params_.timing.burst_bytes() / sim::dtype_size_bytes(sim::DType::bf16);
 }
 
-std::int64_t SilentPimDevice::row_openings(std::int64_t bursts) const {
-    // A stream of consecutive bursts opens one DRAM row per row_bytes (8 KiB for x64 with
-    // 1024 columns): 128 bursts per ACT.
-    if (bursts <= 0)
-        return 0;
-    return ceil_div(bursts * params_.timing.burst_bytes(), params_.timing.row_bytes());
-}
-
 // --- closed-form command streams -----------------------------------------------------------
 //
-// Cycle accounting: each command is charged the spacing to the command that follows it:
-//   RD -> RD  tCCD_S  (operands A, B, C live in different bank groups, so consecutive
-//                      bursts use the short CCD and the data bus runs back to back)
-//   RD -> WR  RL + BL/2 - WL + 2      (bus turnaround, JESD79-4)
-//   WR -> RD  WL + BL/2 + tWTR_S      (write-to-read, different bank group)
-// The final WR is charged WL + BL/2 (its data on the bus) instead of WR -> RD.
-// Row activations: every operand stream opens a new row each 8 KiB it crosses, charged
-// tRP + tRCD per opening (the PIM command sequence does not pre-activate; bank-level
-// overlap of activations is left to the command-level model). Turnarounds are paid per
-// burst where the datapath forces them (one vecA, one output burst of vACC), row openings
-// are amortised per DRAM row.
+// Each kernel is the request stream of the command-level model (silent_pim/pim_command_model:
+// the same RD/WR order, the same operand placement and address mapping), counted in closed
+// form instead of being simulated. tests/silent_pim/pim_command_model_test.cpp holds these
+// formulas within 5 % of that model over lee2022 Table 2's shapes.
+//
+// Placement and mapping (pim_command_model.hpp): A, B and C each own the address range of one
+// bank index; consecutive 64-byte bursts of an operand rotate over the four bank groups; B and
+// C start 1 and 3 bursts into their range. Hence, in JESD79-4 terms (DDR4-2400 values):
+//   RD -> RD, other bank group      tCCD_S                       4
+//   RD -> WR                        RL + BL/2 - WL + 2            10  (bus turnaround)
+//   WR -> RD, other bank group      WL + BL/2 + tWTR_S            19
+//   WR -> RD, same bank group       WL + BL/2 + tWTR_L            25
+//   last WR -> its data done        WL + BL/2                     16
+//   first ACT -> first RD           tRCD                          16
+// and a stream's row changes are free: its next DRAM row is in the other banks' rows of the
+// same bank index, which the controller precharges and activates while the current bursts
+// stream (its queue looks ahead). Two exceptions, both counted below: the weight stream of a
+// matmul meets its own banks again after one row group (tRTP + tRP + tRCD = 41 from the last
+// RD of a bank to the first RD of its next row, where the stream would have come back to that
+// bank 4 x tCCD_S = 16 later: 25 lost), and a transpose's gather reads one bank only (see
+// transpose_cycles).
+// Where two commands fall in bank groups unrelated to each other, the same group (1 in 4)
+// costs the long spacing: that expectation is added. Refresh is left to kernel_time_s().
+
+namespace {
+
+// Spacings of the PIM streams in memspec clocks.
+struct Spacing {
+    double ccd_s, ccd_l, rd_wr, wr_rd, wr_rd_same, wr_done, first_rd, rd_switch, groups;
+    // Expected extra of a RD -> RD / WR -> RD pair in unrelated bank groups.
+    double rd_rd_same_group() const { return (ccd_l - ccd_s) / groups; }
+    double wr_rd_same_group() const { return (wr_rd_same - wr_rd) / groups; }
+};
+
+Spacing spacing(const interconnect::Ddr4Timing& t) {
+    Spacing s;
+    s.ccd_s = t.tCCD_S;
+    s.ccd_l = t.tCCD_L;
+    s.rd_wr = t.read_to_write_cycles();
+    s.wr_rd = t.write_to_read_cycles();
+    s.wr_rd_same = t.write_to_read_same_group_cycles();
+    s.wr_done = t.write_data_done_cycles();
+    s.first_rd = t.tRCD;
+    s.rd_switch = t.read_row_switch_cycles();
+    s.groups = t.bank_groups;
+    return s;
+}
+
+// Bytes of one row group: one DRAM row in each bank group of a bank index (4 x 8 KiB).
+std::int64_t row_group_bytes(const interconnect::Ddr4Timing& t) {
+    return t.row_bytes() * t.bank_groups;
+}
+
+}  // namespace
 
 double SilentPimDevice::elementwise_cycles(std::int64_t rows, std::int64_t cols,
                                            Operand2 operand2) const {
-    const interconnect::Ddr4Timing& t = params_.timing;
-    const std::int64_t per_burst = elements_per_burst();
-    const double ccd = t.tCCD_S;
-    const double rd_wr = t.read_to_write_cycles();
-    const double wr_rd = t.write_to_read_cycles();
-    const double open = t.row_switch_cycles();
-    const double finish = t.write_data_done_cycles() - wr_rd;
-    // Output bursts (chunks). With a broadcast operand the rows of A are burst-aligned so
-    // that each chunk of A lines up with its part of the row vector / its row's scalar.
-    const std::int64_t bursts_per_row = ceil_div(std::max<std::int64_t>(cols, 1), per_burst);
-    const std::int64_t chunks =
-        operand2 == Operand2::full ? ceil_div(rows * cols, per_burst) : rows * bursts_per_row;
-    const double a_and_c_openings = 2.0 * static_cast<double>(row_openings(chunks));
-    double cycles = 0.0;
+    const Spacing s = spacing(params_.timing);
+    const std::int64_t e = elements_per_burst();
+    if (rows <= 0 || cols <= 0)
+        return 0.0;
+    // Output bursts: A as one flat stream (full, scalar) or row by row (row, column: each row
+    // starts a burst so that it lines up with the row vector / its row's scalar).
+    const std::int64_t flat = ceil_div(rows * cols, e);
+    const std::int64_t per_row = rows * ceil_div(cols, e);
+    // The stream starts tRCD after the first ACT; per output burst the commands below; the last
+    // burst's WR -> RD spacing is replaced by its write data time.
+    const double start = s.first_rd;
+    const double end = s.wr_done - s.wr_rd;
     switch (operand2) {
         case Operand2::full:
-            // Per 64-B chunk: RD A -> vecA (32 bf16), RD B -> vecB at 16 B per clock, the 8
-            // lanes compute vecA op vecB into vACC during the burst; WR C <- vACC. vecA and
-            // vACC hold one burst each, so the write-back (and its turnarounds) is per chunk.
-            cycles = static_cast<double>(chunks) * (ccd + rd_wr + wr_rd) +
-                     (a_and_c_openings + static_cast<double>(row_openings(chunks))) * open;
-            break;
-        case Operand2::row: {
-            // Same stream as `full`: B's part for this chunk must still be read (vecB is only
-            // filled by a burst), but the row vector is small and re-read from the same open
-            // row for every row of A; only when it spans several DRAM rows is it reopened
-            // per row of A.
-            const std::int64_t b_open = row_openings(bursts_per_row);
-            const double b_openings = static_cast<double>(b_open <= 1 ? b_open : rows * b_open);
-            cycles = static_cast<double>(chunks) * (ccd + rd_wr + wr_rd) +
-                     (a_and_c_openings + b_openings) * open;
-            break;
-        }
+            // RD A -> vecA (tCCD_S) RD B -> vecB, lanes compute (turnaround) WR C <- vACC
+            // (tWTR_S) next RD A: vecA and vACC hold one burst, so every output burst pays the
+            // bus turnarounds. 4 + 10 + 19 = 33 clocks per 64 bytes of output.
+            return start + static_cast<double>(flat) * (s.ccd_s + s.rd_wr + s.wr_rd) + end;
+        case Operand2::row:
+            // The same three commands per output burst; the row vector's burst is re-read (vecB
+            // fills only from a burst) from its DRAM row, which stays open in its own bank.
+            return start + static_cast<double>(per_row) * (s.ccd_s + s.rd_wr + s.wr_rd) + end;
         case Operand2::scalar:
-            // The scalar is loaded (replicated) into vecA once and reused: per chunk only
-            // RD A -> vecB (lanes compute against vecA) and WR C.
-            cycles = ccd + static_cast<double>(chunks) * (rd_wr + wr_rd) +
-                     (a_and_c_openings + 1.0) * open;
-            break;
+            // One RD loads the scalar into vecA for the whole kernel; then per output burst
+            // RD A -> vecB and WR C: 10 + 19 = 29.
+            return start + s.ccd_s + static_cast<double>(flat) * (s.rd_wr + s.wr_rd) + end;
         case Operand2::column:
-            // One RD per row of A loads that row's scalar into vecA (reused for the row's
-            // chunks); the p scalars are packed 32 per burst in one short stream.
-            cycles =
-                static_cast<double>(rows) * ccd + static_cast<double>(chunks) * (rd_wr + wr_rd) +
-                (a_and_c_openings + static_cast<double>(row_openings(ceil_div(rows, per_burst)))) *
-                    open;
-            break;
+            // Per row one RD of the burst holding the row's scalar (p scalars packed 32 per
+            // burst) into vecA, then the row's output bursts as for scalar. The scalar's burst
+            // sits in a bank group unrelated to its neighbours (WR C before, RD A after).
+            return start +
+                   static_cast<double>(rows) *
+                       (s.ccd_s + s.rd_rd_same_group() + s.wr_rd_same_group()) +
+                   static_cast<double>(per_row) * (s.rd_wr + s.wr_rd) + end;
     }
-    return cycles + finish;
+    return 0.0;
 }
 
 double SilentPimDevice::matmul_cycles(std::int64_t p, std::int64_t q, std::int64_t r) const {
     // lee2022 §2.2: A x B = C is p vector-matrix products, one per row of A, each streaming
     // the whole q x r weight (so the weight is read p times). For each 32-column block of C:
-    //   for each 32-element block of the row of A: RD A -> vecA (32 inputs), then one RD of
-    //   B per input k (row k of the weight's column block: 32 bf16 arriving 8 per clock;
-    //   the 8 lanes MAC vecA[k] x vecB into vACC, 32 MACs per burst);
+    //   for each 32-element block of the row of A: RD A -> vecA (32 inputs), then one RD of B
+    //   per input k (row k of the weight's column block: 32 bf16 arriving 8 per clock; the
+    //   8 lanes MAC vecA[k] x vecB into vACC, 32 MACs per burst);
     //   then WR C <- vACC (32 outputs).
     // The weight is stored column-block-major (each block's q bursts contiguous), so it
-    // streams sequentially through DRAM rows.
+    // streams through its rows, its bursts rotating over the bank groups at tCCD_S.
     const interconnect::Ddr4Timing& t = params_.timing;
-    const std::int64_t per_burst = elements_per_burst();
-    const std::int64_t col_blocks = ceil_div(r, per_burst);
-    const std::int64_t k_blocks = ceil_div(q, per_burst);
-    const double ccd = t.tCCD_S;
-    const double rd_wr = t.read_to_write_cycles();
-    const double wr_rd = t.write_to_read_cycles();
-    // q RD B + k_blocks RD A back to back, the last RD turns the bus to the WR, the WR back.
-    const double block = static_cast<double>(q + k_blocks - 1) * ccd + rd_wr + wr_rd;
-    const double openings = static_cast<double>(p * row_openings(q * col_blocks) +  // weight
-                                                row_openings(p * k_blocks) +        // A
-                                                row_openings(p * col_blocks));      // C
-    return static_cast<double>(p * col_blocks) * block + openings * t.row_switch_cycles() +
-           (t.write_data_done_cycles() - wr_rd);
+    const Spacing s = spacing(t);
+    const std::int64_t e = elements_per_burst();
+    if (p <= 0 || q <= 0 || r <= 0)
+        return 0.0;
+    const std::int64_t col_blocks = ceil_div(r, e);
+    const std::int64_t k_blocks = ceil_div(q, e);
+    // q RD B + k_blocks RD A back to back; each RD A sits between two weight bursts in an
+    // unrelated bank group (1 in 4: tCCD_L on either side); the last RD turns the bus to the
+    // WR, the WR back to the next block's RD A (unrelated bank groups too).
+    const double block = static_cast<double>(q + k_blocks - 1) * s.ccd_s +
+                         static_cast<double>(k_blocks) * 2.0 * s.rd_rd_same_group() + s.rd_wr +
+                         s.wr_rd + s.wr_rd_same_group();
+    // The weight crosses a row group every 32 KiB: the bank of the first burst in the new rows
+    // waits tRTP + tRP + tRCD after its last read instead of the 4 x tCCD_S the stream takes
+    // to come back to it (the other three banks change rows in its shadow).
+    // A weight larger than one row group does so n times per product (the last crossing
+    // wraps around to its start for the next row of A).
+    const std::int64_t weight_groups =
+        ceil_div(q * col_blocks * t.burst_bytes(), row_group_bytes(t));
+    const double crossing = std::max(0.0, s.rd_switch - s.groups * s.ccd_s);
+    const double crossings = weight_groups > 1 ? static_cast<double>(p * weight_groups - 1) : 0.0;
+    return s.first_rd + static_cast<double>(p * col_blocks) * block + crossings * crossing +
+           (s.wr_done - s.wr_rd - s.wr_rd_same_group());
 }
 
 double SilentPimDevice::transpose_cycles(std::int64_t rows, std::int64_t cols) const {
@@ -181,20 +213,43 @@ double SilentPimDevice::transpose_cycles(std::int64_t rows, std::int64_t cols) c
     // streamed by the vector-matrix product (lee2022 §4.3: "Gemm requires input weight
     // transpose, which is not a friendly operation for PIM"). The only burst-wide register
     // that can be written back is vecA, so each output burst gathers its 32 elements one per
-    // RD (each from a different source row), then one WR: one RD per element.
+    // RD (each from a different source row: a band of 32 rows, column j), then one WR. Bands
+    // outermost, columns inside.
     const interconnect::Ddr4Timing& t = params_.timing;
-    const std::int64_t per_burst = elements_per_burst();
-    const std::int64_t writes = cols * ceil_div(rows, per_burst);
-    const std::int64_t reads = rows * cols;
-    const double rd_wr = t.read_to_write_cycles();
-    const double wr_rd = t.write_to_read_cycles();
-    // Source pages are assumed to stay open across a 32-row band (consecutive pages in
-    // different banks), so each is opened once; the destination streams.
-    const double openings =
-        static_cast<double>(row_openings(rows * ceil_div(cols, per_burst)) + row_openings(writes));
-    return static_cast<double>(reads - writes) * t.tCCD_S +
-           static_cast<double>(writes) * (rd_wr + wr_rd) + openings * t.row_switch_cycles() +
-           (t.write_data_done_cycles() - wr_rd);
+    const Spacing s = spacing(t);
+    const std::int64_t e = elements_per_burst();
+    if (rows <= 0 || cols <= 0)
+        return 0.0;
+    const std::int64_t outputs = cols * ceil_div(rows, e);
+    const double n = static_cast<double>(std::min(rows, e));  // RDs per output burst
+    const std::int64_t row_bytes = cols * sim::dtype_size_bytes(sim::DType::bf16);
+    // Source rows a whole number of bank-group rotations apart (cols a multiple of 128) put a
+    // column's 32 elements in one bank: tCCD_L between the gather's reads.
+    const bool one_bank = row_bytes % (t.burst_bytes() * t.bank_groups) == 0;
+    const double gap = one_bank ? s.ccd_l : s.ccd_s;
+    // DRAM rows (row groups) the band spans in that bank: with more than one, every output
+    // burst walks them all and returns to the first for the next column, and each change of
+    // row in the bank costs tRTP + tRP + tRCD from the last read (tRAS permitting) instead of
+    // tCCD_L. The WR's turnarounds hide under the change back to the first row.
+    const std::int64_t groups =
+        one_bank ? ceil_div(std::min(rows, e) * row_bytes, row_group_bytes(t)) : 1;
+    const double turnaround = s.rd_wr + s.wr_rd + s.wr_rd_same_group();
+    double per_output = 0.0;
+    double last_gap = turnaround;
+    if (groups <= 1) {
+        // The band's rows stay open for all its columns (each opened once, ahead of use).
+        per_output = (n - 1.0) * gap + turnaround;
+    } else {
+        const double g = static_cast<double>(groups);
+        const double reads_per_visit = n / g;
+        const double visit_switch =
+            std::max(t.tRTP + (reads_per_visit - 1.0) * gap, static_cast<double>(t.tRAS - t.tRCD)) -
+            (reads_per_visit - 1.0) * gap + t.tRP + t.tRCD;
+        last_gap = std::max(turnaround, visit_switch);
+        per_output = (n - g) * gap + (g - 1.0) * visit_switch + last_gap;
+    }
+    // The last output burst ends with its WR and the WR's data instead of the gap to a next.
+    return s.first_rd + static_cast<double>(outputs) * per_output - last_gap + s.rd_wr + s.wr_done;
 }
 
 double SilentPimDevice::kernel_cycles(const PimKernel& k) const {

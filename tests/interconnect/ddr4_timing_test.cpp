@@ -2,8 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <regex>
+#include <sstream>
 #include <stdexcept>
 #include <string>
+
+#include "sim/config.hpp"
 
 namespace hetsim::interconnect {
 namespace {
@@ -66,8 +71,14 @@ TEST(Ddr4Timing, DerivedTurnarounds) {
     EXPECT_EQ(t.write_to_read_cycles(), 19);
     EXPECT_EQ(t.write_data_done_cycles(), 16);
     EXPECT_EQ(t.row_switch_cycles(), 32);
-    // Refresh takes 420 of every 9360 cycles: stretch 9360 / 8940.
-    EXPECT_DOUBLE_EQ(t.refresh_factor(), 9360.0 / 8940.0);
+    // WR->RD in the same bank group = 12 + 4 + tWTR_L 9; RD->RD of another row of the same
+    // bank = tRTP 9 + tRP 16 + tRCD 16.
+    EXPECT_EQ(t.write_to_read_same_group_cycles(), 25);
+    EXPECT_EQ(t.read_row_switch_cycles(), 41);
+    // A refresh takes PREA->REF tRP 16 + tRFC 420 + re-activation tRCD 16 = 452 of every
+    // 9360 cycles (Ddr4Controller's RefreshPrechargesOpenRowsFirst): stretch 9360 / 8908.
+    EXPECT_EQ(t.refresh_cycles(), 452);
+    EXPECT_DOUBLE_EQ(t.refresh_factor(), 9360.0 / 8908.0);
 }
 
 TEST(Ddr4Timing, Ddr4_3200SpeedBin) {
@@ -95,6 +106,87 @@ TEST(Ddr4Timing, UnknownSpeedBin) {
         EXPECT_NE(what.find("DDR4-2400"), std::string::npos) << what;
     }
     EXPECT_EQ(ddr4_speed_bins().size(), 2u);
+}
+
+// --- memspec files -----------------------------------------------------------------------
+
+std::string memspec_path(const std::string& file) {
+    return std::string(HETSIM_SOURCE_DIR) + "/configs/memspecs/" + file;
+}
+
+void expect_same_timing(const Ddr4Timing& a, const Ddr4Timing& b) {
+    EXPECT_EQ(a.name, b.name);
+    EXPECT_EQ(a.tCK_ps, b.tCK_ps);  // exactly: the file spells the same double
+    EXPECT_EQ(a.CL, b.CL);
+    EXPECT_EQ(a.CWL, b.CWL);
+    EXPECT_EQ(a.tRCD, b.tRCD);
+    EXPECT_EQ(a.tRP, b.tRP);
+    EXPECT_EQ(a.tRAS, b.tRAS);
+    EXPECT_EQ(a.tRC, b.tRC);
+    EXPECT_EQ(a.tCCD_S, b.tCCD_S);
+    EXPECT_EQ(a.tCCD_L, b.tCCD_L);
+    EXPECT_EQ(a.tRRD_S, b.tRRD_S);
+    EXPECT_EQ(a.tRRD_L, b.tRRD_L);
+    EXPECT_EQ(a.tFAW, b.tFAW);
+    EXPECT_EQ(a.tWR, b.tWR);
+    EXPECT_EQ(a.tWTR_S, b.tWTR_S);
+    EXPECT_EQ(a.tWTR_L, b.tWTR_L);
+    EXPECT_EQ(a.tRTP, b.tRTP);
+    EXPECT_EQ(a.tREFI, b.tREFI);
+    EXPECT_EQ(a.tRFC, b.tRFC);
+    EXPECT_EQ(a.BL, b.BL);
+    EXPECT_EQ(a.bank_groups, b.bank_groups);
+    EXPECT_EQ(a.banks_per_group, b.banks_per_group);
+    EXPECT_EQ(a.rows, b.rows);
+    EXPECT_EQ(a.columns, b.columns);
+    EXPECT_EQ(a.bus_width_bits, b.bus_width_bits);
+}
+
+TEST(Memspec, FilesEqualTheBuiltInSpeedBins) {
+    expect_same_timing(load_memspec(memspec_path("ddr4-2400.yaml")), ddr4_timing("DDR4-2400"));
+    expect_same_timing(load_memspec(memspec_path("ddr4-3200.yaml")), ddr4_timing("DDR4-3200"));
+}
+
+std::string memspec_text() {
+    std::ifstream in(memspec_path("ddr4-2400.yaml"));
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::string memspec_error(const std::string& text) {
+    try {
+        (void)parse_memspec(sim::ConfigNode::from_string(text, "mine.yaml"));
+    } catch (const sim::InputError& e) {
+        return e.what();
+    }
+    ADD_FAILURE() << "expected an InputError";
+    return {};
+}
+
+TEST(Memspec, UnknownKeySuggestsTheClosest) {
+    const std::string e =
+        memspec_error(std::regex_replace(memspec_text(), std::regex("tFAW:"), "tFAV:"));
+    EXPECT_NE(e.find("mine.yaml"), std::string::npos) << e;
+    EXPECT_NE(e.find("did you mean 'tFAW'"), std::string::npos) << e;
+}
+
+TEST(Memspec, MissingKeyNamesThePath) {
+    const std::string e =
+        memspec_error(std::regex_replace(memspec_text(), std::regex("  tRTP: 9 .*\\n"), ""));
+    EXPECT_NE(e.find("timing"), std::string::npos) << e;
+    EXPECT_NE(e.find("missing key 'tRTP'"), std::string::npos) << e;
+}
+
+TEST(Memspec, BadValues) {
+    EXPECT_NE(memspec_error(std::regex_replace(memspec_text(), std::regex("CL: 16"), "CL: 0"))
+                  .find("timing.CL"),
+              std::string::npos);
+    EXPECT_NE(
+        memspec_error(std::regex_replace(memspec_text(), std::regex("tREFI: 9360"), "tREFI: 400"))
+            .find("must exceed tRFC"),
+        std::string::npos);
+    EXPECT_THROW((void)load_memspec(memspec_path("no-such-file.yaml")), sim::InputError);
 }
 
 }  // namespace

@@ -26,10 +26,14 @@ using hetsim::testing::unary;
 using sim::DType;
 using sim::TensorKind;
 
-// DDR4-2400: tCK = 1/1.2 GHz, tCCD_S 4, RD->WR 16+4-12+2 = 10, WR->RD 12+4+3 = 19,
-// last WR done 12+4 = 16, row opening tRP+tRCD = 32, refresh stretch 9360/8940.
+// DDR4-2400: tCK = 1/1.2 GHz. The closed form counts the command-level model's stream
+// (pim_command_model.hpp: operands in their own bank index, bursts rotating over the bank
+// groups, B and C staggered by 1 and 3 bursts): first ACT -> first RD tRCD 16, RD->RD other
+// bank group tCCD_S 4, RD->WR 16+4-12+2 = 10, WR->RD other group 12+4+3 = 19 (same group
+// 12+4+9 = 25), last WR's data 12+4 = 16. Refresh stretches by 9360 / (9360 - 452): tRP 16 +
+// tRFC 420 + tRCD 16 lost per tREFI.
 constexpr double kTck = 1.0 / 1.2e9;
-constexpr double kRefresh = 9360.0 / 8940.0;
+constexpr double kRefresh = 9360.0 / 8908.0;
 
 SilentPimDevice device(double offload_s = 0.0) {
     SilentPimParams p;
@@ -41,75 +45,94 @@ SilentPimDevice device(double offload_s = 0.0) {
 // --- closed-form command streams, by hand ------------------------------------------------
 
 TEST(SilentPimCycles, ElementwiseOneBurst) {
-    // (1x32)+(1x32) bf16 = one 64-B chunk: RD A (4) -> RD B (10 to the WR) -> WR C, the final
-    // WR charged its data time 16: 4 + 10 + 16 = 30; A, B and C each open one row: 3 x 32.
-    // 30 + 96 = 126 cycles.
+    // (1x32)+(1x32) bf16 = one 64-B output burst: the first RD A at tRCD = 16, RD B 4 later,
+    // WR C 10 later, its data 16: 16 + 4 + 10 + 16 = 46 cycles (as the command-level trace:
+    // RD 16, RD 20, WR 30, done 46).
     const SilentPimDevice pim = device();
-    EXPECT_DOUBLE_EQ(pim.elementwise_cycles(1, 32, Operand2::full), 126);
+    EXPECT_DOUBLE_EQ(pim.elementwise_cycles(1, 32, Operand2::full), 46);
     const OneOp g = binary("Add", {1, 32}, {1, 32}, {1, 32});
-    // 126 cycles x 0.8333 ns = 105 ns, x 9360/8940 refresh = 109.93 ns.
-    EXPECT_NEAR(pim.op_time_s(g.graph, g.get()), 126 * kTck * kRefresh, 1e-18);
-    EXPECT_NEAR(pim.op_time_s(g.graph, g.get()), 109.93288590604027e-9, 1e-18);
+    // 46 cycles x 0.8333 ns = 38.33 ns, x 9360/8908 refresh = 40.278 ns.
+    EXPECT_NEAR(pim.op_time_s(g.graph, g.get()), 46 * kTck * kRefresh, 1e-18);
+    EXPECT_NEAR(pim.op_time_s(g.graph, g.get()), 40.278401436910643e-9, 1e-18);
     // The offload overhead is added once per kernel.
-    EXPECT_NEAR(device(2e-6).op_time_s(g.graph, g.get()), 2e-6 + 109.93288590604027e-9, 1e-18);
+    EXPECT_NEAR(device(2e-6).op_time_s(g.graph, g.get()), 2e-6 + 40.278401436910643e-9, 1e-18);
 }
 
-TEST(SilentPimCycles, ElementwiseCrossesRows) {
-    // (64x512)+(64x512): 32768 elements = 1024 chunks x 33 = 33792; each stream is 64 KiB =
-    // 8 rows of 8 KiB: 3 x 8 x 32 = 768; minus 19 plus 16 for the last WR: 34557.
-    EXPECT_DOUBLE_EQ(device().elementwise_cycles(64, 512, Operand2::full), 34557);
+TEST(SilentPimCycles, ElementwiseStreamsAcrossRows) {
+    // (64x512)+(64x512): 32768 elements = 1024 output bursts x (4 + 10 + 19) = 33792, + 16 for
+    // the first RD, - 19 + 16 for the last WR: 33805. Each operand crosses two 32-KiB row
+    // groups, for free: the next rows are in the other bank groups' banks, activated while
+    // the current ones stream.
+    EXPECT_DOUBLE_EQ(device().elementwise_cycles(64, 512, Operand2::full), 33805);
 }
 
 TEST(SilentPimCycles, ElementwiseBroadcastOperands) {
     const SilentPimDevice pim = device();
-    // Row vector (2x64)+(64): 4 chunks x 33 = 132; A, C, and the row vector open one row each
-    // (96); -3 for the last WR: 225.
-    EXPECT_DOUBLE_EQ(pim.elementwise_cycles(2, 64, Operand2::row), 225);
-    // Scalar (2x64)+(1): one RD loads the scalar into vecA (4), then per chunk RD A + WR C
-    // (10 + 19) x 4 = 116; A, C and the scalar open a row each (96); -3: 213.
-    EXPECT_DOUBLE_EQ(pim.elementwise_cycles(2, 64, Operand2::scalar), 213);
-    // Column (2x64)+(2x1): one scalar RD per row (2 x 4), 4 x 29 per chunk, 3 rows opened,
-    // -3: 8 + 116 + 96 - 3 = 217.
-    EXPECT_DOUBLE_EQ(pim.elementwise_cycles(2, 64, Operand2::column), 217);
+    // Row vector (2x64)+(64): 2 rows x 2 output bursts x 33 = 132, RD B re-reads the vector's
+    // burst from its open row; + 16 - 3: 145.
+    EXPECT_DOUBLE_EQ(pim.elementwise_cycles(2, 64, Operand2::row), 145);
+    // Scalar (2x64)+(1): one RD loads the scalar into vecA (4 to the first RD A), then per
+    // output burst RD A + WR C (10 + 19) x 4 = 116; 16 + 4 + 116 - 3: 133.
+    EXPECT_DOUBLE_EQ(pim.elementwise_cycles(2, 64, Operand2::scalar), 133);
+    // Column (2x64)+(2x1): one scalar RD per row, 4 to the row's first RD A plus the expected
+    // same-bank-group cost of its unrelated neighbours ((6-4) + (25-19)) / 4 = 2, so 6 per
+    // row; 4 x 29 per output burst; 16 + 12 + 116 - 3: 141.
+    EXPECT_DOUBLE_EQ(pim.elementwise_cycles(2, 64, Operand2::column), 141);
 
     // The graph ops map onto those kernels.
     EXPECT_NEAR(pim.op_time_s(binary("Add", {2, 64}, {64}, {2, 64}).graph,
                               binary("Add", {2, 64}, {64}, {2, 64}).get()),
-                225 * kTck * kRefresh, 1e-18);
+                145 * kTck * kRefresh, 1e-18);
     const OneOp s = binary("Mul", {2, 64}, {1}, {2, 64});
-    EXPECT_NEAR(pim.op_time_s(s.graph, s.get()), 213 * kTck * kRefresh, 1e-18);
+    EXPECT_NEAR(pim.op_time_s(s.graph, s.get()), 133 * kTck * kRefresh, 1e-18);
     const OneOp c = binary("Sub", {2, 64}, {2, 1}, {2, 64});
-    EXPECT_NEAR(pim.op_time_s(c.graph, c.get()), 217 * kTck * kRefresh, 1e-18);
+    EXPECT_NEAR(pim.op_time_s(c.graph, c.get()), 141 * kTck * kRefresh, 1e-18);
 }
 
 TEST(SilentPimCycles, MatMulIsRepeatedVectorMatrixProducts) {
     const SilentPimDevice pim = device();
-    // (1x32)x(32x32): one column block, one k block: RD A + 32 RD B back to back
-    // (32 x 4 = 128), last RD -> WR 10, WR -> RD 19: 157; weight, A and C open one row each
-    // (96); -3: 250.
-    EXPECT_DOUBLE_EQ(pim.matmul_cycles(1, 32, 32), 250);
+    // (1x32)x(32x32): one column block, one k block: RD A + 32 RD B back to back 32 x 4 =
+    // 128; the RD A between weight bursts in unrelated bank groups: + 2 x (6-4)/4 = 1; last
+    // RD -> WR 10, WR -> RD 19 + (25-19)/4 = 20.5: block 159.5; + 16 first RD, the last
+    // block's WR -> RD replaced by the WR's data: - 20.5 + 16: 171.
+    EXPECT_DOUBLE_EQ(pim.matmul_cycles(1, 32, 32), 171);
     // (2x64)x(64x64): 2 column blocks x 2 rows of A = 4 blocks, each 2 RD A + 64 RD B:
-    // (66 - 1) x 4 + 29 = 289 -> 1156; the weight (128 bursts = 1 row) is re-streamed per
-    // row of A: 2 openings, A 1, C 1 -> 4 x 32 = 128; -3: 1281.
-    EXPECT_DOUBLE_EQ(pim.matmul_cycles(2, 64, 64), 1281);
+    // 65 x 4 + 2 x 1 + 30.5 = 292.5 -> 1170; the 8-KiB weight fits one row group (no
+    // crossing); 16 + 1170 - 4.5: 1181.5.
+    EXPECT_DOUBLE_EQ(pim.matmul_cycles(2, 64, 64), 1181.5);
     const OneOp g = binary("MatMul", {1, 2, 64}, {64, 64}, {1, 2, 64});
-    EXPECT_NEAR(pim.op_time_s(g.graph, g.get()), 1281 * kTck * kRefresh, 1e-18);
-    // p vector-matrix products: time grows linearly with p (lee2022 §4.2). From p = 1 to 2
-    // one more product: 16 column blocks x ((512 + 16 - 1) x 4 + 29) = 34192, plus the 512 KiB
-    // weight's 64 row openings x 32 = 36240. From 8 to 9 the same plus one more row opening
-    // each for A and C (p x 16 bursts cross 128 bursts at p = 9): + 64.
+    EXPECT_NEAR(pim.op_time_s(g.graph, g.get()), 1181.5 * kTck * kRefresh, 1e-18);
+    // p vector-matrix products: time grows linearly with p (lee2022 §4.2). One more product
+    // of (512x512): 16 column blocks x ((512 + 16 - 1) x 4 + 16 x 1 + 30.5) = 34472, plus the
+    // 512-KiB weight's 16 row-group crossings x (tRTP + tRP + tRCD 41 - 4 x tCCD_S) = 400:
+    // 34872, the same from p = 8 to 9.
     const double per_row = pim.matmul_cycles(2, 512, 512) - pim.matmul_cycles(1, 512, 512);
-    EXPECT_DOUBLE_EQ(per_row, 36240);
-    EXPECT_DOUBLE_EQ(pim.matmul_cycles(9, 512, 512) - pim.matmul_cycles(8, 512, 512), per_row + 64);
+    EXPECT_DOUBLE_EQ(per_row, 34872);
+    EXPECT_DOUBLE_EQ(pim.matmul_cycles(9, 512, 512) - pim.matmul_cycles(8, 512, 512), per_row);
+}
+
+TEST(SilentPimCycles, TransposeGathersOneReadPerElement) {
+    const SilentPimDevice pim = device();
+    // 32x32: 32 output bursts, each gathering 32 elements with one RD each. A source row is
+    // one burst, so consecutive rows rotate over the bank groups: 31 x tCCD_S 4 = 124, then
+    // RD -> WR 10 and WR -> RD 19 + 1.5 (expected same group): 154.5 per output burst,
+    // x 32 = 4944; + 16 - 30.5 + 10 + 16 for the first RD and the last WR: 4955.5.
+    EXPECT_DOUBLE_EQ(pim.transpose_cycles(32, 32), 4955.5);
+    // 512x512: 1-KiB source rows, 4 bursts apart: a column's 32 elements sit in one bank
+    // (tCCD_L 6 apart) and a band of 32 rows (32 KiB) in one DRAM row of it, open for the
+    // whole band: (31 x 6 + 30.5) x 8192 output bursts = 1773568, + 16 - 30.5 + 26: 1773579.5.
+    EXPECT_DOUBLE_EQ(pim.transpose_cycles(512, 512), 1773579.5);
+    // 512x2048: 4-KiB rows, a band spans 4 DRAM rows of that bank: each output burst reads
+    // 8 rows of each, changing row 3 times inside and once back to the first for the next
+    // column, each change tRTP + tRP + tRCD = 41 from the last RD (the WR's 30.5 hides under
+    // the last one): 28 x 6 + 4 x 41 = 332 per output burst x 32768 = 10878976;
+    // + 16 - 41 + 26: 10878977.
+    EXPECT_DOUBLE_EQ(pim.transpose_cycles(512, 2048), 10878977);
 }
 
 TEST(SilentPimCycles, TransposedGemmPaysAnElementWiseGather) {
     const SilentPimDevice pim = device(1e-6);
-    // transpose of a 32x32 weight: 32 output bursts, each gathering 32 elements with one RD
-    // per element: (1024 - 32) x 4 = 3968 + 32 x (10 + 19) = 928; source and destination
-    // open a row each: 64; -3: 4957.
-    EXPECT_DOUBLE_EQ(pim.transpose_cycles(32, 32), 4957);
-    // Gemm (1x32) x (32x32)^T + (32): transpose 4957 + matmul 250 + row-bias add 126, three
+    // Gemm (1x32) x (32x32)^T + (32): transpose 4955.5 + matmul 171 + row-bias add 46, three
     // descriptors of 1 us each.
     OneOp g;
     const int a = g.graph.add_tensor("a", {1, 32}, DType::f32, TensorKind::input);
@@ -126,7 +149,7 @@ TEST(SilentPimCycles, TransposedGemmPaysAnElementWiseGather) {
     EXPECT_EQ(plan.kernels[2].kind, PimKernel::Kind::elementwise);
     // With p = 1 the (r) bias has the output's size: a plain same-shape add.
     EXPECT_EQ(plan.kernels[2].operand2, Operand2::full);
-    EXPECT_NEAR(pim.op_time_s(g.graph, g.get()), 3e-6 + (4957 + 250 + 126) * kTck * kRefresh,
+    EXPECT_NEAR(pim.op_time_s(g.graph, g.get()), 3e-6 + (4955.5 + 171 + 46) * kTck * kRefresh,
                 1e-18);
 
     // Without transB: matmul + bias add only, and much faster.
@@ -137,7 +160,7 @@ TEST(SilentPimCycles, TransposedGemmPaysAnElementWiseGather) {
     const int ny = n.graph.add_tensor("y", {1, 32}, DType::f32);
     n.op = n.graph.add_op("gemm", "Gemm", {na, nw, nc}, {ny});
     n.graph.finalize();
-    EXPECT_NEAR(pim.op_time_s(n.graph, n.graph.op(n.op)), 2e-6 + (250 + 126) * kTck * kRefresh,
+    EXPECT_NEAR(pim.op_time_s(n.graph, n.graph.op(n.op)), 2e-6 + (171 + 46) * kTck * kRefresh,
                 1e-18);
 }
 
