@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <limits>
 #include <string>
 #include <vector>
@@ -39,6 +40,15 @@ std::vector<std::string> split_device_list(const std::string& placer, const std:
             return devices;
         start = comma + 1;
     }
+}
+
+std::optional<std::uint64_t> parse_positive_integer(const std::string& arguments) {
+    std::uint64_t value = 0;
+    const char* end = arguments.data() + arguments.size();
+    const auto [ptr, error] = std::from_chars(arguments.data(), end, value);
+    if (error != std::errc{} || ptr != end || value == 0)
+        return std::nullopt;
+    return value;
 }
 
 std::vector<int> capable_devices(const sim::Graph& graph, const sim::Platform& platform,

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -77,6 +78,10 @@ private:
 // repeated entry -> PlacementError naming `placer` and the expected form `usage`.
 std::vector<std::string> split_device_list(const std::string& placer, const std::string& arguments,
                                            const std::string& usage);
+
+// A placer's single numeric argument ("exhaustive:100000"): a positive integer, else
+// std::nullopt (the placer then reports its own usage).
+std::optional<std::uint64_t> parse_positive_integer(const std::string& arguments);
 
 // Devices (indices) able to run op `op_id`, in platform order. Throws PlacementError naming
 // the op and every device's reason when no device can run it.

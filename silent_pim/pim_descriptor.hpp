@@ -24,6 +24,37 @@ enum class PimOp {
     transpose,  // C(q,p) = A(p,q)^T: the pass a Gemm with transB = 1 needs first
 };
 
+// Names for messages and test output.
+constexpr const char* to_string(PimOp op) {
+    switch (op) {
+        case PimOp::add:
+            return "add";
+        case PimOp::sub:
+            return "sub";
+        case PimOp::mul:
+            return "mul";
+        case PimOp::matmul:
+            return "matmul";
+        case PimOp::transpose:
+            return "transpose";
+    }
+    return "unknown op";
+}
+
+constexpr const char* to_string(Operand2 form) {
+    switch (form) {
+        case Operand2::full:
+            return "full";
+        case Operand2::row:
+            return "row";
+        case Operand2::scalar:
+            return "scalar";
+        case Operand2::column:
+            return "column";
+    }
+    return "unknown form";
+}
+
 // Addresses are byte addresses in the PIM's DRAM; operands are row-major bf16.
 struct PimDescriptor {
     PimOp op = PimOp::add;

@@ -13,47 +13,17 @@ constexpr std::uint64_t kBf16Bytes = 2;
 // dimensions (and its byte size) free of overflow before the capacity check sees it.
 constexpr std::int64_t kMaxElements = std::int64_t{1} << 40;
 
-const char* op_name(PimOp op) {
-    switch (op) {
-        case PimOp::add:
-            return "add";
-        case PimOp::sub:
-            return "sub";
-        case PimOp::mul:
-            return "mul";
-        case PimOp::matmul:
-            return "matmul";
-        case PimOp::transpose:
-            return "transpose";
-    }
-    return "unknown op";
-}
-
-const char* form_name(Operand2 form) {
-    switch (form) {
-        case Operand2::full:
-            return "full";
-        case Operand2::row:
-            return "row";
-        case Operand2::scalar:
-            return "scalar";
-        case Operand2::column:
-            return "column";
-    }
-    return "unknown operand2";
-}
-
 bool is_elementwise(PimOp op) {
     return op == PimOp::add || op == PimOp::sub || op == PimOp::mul;
 }
 
 std::string describe(const PimDescriptor& d) {
-    std::string s = std::string("Silent-PIM cannot execute ") + op_name(d.op) +
+    std::string s = std::string("Silent-PIM cannot execute ") + to_string(d.op) +
                     " {A=" + std::to_string(d.src_a) + ", B=" + std::to_string(d.src_b) +
                     ", C=" + std::to_string(d.dst_c) + ", p=" + std::to_string(d.p) +
                     ", q=" + std::to_string(d.q) + ", r=" + std::to_string(d.r);
     if (is_elementwise(d.op)) {
-        s += std::string(", operand2=") + form_name(d.operand2);
+        s += std::string(", operand2=") + to_string(d.operand2);
     }
     return s + "}: ";
 }
@@ -146,7 +116,7 @@ void validate_descriptor(const PimDescriptor& d, std::uint64_t capacity_bytes) {
         }
         if (overlaps(c, b)) {
             if (d.operand2 != Operand2::full) {
-                reject(d, std::string("dst C overlaps src B, which the ") + form_name(d.operand2) +
+                reject(d, std::string("dst C overlaps src B, which the ") + to_string(d.operand2) +
                               " form keeps re-reading (or holds) while C is written");
             }
             if (c.begin != b.begin) {
@@ -492,7 +462,7 @@ Operand2 classify_operand2(std::int64_t p, std::int64_t r,
 PimDescriptor lower_binary(PimOp op, std::uint64_t a, std::uint64_t b, std::uint64_t c,
                            std::int64_t p, std::int64_t r, Operand2 form) {
     if (!is_elementwise(op)) {
-        throw std::invalid_argument(std::string("lower_binary: ") + op_name(op) +
+        throw std::invalid_argument(std::string("lower_binary: ") + to_string(op) +
                                     " is not an element-wise op (add, sub, mul)");
     }
     PimDescriptor d;

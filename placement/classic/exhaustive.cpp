@@ -50,17 +50,14 @@ SearchSpace search_space(const sim::Graph& graph, const sim::Platform& platform)
 ExhaustivePlacer::ExhaustivePlacer(const std::string& arguments) {
     if (arguments.empty())
         return;
-    std::uint64_t value = 0;
-    const char* begin = arguments.data();
-    const char* end = begin + arguments.size();
-    const auto [ptr, error] = std::from_chars(begin, end, value);
-    if (error != std::errc{} || ptr != end || value == 0) {
+    const std::optional<std::uint64_t> value = parse_positive_integer(arguments);
+    if (!value) {
         throw PlacementError(fmt::format(
             "placer 'exhaustive:{}': the argument must be a positive integer limit on the "
             "number of placements to evaluate: exhaustive:<max_placements> (default {})",
             arguments, kDefaultMaxPlacements));
     }
-    max_placements_ = value;
+    max_placements_ = *value;
     explicit_limit_ = true;
 }
 

@@ -249,8 +249,8 @@ AlsSolution solve_als(const DaEdges& da, const ProfiledCosts& costs, std::size_t
                     }
                     next_rows.resize(next_rows.size() + next_width);
                     if (next_width > 0) {  // memcpy of an empty frontier: null pointers (UB)
-                        std::memcpy(next_rows.data() + next_rows.size() - next_width,
-                                    key.data(), key.size());
+                        std::memcpy(next_rows.data() + next_rows.size() - next_width, key.data(),
+                                    key.size());
                     }
                     next_cost.push_back(c);
                     back.push_back(static_cast<std::int32_t>(s));
@@ -296,17 +296,14 @@ AlsSolution solve_als(const DaEdges& da, const ProfiledCosts& costs, std::size_t
 AlsPlacer::AlsPlacer(const std::string& arguments) {
     if (arguments.empty())
         return;
-    std::uint64_t value = 0;
-    const char* begin = arguments.data();
-    const char* end = begin + arguments.size();
-    const auto [ptr, error] = std::from_chars(begin, end, value);
-    if (error != std::errc{} || ptr != end || value == 0) {
+    const std::optional<std::uint64_t> value = parse_positive_integer(arguments);
+    if (!value) {
         throw PlacementError(fmt::format(
             "placer 'lee2022.als:{}': the argument must be a positive integer bound on the DP's "
             "states per step: lee2022.als[:<max_states>] (default {})",
             arguments, kDefaultMaxStates));
     }
-    max_states_ = static_cast<std::size_t>(value);
+    max_states_ = static_cast<std::size_t>(*value);
     explicit_limit_ = true;
 }
 

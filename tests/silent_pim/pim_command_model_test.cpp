@@ -280,20 +280,6 @@ void report(const char* what, const GridResult& g) {
                 g.where.c_str());
 }
 
-const char* name(Operand2 o) {
-    switch (o) {
-        case Operand2::full:
-            return "full";
-        case Operand2::row:
-            return "row";
-        case Operand2::scalar:
-            return "scalar";
-        case Operand2::column:
-            return "column";
-    }
-    return "?";
-}
-
 // lee2022 Table 2's weight shapes (q, r).
 const std::vector<std::pair<std::int64_t, std::int64_t>> kTable2Weights = {
     {512, 512}, {512, 2048}, {2048, 512}, {768, 768}, {768, 3072}, {3072, 768}, {768, 2304}};
@@ -306,7 +292,7 @@ TEST(PimClosedFormGrid, ElementwiseWithin5Percent) {
         for (std::int64_t r : {512, 768, 2048, 3072}) {
             for (Operand2 o : {Operand2::full, Operand2::row, Operand2::scalar, Operand2::column}) {
                 check(m, pim, elementwise(p, r, o),
-                      "(" + std::to_string(p) + "x" + std::to_string(r) + ") " + name(o), g);
+                      "(" + std::to_string(p) + "x" + std::to_string(r) + ") " + to_string(o), g);
             }
         }
     }
@@ -356,7 +342,7 @@ TEST(PimClosedFormGrid, Ddr4_3200SpotChecks) {
     const SilentPimDevice pim = closed_form(t);
     GridResult g;
     for (Operand2 o : {Operand2::full, Operand2::row, Operand2::scalar, Operand2::column})
-        check(m, pim, elementwise(16, 768, o), std::string("(16x768) ") + name(o), g);
+        check(m, pim, elementwise(16, 768, o), std::string("(16x768) ") + to_string(o), g);
     check(m, pim, matmul(8, 512, 512), "(8x512)x(512x512)", g);
     check(m, pim, matmul(1, 768, 3072), "(1x768)x(768x3072)", g);
     check(m, pim, transpose(512, 512), "(512x512)^T", g);

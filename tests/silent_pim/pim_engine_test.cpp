@@ -155,36 +155,6 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
     return (a + b - 1) / b;
 }
 
-const char* op_str(PimOp op) {
-    switch (op) {
-        case PimOp::add:
-            return "add";
-        case PimOp::sub:
-            return "sub";
-        case PimOp::mul:
-            return "mul";
-        case PimOp::matmul:
-            return "matmul";
-        case PimOp::transpose:
-            return "transpose";
-    }
-    return "?";
-}
-
-const char* form_str(Operand2 f) {
-    switch (f) {
-        case Operand2::full:
-            return "full";
-        case Operand2::row:
-            return "row";
-        case Operand2::scalar:
-            return "scalar";
-        case Operand2::column:
-            return "column";
-    }
-    return "?";
-}
-
 // Counts of mismatches with the first one described, so a failure names an element without
 // flooding the log with thousands of lines.
 struct Mismatches {
@@ -201,7 +171,7 @@ struct Mismatches {
 // references and the request counts of the datapath walk (the ones
 // SilentPimDevice::elementwise_cycles prices).
 void check_elementwise(PimOp op, Operand2 form, std::int64_t p, std::int64_t r) {
-    SCOPED_TRACE(std::string(op_str(op)) + " " + form_str(form) + " p=" + std::to_string(p) +
+    SCOPED_TRACE(std::string(to_string(op)) + " " + to_string(form) + " p=" + std::to_string(p) +
                  " r=" + std::to_string(r));
     std::mt19937 gen(seed_of(p, r, static_cast<int>(op), static_cast<int>(form)));
     const std::vector<bf16> a = random_bf16(gen, p * r);
@@ -625,7 +595,7 @@ TEST(PimEngineTranspose, WritesTheTransposeBitForBit) {
 
 TEST(PimEngineElementwise, InPlaceOnAIsExact) {
     for (Operand2 form : {Operand2::full, Operand2::row, Operand2::scalar, Operand2::column}) {
-        SCOPED_TRACE(form_str(form));
+        SCOPED_TRACE(to_string(form));
         const std::int64_t p = 3, r = 45;
         std::mt19937 gen(seed_of(p, r, 1, static_cast<int>(form)));
         const std::vector<bf16> a = random_bf16(gen, p * r);
@@ -727,7 +697,7 @@ TEST(PimEngineLowering, GemmWithOtherBiasForms) {
     PimMemory memory;
     const std::vector<bf16> product = run_matmul(memory, a, b, p, q, r).output;
     for (Operand2 form : {Operand2::full, Operand2::row, Operand2::scalar, Operand2::column}) {
-        SCOPED_TRACE(form_str(form));
+        SCOPED_TRACE(to_string(form));
         const std::vector<bf16> bias = random_bf16(gen, operand2_elements(p, r, form));
         const PimOpRun run =
             run_gemm(memory, a, b, bias, p, q, r, false, b_shape_of(form, p, r), 1 << 20);
