@@ -25,8 +25,10 @@
 namespace hetsim::placement {
 namespace {
 
+// diamond(): choices 3, 3, 2, 3, 1 -> 54 placements on this platform.
 using hetsim::testing::chain;
 using hetsim::testing::cpu_acc_platform;
+using hetsim::testing::diamond;
 using hetsim::testing::type_table;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
@@ -57,27 +59,6 @@ sim::Platform make_platform() {
                    {"Softmax"}),
         type_table({{"MatMul", 3e-6}, {"Add", 0.5e-6}, {"Relu", 0.7e-6}}, {"Erf", "Softmax"}),
         2e-6);
-}
-
-// x[1,16] -> fc (MatMul) -> {act (Relu), gate (Erf)} -> join (Add) -> norm (Softmax).
-// Choices: 3, 3, 2, 3, 1 -> 54 placements.
-sim::Graph diamond() {
-    sim::Graph graph("diamond");
-    const int x = graph.add_tensor("x", {1, 16}, sim::DType::f32, sim::TensorKind::input);
-    const int w = graph.add_tensor("w", {16, 16}, sim::DType::f32, sim::TensorKind::weight);
-    const int h1 = graph.add_tensor("h1", {1, 16}, sim::DType::f32);
-    const int h2 = graph.add_tensor("h2", {1, 16}, sim::DType::f32);
-    const int h3 = graph.add_tensor("h3", {1, 16}, sim::DType::f32);
-    const int h4 = graph.add_tensor("h4", {1, 16}, sim::DType::f32);
-    const int y = graph.add_tensor("y", {1, 16}, sim::DType::f32);
-    graph.add_op("fc", "MatMul", {x, w}, {h1});
-    graph.add_op("act", "Relu", {h1}, {h2});
-    graph.add_op("gate", "Erf", {h1}, {h3});
-    graph.add_op("join", "Add", {h2, h3}, {h4});
-    graph.add_op("norm", "Softmax", {h4}, {y}, {{"axis", std::int64_t{-1}}});
-    graph.mark_output(y);
-    graph.finalize();
-    return graph;
 }
 
 // x -> relu0 -> relu1 -> ... -> relu<length-1>, all [1,64] f32.

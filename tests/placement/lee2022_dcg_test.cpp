@@ -16,13 +16,16 @@
 #include "sim/graph.hpp"
 #include "sim/platform.hpp"
 #include "sim/workloads/model_zoo.hpp"
+#include "tests/fixtures/graph_fixtures.hpp"
 #include "tests/fixtures/placement_fixtures.hpp"
 #include "tools/app/registration.hpp"
 
 namespace hetsim::placement::lee2022 {
 namespace {
 
+// diamond(): capable devices fc 3, act 3, gate 2, join 3, norm 1.
 using hetsim::testing::cpu_acc_platform;
+using hetsim::testing::diamond;
 using hetsim::testing::kAcc;
 using hetsim::testing::kCpuP;
 using hetsim::testing::kCpuS;
@@ -32,27 +35,6 @@ using hetsim::testing::type_table;
 sim::Platform make_platform() {
     return cpu_acc_platform(type_table({}), type_table({}, {"Softmax"}),
                             type_table({}, {"Erf", "Softmax"}), 2e-6);
-}
-
-// x -> fc (MatMul) -> {act (Relu), gate (Erf)} -> join (Add) -> norm (Softmax) -> y.
-// Capable devices: fc 3, act 3, gate 2, join 3, norm 1.
-sim::Graph diamond() {
-    sim::Graph graph("diamond");
-    const int x = graph.add_tensor("x", {1, 16}, sim::DType::f32, sim::TensorKind::input);
-    const int w = graph.add_tensor("w", {16, 16}, sim::DType::f32, sim::TensorKind::weight);
-    const int h1 = graph.add_tensor("h1", {1, 16}, sim::DType::f32);
-    const int h2 = graph.add_tensor("h2", {1, 16}, sim::DType::f32);
-    const int h3 = graph.add_tensor("h3", {1, 16}, sim::DType::f32);
-    const int h4 = graph.add_tensor("h4", {1, 16}, sim::DType::f32);
-    const int y = graph.add_tensor("y", {1, 16}, sim::DType::f32);
-    graph.add_op("fc", "MatMul", {x, w}, {h1});
-    graph.add_op("act", "Relu", {h1}, {h2});
-    graph.add_op("gate", "Erf", {h1}, {h3});
-    graph.add_op("join", "Add", {h2, h3}, {h4});
-    graph.add_op("norm", "Softmax", {h4}, {y}, {{"axis", std::int64_t{-1}}});
-    graph.mark_output(y);
-    graph.finalize();
-    return graph;
 }
 
 int op_id(const sim::Graph& graph, const std::string& name) {
