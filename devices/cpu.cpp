@@ -23,10 +23,11 @@ bool is_view(const std::string& type) {
     return views.count(type) != 0;
 }
 
-// M (rows of the left operand) and K of a MatMul/Gemm, 0 when the shapes do not say.
+// M (rows of the left operand), K and N of a MatMul/Gemm, 0 when the shapes do not say.
 struct GemmShape {
     double m = 0.0;
     double k = 0.0;
+    double n = 0.0;
 };
 
 GemmShape gemm_shape(const sim::Graph& graph, const sim::Op& op) {
@@ -35,14 +36,19 @@ GemmShape gemm_shape(const sim::Graph& graph, const sim::Op& op) {
     const sim::Shape& a = graph.tensor(op.inputs[0]).shape;
     if (a.empty())
         return {};
+    const sim::Shape& b = graph.tensor(op.inputs[1]).shape;
     const auto rank = a.size();
-    if (op.type == "Gemm" && rank == 2) {
+    if (op.type == "Gemm" && rank == 2 && b.size() == 2) {
         const bool trans_a = op.attr_int("transA", 0) != 0;
+        const bool trans_b = op.attr_int("transB", 0) != 0;
         return {static_cast<double>(trans_a ? a[1] : a[0]),
-                static_cast<double>(trans_a ? a[0] : a[1])};
+                static_cast<double>(trans_a ? a[0] : a[1]),
+                static_cast<double>(trans_b ? b[0] : b[1])};
     }
-    // MatMul (numpy semantics): A is (..., M, K), a 1-D A is one row.
-    return {rank >= 2 ? static_cast<double>(a[rank - 2]) : 1.0, static_cast<double>(a.back())};
+    // MatMul (numpy semantics): A is (..., M, K), B is (..., K, N); 1-D operands are a row
+    // and a column.
+    return {rank >= 2 ? static_cast<double>(a[rank - 2]) : 1.0, static_cast<double>(a.back()),
+            b.size() >= 2 ? static_cast<double>(b.back()) : 1.0};
 }
 
 }  // namespace
@@ -131,17 +137,23 @@ double CpuModel::dram_bytes(const sim::Graph& graph, const sim::Op& op) const {
         if (read + written <= static_cast<double>(params_.last_level_cache_bytes())) {
             return read + written;
         }
-        // Otherwise the kernel blocks rows of A so that a block's K-slice fills half of L1D
-        // (the other half streams B), and re-reads the weight from DRAM once per row block.
+        // Otherwise the GEMM is blocked as in Goto & van de Geijn (ACM TOMS 2008), which is
+        // what MLAS does: B is packed once into kc x nc panels that stay in the last-level
+        // cache and serve every row of A, so the weight comes from DRAM once; A is re-read
+        // once per column panel; the output is read and written once per K block after the
+        // first. kc = MLAS's SGEMM K stride (256); nc fills half of the last-level cache.
         const GemmShape s = gemm_shape(graph, op);
-        const double a_row_bytes = s.k * static_cast<double>(sim::dtype_size_bytes(a.dtype));
-        double rows_per_block = 1.0;
-        if (a_row_bytes > 0.0) {
-            rows_per_block = std::max(
-                1.0, std::floor(static_cast<double>(params_.l1d_bytes) / 2.0 / a_row_bytes));
-        }
-        const double passes = std::max(1.0, std::ceil(s.m / rows_per_block));
-        return a_bytes + rest + passes * b_bytes;
+        const double elem = static_cast<double>(sim::dtype_size_bytes(a.dtype));
+        constexpr double kMlasStrideK = 256.0;
+        const double kc = std::max(1.0, std::min(s.k, kMlasStrideK));
+        const double nc = std::max(
+            1.0,
+            std::floor(static_cast<double>(params_.last_level_cache_bytes()) / 2.0 / (kc * elem)));
+        const double column_panels = std::max(1.0, std::ceil(s.n / nc));
+        const double k_blocks = std::max(1.0, std::ceil(s.k / kc));
+        const double out_bytes = static_cast<double>(op.bytes_written);
+        const double bias_bytes = rest - out_bytes;
+        return b_bytes + a_bytes * column_panels + bias_bytes + out_bytes * (2.0 * k_blocks - 1.0);
     }
     // Element-wise, reductions, normalisations, conv: every operand streamed once (a
     // broadcast operand is small and counted once, it stays in cache).

@@ -266,6 +266,11 @@ double SilentPimDevice::kernel_cycles(const PimKernel& k) const {
 
 double SilentPimDevice::kernel_time_s(const PimKernel& kernel) const {
     const interconnect::Ddr4Timing& t = params_.timing;
+    if (kernel.kind == PimKernel::Kind::transpose && params_.host_transpose_element_s > 0.0) {
+        // The host transposes: every element is an uncached load and store over the PS-PL
+        // port (lee2022 §2.3: PIM memory is uncacheable), no DMA descriptor and no PIM work.
+        return static_cast<double>(kernel.p * kernel.q) * params_.host_transpose_element_s;
+    }
     // One DMA descriptor per kernel (issue + completion), then the command stream in
     // memspec clocks, stretched by refresh (tRFC out of every tREFI).
     return params_.offload_overhead_s + t.seconds(kernel_cycles(kernel)) * t.refresh_factor();
@@ -443,7 +448,8 @@ double SilentPimDevice::op_time_s(const sim::Graph& graph, const sim::Op& op) co
 void build_silent_pim(const sim::ConfigNode& node, const std::string& name,
                       sim::Platform& platform) {
     node.expect_map();
-    node.expect_keys({"type", "device", "memspec", "offload_overhead", "memory"});
+    node.expect_keys(
+        {"type", "device", "memspec", "offload_overhead", "memory", "weight_transpose"});
     SilentPimParams params;
     const sim::ConfigNode memspec = node.at("memspec");
     const std::string bin = memspec.as_string();
@@ -459,6 +465,29 @@ void build_silent_pim(const sim::ConfigNode& node, const std::string& name,
     if (params.offload_overhead_s < 0.0) {
         node["offload_overhead"].fail(
             fmt::format("must be >= 0, got '{}'", node["offload_overhead"].as_string()));
+    }
+    if (node.has("weight_transpose")) {
+        // weight_transpose: pim                               (gather kernel on the PIM)
+        //                   {on: host, per_element: 120 ns}   (the CPU, uncached accesses)
+        const sim::ConfigNode wt = node.at("weight_transpose");
+        if (wt.is_scalar()) {
+            if (wt.as_string() != "pim") {
+                wt.fail(fmt::format("expected 'pim' or {{on: host, per_element: <time>}}, got '{}'",
+                                    wt.as_string()));
+            }
+        } else {
+            wt.expect_map();
+            wt.expect_keys({"on", "per_element"});
+            const std::string on = wt.at("on").as_string();
+            if (on == "host") {
+                params.host_transpose_element_s =
+                    wt.require_positive_quantity("per_element", sim::Quantity::time);
+            } else if (on != "pim") {
+                wt["on"].fail(fmt::format("expected 'pim' or 'host', got '{}'", on));
+            } else if (wt.has("per_element")) {
+                wt["per_element"].fail("only a host transpose has a per-element time");
+            }
+        }
     }
     if (node.has("memory")) {
         params.memory_bytes = static_cast<std::int64_t>(

@@ -25,7 +25,11 @@ namespace hetsim::silent_pim {
 struct SilentPimParams {
     interconnect::Ddr4Timing timing = interconnect::ddr4_timing("DDR4-2400");
     double offload_overhead_s = 0.0;  // DMA descriptor issue + completion, per PIM kernel
-    std::int64_t memory_bytes = 0;    // 0 = unlimited
+    // Who writes a transB = 1 Gemm weight transposed before the vector-matrix products:
+    // 0 = the PIM itself (a gather kernel, transpose_cycles()); > 0 = the host CPU, one
+    // element at a time through the uncacheable PIM-side memory, this many seconds each.
+    double host_transpose_element_s = 0.0;
+    std::int64_t memory_bytes = 0;  // 0 = unlimited
 };
 
 struct PimKernel {

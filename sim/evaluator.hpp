@@ -32,6 +32,10 @@ struct Metrics {
     int samples = 1;
     std::map<std::string, double> resource_busy_s;  // per resource slot process/thread
     std::map<std::string, double> link_bytes;       // per link direction "dma:cpu->pim"
+    // Summed task durations of the single-sample run by kind ("compute", "convert",
+    // "transfer"): lee2022 Fig. 11's computation and data-transfer costs. Under sequential
+    // dispatch they add up to latency_s.
+    std::map<std::string, double> time_by_kind_s;
     int tasks_executed = 0;
     std::vector<TaskTiming> task_timings;  // per ExecGraph task, single-sample run
 };

@@ -47,6 +47,8 @@ void RunRecorder::on_finish(const StartedTask& started, std::int64_t time_ps) {
     timings_[task_index] = TaskTiming{start, time_ps};
     busy_s_[static_cast<std::size_t>(task.resource)] +=
         static_cast<double>(time_ps - start) * kSecondsPerPs;
+    kind_s_[static_cast<std::size_t>(task.kind)] +=
+        static_cast<double>(time_ps - start) * kSecondsPerPs;
     if (task.kind == TaskKind::transfer)
         bytes_[static_cast<std::size_t>(task.resource)] += task.bytes;
     if (trace_ == nullptr)
@@ -102,6 +104,9 @@ void RunRecorder::finish_latency_run(Metrics& metrics) {
     metrics.latency_s = static_cast<double>(makespan_ps()) * kSecondsPerPs;
     metrics.tasks_executed = finished_;
     metrics.task_timings = timings_;
+    for (TaskKind kind : {TaskKind::compute, TaskKind::convert, TaskKind::transfer})
+        metrics.time_by_kind_s[std::string(to_string(kind))] =
+            kind_s_[static_cast<std::size_t>(kind)];
     for (std::size_t s = 0; s < exec_.resources.size(); ++s) {
         const auto& slot = exec_.resources[s];
         const std::string key = fmt::format("{}:{}", slot.process, slot.thread);

@@ -2,6 +2,7 @@
 // feed it the same way, so their outputs differ only where their timing does.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -31,6 +32,7 @@ private:
     std::vector<double> busy_s_;       // per slot
     std::vector<std::int64_t> bytes_;  // per slot
     std::vector<TaskTiming> timings_;  // per task of sample 0
+    std::array<double, 3> kind_s_{};   // summed durations of sample 0 by TaskKind
     int finished_ = 0;
 };
 

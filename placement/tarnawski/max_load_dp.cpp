@@ -985,31 +985,21 @@ DpResult solve_max_load(const Workload& workload, const DpOptions& options) {
 }
 
 LoadReport evaluate_split(const Workload& w, const Split& split) {
-    if (split.cpus.size() > static_cast<std::size_t>(w.max_cpus) ||
-        split.accelerators.size() > static_cast<std::size_t>(w.max_accelerators))
-        throw WorkloadError(fmt::format(
-            "split uses {} CPUs and {} accelerators; the workload has "
-            "{} and {}",
-            split.cpus.size(), split.accelerators.size(), w.max_cpus, w.max_accelerators));
+    return evaluate_assignment(w, to_assignment(w, split));
+}
+
+LoadReport evaluate_assignment(const Workload& w, const Assignment& assignment) {
     const int n = static_cast<int>(w.node_count());
-    const int cpus = static_cast<int>(split.cpus.size());
-    const int devices = cpus + static_cast<int>(split.accelerators.size());
-    std::vector<int> dev(n, -1);
-    auto assign = [&](const std::vector<std::int64_t>& ids, int d) {
-        for (auto id : ids) {
-            const int v = w.index_of(id);
-            if (dev[v] >= 0)
-                throw WorkloadError(fmt::format("node {} is placed twice", id));
-            dev[v] = d;
-        }
-    };
-    for (int d = 0; d < cpus; ++d)
-        assign(split.cpus[d], d);
-    for (std::size_t d = 0; d < split.accelerators.size(); ++d)
-        assign(split.accelerators[d], cpus + static_cast<int>(d));
+    const int cpus = w.max_cpus;
+    const int devices = cpus + w.max_accelerators;
+    const std::vector<int>& dev = assignment.device_of_node;
+    if (dev.size() != w.node_count())
+        throw WorkloadError(fmt::format("an assignment of {} nodes for a workload of {}",
+                                        dev.size(), w.node_count()));
     for (int v = 0; v < n; ++v)
-        if (dev[v] < 0)
-            throw WorkloadError(fmt::format("node {} is not placed", w.id[v]));
+        if (dev[v] < 0 || dev[v] >= devices)
+            throw WorkloadError(fmt::format("node {} is on device {}; the workload has {}", w.id[v],
+                                            dev[v], devices));
 
     LoadReport r;
     std::vector<double> load(devices, 0.0), bytes(devices, 0.0);

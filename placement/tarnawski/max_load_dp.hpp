@@ -49,6 +49,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "placement/tarnawski/split_solver.hpp"
 #include "placement/tarnawski/workload.hpp"
 
 namespace hetsim::placement::tarnawski {
@@ -113,6 +114,8 @@ struct LoadReport {
 // Throws WorkloadError if a node is unknown, listed twice or missing, or if the split uses more
 // devices than the workload has.
 LoadReport evaluate_split(const Workload& workload, const Split& split);
+// The same for an assignment (CPUs 0..ℓ-1, accelerators ℓ..ℓ+k-1, see split_solver.hpp).
+LoadReport evaluate_assignment(const Workload& workload, const Assignment& assignment);
 
 // A strongly branching synthetic workload for stress tests: `blocks` fork/join blocks in
 // series, each with `width` parallel chains of `length` nodes (about blocks·(length+1)^width

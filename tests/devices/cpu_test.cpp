@@ -70,16 +70,26 @@ TEST(CpuModel, SmallGemmRunsBelowPeakAndReadsCachedWeightOnce) {
     EXPECT_NEAR(parallel.op_time_s(g.graph, op), 4.448e-6, 1e-15);
 }
 
-TEST(CpuModel, WeightNotFittingInCacheIsReReadPerRowBlock) {
+TEST(CpuModel, WeightNotFittingInCacheIsPackedOnceAndARereadPerColumnPanel) {
     // MatMul (8x64) x (64x32): A 2048 B, B 8192 B, C 1024 B: 11264 B > L2 4096 B.
-    // A row is 64 x 4 = 256 B; half of L1D (512 B) holds 2 rows -> 4 row blocks -> the
-    // weight is read 4 times: 2048 + 1024 + 4 x 8192 = 35840 B.
+    // Goto blocking: kc = min(K, 256) = 64; a 64 x nc panel of B fills half of L2 (2048 B):
+    // nc = 2048 / (64 x 4) = 8 -> 32 / 8 = 4 column panels, each re-reading A; one K block,
+    // so C is written once: 8192 + 4 x 2048 + 1024 = 17408 B.
     const OneOp g = binary("MatMul", {8, 64}, {64, 32}, {8, 32});
     const sim::Op& op = g.graph.op(g.op);
     const CpuModel serial(tiny_params(), CpuMode::serial);
-    EXPECT_DOUBLE_EQ(serial.dram_bytes(g.graph, op), 35840);
-    // compute 2*8*32*64 = 32768 FLOPs at 2 GFLOP/s x 8/16 = 32.768 us; memory 35.84 us.
-    EXPECT_NEAR(serial.op_time_s(g.graph, op), 1e-6 + 35.84e-6, 1e-15);
+    EXPECT_DOUBLE_EQ(serial.dram_bytes(g.graph, op), 17408);
+    // compute 2*8*32*64 = 32768 FLOPs at 2 GFLOP/s x 8/16 = 32.768 us > memory 17.408 us.
+    EXPECT_NEAR(serial.op_time_s(g.graph, op), 1e-6 + 32.768e-6, 1e-15);
+}
+
+TEST(CpuModel, DeepGemmRewritesItsOutputOncePerKBlock) {
+    // MatMul (2x512) x (512x4): 4096 + 8192 + 32 B > L2. kc = 256 -> 2 K blocks: C is
+    // written, read back and written again (3 x 32 B); nc = 2048 / (256 x 4) = 2 -> 2 column
+    // panels re-read A: 8192 + 2 x 4096 + 3 x 32 = 16480 B.
+    const OneOp g = binary("MatMul", {2, 512}, {512, 4}, {2, 4});
+    const CpuModel serial(tiny_params(), CpuMode::serial);
+    EXPECT_DOUBLE_EQ(serial.dram_bytes(g.graph, g.graph.op(g.op)), 16480);
 }
 
 TEST(CpuModel, GemmWithTransposedWeightAndBias) {

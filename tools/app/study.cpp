@@ -16,6 +16,11 @@
 
 namespace hetsim::app {
 
+namespace {
+// Internal study key: the file a platform mapping was inlined from (see inline_platform_for).
+const std::string kInlinedPlatformFileKey = "platform_file (inlined)";
+}  // namespace
+
 namespace fs = std::filesystem;
 
 std::string file_safe(const std::string& spec) {
@@ -111,13 +116,22 @@ StudyConfig parse_study(const sim::ConfigNode& root) {
     register_all();
     root.expect_map();
     root.expect_keys({"study", "description", "platform", "workload", "objective", "evaluator",
-                      "placers", "baseline", "seed", "samples", "point", "points"});
+                      "placers", "baseline", "seed", "samples", "point", "points",
+                      kInlinedPlatformFileKey});
     StudyConfig study;
     study.file = root.file();
     study.name = root.at("study").as_string();
     // Platform: a file path relative to the study file, or an inline mapping.
     sim::ConfigNode platform_node = root.at("platform");
-    if (platform_node.is_scalar()) {
+    if (root.has(kInlinedPlatformFileKey)) {
+        // A platform file inlined so that `platform.*` overrides could apply: its nodes keep
+        // their line numbers, so errors name the platform file.
+        const std::string platform_file = root.at(kInlinedPlatformFileKey).as_string();
+        study.platform =
+            sim::parse_platform(sim::ConfigNode(platform_node.raw(), platform_file, ""));
+        study.resolved = YAML::Clone(root.raw());
+        study.resolved.remove(kInlinedPlatformFileKey);
+    } else if (platform_node.is_scalar()) {
         fs::path p = platform_node.as_string();
         if (p.is_relative() && !root.file().empty())
             p = fs::path(root.file()).parent_path() / p;
@@ -205,12 +219,38 @@ StudyConfig parse_study(const sim::ConfigNode& root) {
 
 namespace {
 
+// Before a `platform.<key>=value` override (from --set or a `points:` axis) can apply to a
+// study whose platform is a file path, the file's mapping replaces the path in the study;
+// kInlinedPlatformFileKey remembers the file for error messages.
+void inline_platform_for(YAML::Node& raw, const std::string& study_file,
+                         const std::string& assignment) {
+    if (!assignment.starts_with("platform."))
+        return;
+    YAML::Node platform = raw["platform"];
+    if (!platform.IsScalar())
+        return;
+    const sim::ConfigNode path_node(platform, study_file, "platform");
+    fs::path p = platform.as<std::string>();
+    if (p.is_relative() && !study_file.empty())
+        p = fs::path(study_file).parent_path() / p;
+    if (!fs::exists(p))
+        path_node.fail(fmt::format("platform file '{}' does not exist", p.string()));
+    raw["platform"] = sim::ConfigNode::load_file(p).raw();
+    raw[kInlinedPlatformFileKey] = p.string();
+}
+
+void apply_study_override(YAML::Node& raw, const std::string& study_file,
+                          const std::string& assignment) {
+    inline_platform_for(raw, study_file, assignment);
+    sim::apply_override(raw, assignment);
+}
+
 // The study file with the command-line overrides applied in place, so every node that was
 // not overridden keeps its line number for error messages (a YAML::Clone would lose them).
 YAML::Node load_with_overrides(const std::string& file, const std::vector<std::string>& overrides) {
     YAML::Node raw = sim::ConfigNode::load_file(file).raw();
     for (const auto& o : overrides)
-        sim::apply_override(raw, o);
+        apply_study_override(raw, file, o);
     return raw;
 }
 
@@ -248,7 +288,7 @@ std::vector<StudyConfig> load_study_points(const std::string& file,
         std::vector<std::string> label;
         for (std::size_t a = 0; a < grid.size(); ++a) {
             const std::string& value = grid[a].second[index[a]];
-            sim::apply_override(point, grid[a].first + "=" + value);
+            apply_study_override(point, file, grid[a].first + "=" + value);
             const auto dot = grid[a].first.rfind('.');
             label.push_back(fmt::format("{}={}", grid[a].first.substr(dot + 1), value));
         }
@@ -311,6 +351,8 @@ std::string objective_name(placement::Objective o) {
     return o == placement::Objective::latency ? "latency" : "throughput";
 }
 
+}  // namespace
+
 std::string human_time(double s) {
     if (s >= 1.0)
         return fmt::format("{:.3f} s", s);
@@ -318,8 +360,6 @@ std::string human_time(double s) {
         return fmt::format("{:.3f} ms", s * 1e3);
     return fmt::format("{:.2f} us", s * 1e6);
 }
-
-}  // namespace
 
 std::string format_table(const StudyConfig& study, const StudyResult& result) {
     std::ostringstream out;
@@ -330,11 +370,21 @@ std::string format_table(const StudyConfig& study, const StudyResult& result) {
     std::size_t width = 6;
     for (const auto& r : result.rows)
         width = std::max(width, r.placer.size());
-    out << fmt::format("{:<{}}  {:>12}  {:>14}  {:>8}  {:>11}  {:>8}\n", "placer", width, "latency",
-                       "throughput/s", "speedup", "placer time", "profile");
+    // compute / data moves: summed task durations (lee2022 Fig. 11), conversions counted as
+    // data movement as in the paper's edge costs.
+    out << fmt::format("{:<{}}  {:>12}  {:>14}  {:>8}  {:>12}  {:>12}  {:>11}  {:>7}\n", "placer",
+                       width, "latency", "throughput/s", "speedup", "compute", "data moves",
+                       "placer time", "profile");
     for (const auto& r : result.rows) {
-        out << fmt::format("{:<{}}  {:>12}  {:>14.2f}  {:>7.2f}x  {:>11}  {:>8}\n", r.placer, width,
-                           human_time(r.metrics.latency_s), r.metrics.throughput_per_s, r.speedup,
+        const auto& kinds = r.metrics.time_by_kind_s;
+        auto kind_s = [&](const char* kind) {
+            auto it = kinds.find(kind);
+            return it == kinds.end() ? 0.0 : it->second;
+        };
+        out << fmt::format("{:<{}}  {:>12}  {:>14.2f}  {:>7.2f}x  {:>12}  {:>12}  {:>11}  {:>7}\n",
+                           r.placer, width, human_time(r.metrics.latency_s),
+                           r.metrics.throughput_per_s, r.speedup, human_time(kind_s("compute")),
+                           human_time(kind_s("convert") + kind_s("transfer")),
                            human_time(r.placer_time_s), r.profile_runs);
     }
     return out.str();
@@ -373,6 +423,7 @@ void write_outputs(const std::vector<PointRun>& runs, const fs::path& out_dir, b
             row["samples"] = r.metrics.samples;
             row["resource_busy_s"] = r.metrics.resource_busy_s;
             row["link_bytes"] = r.metrics.link_bytes;
+            row["time_by_kind_s"] = r.metrics.time_by_kind_s;
             row["stats"] = r.stats;
             rows.push_back(row);
 

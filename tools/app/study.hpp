@@ -65,6 +65,9 @@ struct StudyResult {
 
 StudyResult run_study(const StudyConfig& study, bool record_traces);
 
+// "12.345 ms", "3.21 us", "1.234 s".
+std::string human_time(double seconds);
+
 // The terminal table.
 std::string format_table(const StudyConfig& study, const StudyResult& result);
 

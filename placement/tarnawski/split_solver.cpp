@@ -1,0 +1,95 @@
+#include "placement/tarnawski/split_solver.hpp"
+
+#include <fmt/format.h>
+
+#include "sim/config.hpp"
+
+namespace hetsim::placement::tarnawski {
+
+SplitSolverRegistry& SplitSolverRegistry::instance() {
+    static SplitSolverRegistry registry;
+    return registry;
+}
+
+void SplitSolverRegistry::add(SplitSolverInfo info) {
+    const std::string name = info.name;
+    solvers_[name] = std::move(info);
+}
+
+bool SplitSolverRegistry::has(const std::string& name) const {
+    return solvers_.count(name) != 0;
+}
+
+std::unique_ptr<SplitSolver> SplitSolverRegistry::create(const std::string& spec) const {
+    const auto colon = spec.find(':');
+    const std::string name = spec.substr(0, colon);
+    const std::string arguments = colon == std::string::npos ? "" : spec.substr(colon + 1);
+    auto it = solvers_.find(name);
+    if (it == solvers_.end()) {
+        std::vector<std::string> names;
+        for (const auto& [n, info] : solvers_)
+            names.push_back(n);
+        const std::string hint = sim::did_you_mean(name, names);
+        throw SolverError(
+            fmt::format("unknown placer '{}'{}; known: {}", name,
+                        hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint),
+                        fmt::join(names, ", ")));
+    }
+    return it->second.factory(arguments);
+}
+
+std::vector<const SplitSolverInfo*> SplitSolverRegistry::all() const {
+    std::vector<const SplitSolverInfo*> out;
+    for (const auto& [name, info] : solvers_)
+        out.push_back(&info);
+    return out;
+}
+
+Assignment to_assignment(const Workload& w, const Split& split) {
+    if (split.cpus.size() > static_cast<std::size_t>(w.max_cpus) ||
+        split.accelerators.size() > static_cast<std::size_t>(w.max_accelerators)) {
+        throw WorkloadError(fmt::format(
+            "split uses {} CPUs and {} accelerators; the workload has {} and {}", split.cpus.size(),
+            split.accelerators.size(), w.max_cpus, w.max_accelerators));
+    }
+    Assignment a;
+    a.device_of_node.assign(w.node_count(), -1);
+    auto assign = [&](const std::vector<std::int64_t>& ids, int device) {
+        for (auto id : ids) {
+            const int v = w.index_of(id);
+            if (a.device_of_node[static_cast<std::size_t>(v)] >= 0)
+                throw WorkloadError(fmt::format("node {} is placed twice", id));
+            a.device_of_node[static_cast<std::size_t>(v)] = device;
+        }
+    };
+    for (std::size_t c = 0; c < split.cpus.size(); ++c)
+        assign(split.cpus[c], cpu_device(w, static_cast<int>(c)));
+    for (std::size_t f = 0; f < split.accelerators.size(); ++f)
+        assign(split.accelerators[f], accelerator_device(w, static_cast<int>(f)));
+    for (std::size_t v = 0; v < w.node_count(); ++v) {
+        if (a.device_of_node[v] < 0)
+            throw WorkloadError(fmt::format("node {} is not placed", w.id[v]));
+    }
+    return a;
+}
+
+Split to_split(const Workload& w, const Assignment& assignment, double objective) {
+    Split split;
+    split.cpus.resize(static_cast<std::size_t>(w.max_cpus));
+    split.accelerators.resize(static_cast<std::size_t>(w.max_accelerators));
+    for (std::size_t v = 0; v < w.node_count(); ++v) {
+        const int d = assignment.device_of_node.at(v);
+        if (d < 0 || d >= w.max_cpus + w.max_accelerators) {
+            throw WorkloadError(fmt::format("node {} is on device {}; the workload has {}", w.id[v],
+                                            d, w.max_cpus + w.max_accelerators));
+        }
+        if (is_accelerator_device(w, d))
+            split.accelerators[static_cast<std::size_t>(d - w.max_cpus)].push_back(w.id[v]);
+        else
+            split.cpus[static_cast<std::size_t>(d)].push_back(w.id[v]);
+    }
+    split.objective = objective;
+    return split;
+}
+
+}  // namespace hetsim::placement::tarnawski

@@ -1,0 +1,99 @@
+// The SplitSolver family: tarnawski2020's placement problem (§3) solved directly on a
+// Workload (the paper's JSON instance, or one converted from a hetsim graph). Every solver
+// (DP, DPL, the MIPs, the §6-7 baselines, the latency search) implements this interface and
+// is registered by name; `hetsim place` runs one on a JSON workload, and the Placer adapter
+// (tarnawski_placer.hpp) runs one on a sim::Graph + Platform.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "placement/tarnawski/workload.hpp"
+
+namespace hetsim::placement::tarnawski {
+
+enum class SplitObjective {
+    throughput,  // minimise the maximum device load, time per sample (§3, §5)
+    latency,     // minimise the §4 single-sample latency
+};
+
+struct SolveOptions {
+    SplitObjective objective = SplitObjective::throughput;
+    double time_limit_s = 0.0;  // 0 = none; solvers that search stop at this wall time
+    double relative_gap = 0.0;  // MIP: stop when (incumbent - bound) / incumbent <= gap
+    std::uint64_t seed = 1;
+    std::ostream* progress = nullptr;  // progress lines (MIP log, search rounds); null = quiet
+};
+
+struct SolveResult {
+    Split split;             // one entry per CPU and per accelerator (Workload::max_*)
+    double objective = 0.0;  // of `split` under options.objective (∞ if infeasible)
+    std::map<std::string, std::string> stats;  // solver facts: ideals, nodes, gap, ...
+};
+
+class SplitSolver {
+public:
+    virtual ~SplitSolver() = default;
+    virtual std::string name() const = 0;  // the spec it was created from
+    virtual SolveResult solve(const Workload& workload, const SolveOptions& options) const = 0;
+};
+
+// A solver that cannot run on this input or a bad solver spec; the message says why.
+class SolverError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Creates solvers from specs "name" or "name:arguments" ("tarnawski.dp",
+// "expert:path/to/split.json", "tarnawski.ip_latency:q=2").
+using SplitSolverFactory =
+    std::function<std::unique_ptr<SplitSolver>(const std::string& arguments)>;
+
+struct SplitSolverInfo {
+    std::string name;
+    std::string usage;
+    std::string description;
+    SplitSolverFactory factory;
+};
+
+class SplitSolverRegistry {
+public:
+    static SplitSolverRegistry& instance();
+    void add(SplitSolverInfo info);  // replaces a solver of the same name
+    bool has(const std::string& name) const;
+    // Throws SolverError for an unknown name (with "did you mean").
+    std::unique_ptr<SplitSolver> create(const std::string& spec) const;
+    std::vector<const SplitSolverInfo*> all() const;  // sorted by name
+
+private:
+    std::map<std::string, SplitSolverInfo> solvers_;
+};
+
+// --- assignments: the node -> device form most solvers work in ---------------------------
+
+// Device numbering of an Assignment: CPUs 0..ℓ-1, then accelerators ℓ..ℓ+k-1.
+struct Assignment {
+    std::vector<int> device_of_node;  // by node index
+};
+
+inline int cpu_device(const Workload&, int cpu) {
+    return cpu;
+}
+inline int accelerator_device(const Workload& w, int accelerator) {
+    return w.max_cpus + accelerator;
+}
+inline bool is_accelerator_device(const Workload& w, int device) {
+    return device >= w.max_cpus;
+}
+
+// Split <-> Assignment. to_assignment throws WorkloadError like evaluate_split for unknown,
+// repeated or missing nodes or too many devices.
+Assignment to_assignment(const Workload& workload, const Split& split);
+Split to_split(const Workload& workload, const Assignment& assignment, double objective);
+
+}  // namespace hetsim::placement::tarnawski
