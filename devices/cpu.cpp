@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "devices/yaml_params.hpp"
 #include "sim/op_semantics.hpp"
 
 namespace hetsim::devices {
@@ -210,48 +211,12 @@ double CpuConversionModel::conversion_time_s(std::int64_t elements, sim::DType f
 
 // --- YAML ---------------------------------------------------------------------------------
 
-namespace {
-
-int positive_int(const sim::ConfigNode& node, const std::string& key) {
-    const sim::ConfigNode v = node.at(key);
-    const std::int64_t n = v.as_int();
-    if (n <= 0 || n > 1'000'000)
-        v.fail(fmt::format("must be a positive integer, got {}", n));
-    return static_cast<int>(n);
-}
-
-double positive_number(const sim::ConfigNode& node, const std::string& key) {
-    const sim::ConfigNode v = node.at(key);
-    const double x = v.as_double();
-    if (!(x > 0.0))
-        v.fail(fmt::format("must be > 0, got {}", x));
-    return x;
-}
-
-double optional_positive(const sim::ConfigNode& node, const std::string& key,
-                         sim::Quantity quantity, double fallback) {
-    return node.has(key) ? node.require_positive_quantity(key, quantity) : fallback;
-}
-
-double non_negative_time(const sim::ConfigNode& node, const std::string& key) {
-    const double t = node.get_quantity(key, sim::Quantity::time, 0.0);
-    if (t < 0.0)
-        node[key].fail(fmt::format("must be >= 0, got '{}'", node[key].as_string()));
-    return t;
-}
-
-std::int64_t bytes_of(double size) {
-    return static_cast<std::int64_t>(std::llround(size));
-}
-
-}  // namespace
-
 void build_cpu(const sim::ConfigNode& node, const std::string& name, sim::Platform& platform) {
     node.expect_map();
     node.expect_keys({"type", "devices", "cores", "clock", "flops_per_cycle", "l1d", "l2", "l3",
                       "dram_bandwidth", "dram_bandwidth_all_cores", "op_overhead",
                       "fork_join_overhead", "gemm_n_half", "memory", "convert_bandwidth",
-                      "convert_overhead"});
+                      "convert_overhead", "pinned"});
     CpuParams p;
     p.cores = positive_int(node, "cores");
     p.clock_hz = node.require_positive_quantity("clock", sim::Quantity::frequency);
@@ -309,13 +274,31 @@ void build_cpu(const sim::ConfigNode& node, const std::string& name, sim::Platfo
     platform.add_component(std::move(component));
 
     // One resource of `cores` units: a serial op takes one core, a parallel op all of them,
-    // so CPU_S and CPU_P of the same CPU contend for cores.
-    const int resource = platform.add_resource(sim::ExecResource{name, p.cores});
+    // so CPU_S and CPU_P of the same CPU contend for cores. With `pinned: true` every device
+    // is one core of its own (tarnawski2020 §3: each of the ℓ CPUs runs one op at a time), so
+    // a device named in a placement never runs two ops at once.
+    const bool pinned = node.has("pinned") && node.at("pinned").as_bool();
+    if (pinned) {
+        for (const auto& [device_name, mode] : modes) {
+            if (mode == CpuMode::parallel) {
+                devices.at(device_name).fail(
+                    "a pinned cpu has one core per device: parallel devices need the shared "
+                    "cores (remove 'pinned' or make it serial)");
+            }
+        }
+        if (static_cast<int>(modes.size()) > p.cores) {
+            devices.fail(fmt::format("{} pinned devices need {} cores; the cpu has {}",
+                                     modes.size(), modes.size(), p.cores));
+        }
+    }
+    const int shared = pinned ? -1 : platform.add_resource(sim::ExecResource{name, p.cores});
     for (const auto& [device_name, mode] : modes) {
         sim::Device d;
         d.name = device_name;
         d.component = name;
-        d.resource = resource;
+        d.resource = pinned ? platform.add_resource(sim::ExecResource{
+                                  fmt::format("{}.{}", name, device_name), 1})
+                            : shared;
         d.units = mode == CpuMode::serial ? 1 : p.cores;
         d.model = std::make_shared<CpuModel>(p, mode);
         platform.add_device(std::move(d));

@@ -9,6 +9,7 @@
 #include "placement/lee2022/als_placer.hpp"
 #include "placement/placer.hpp"
 #include "placement/priority/priority.hpp"
+#include "placement/tarnawski/tarnawski_placer.hpp"
 #include "sim/config.hpp"
 
 namespace hetsim::placement {
@@ -24,6 +25,7 @@ PlacerRegistry& PlacerRegistry::instance() {
         r.add(RoundRobinPlacer::info());
         r.add(ExhaustivePlacer::info());
         r.add(lee2022::AlsPlacer::info());
+        tarnawski::add_split_solver_placers(r);
         return r;
     }();
     return registry;

@@ -11,7 +11,7 @@
 // evaluations (and later DesEvaluator objects for a platform with the same slots) replay
 // back to back with sc_start().
 #include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
+#include <tlm_utils/multi_passthrough_target_socket.h>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -35,9 +35,11 @@ std::int64_t now_ps() {
 
 // The memory of a component, as a TLM-2.0 target. Transfers write into it; it adds its
 // access latency to the transaction's annotated delay and counts the bytes it received.
+// A component reached over several links (a host with one PCIe link per accelerator) has
+// one initiator bound per link direction, hence the multi-bind socket.
 class MemoryTarget : public sc_core::sc_module {
 public:
-    tlm_utils::simple_target_socket<MemoryTarget> socket;
+    tlm_utils::multi_passthrough_target_socket<MemoryTarget> socket;
     std::int64_t bytes_written = 0;
     sc_core::sc_time access_latency = sc_core::SC_ZERO_TIME;
 
@@ -46,7 +48,8 @@ public:
     }
 
 private:
-    void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+    void b_transport(int /*initiator*/, tlm::tlm_generic_payload& payload,
+                     sc_core::sc_time& delay) {
         if (payload.get_command() == tlm::TLM_WRITE_COMMAND) {
             bytes_written += static_cast<std::int64_t>(payload.get_data_length());
         }

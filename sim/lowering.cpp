@@ -173,7 +173,17 @@ private:
             throw LoweringError(fmt::format("tensor '{}' is read before it is produced",
                                             graph_.tensor(tensor_id).name));
         }
-        const Location src = locations.front();  // where it was produced
+        Location src = locations.front();  // where it was produced
+        const std::string& host = platform_.host_component;
+        if (src.component != component && !platform_.route(src.component, component) &&
+            !host.empty() && src.component != host && component != host &&
+            platform_.route(src.component, host) && platform_.route(host, component)) {
+            // No direct link: stage through the host's memory, once per tensor, so that every
+            // other reader copies from there (tarnawski2020 §3: accelerators exchange data
+            // through CPU DRAM, the producer's transfer out paid once).
+            const int at_host = make_available(tensor_id, host, src.dtype);
+            src = Location{host, src.dtype, at_host};
+        }
         int ready = src.task;
         if (src.component == component) {
             // Same memory, other dtype: convert in place.

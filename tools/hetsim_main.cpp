@@ -11,6 +11,7 @@
 #include "sim/workloads/model_zoo.hpp"
 #include "tools/app/calibrate.hpp"
 #include "tools/app/inspect.hpp"
+#include "tools/app/place.hpp"
 #include "tools/app/registration.hpp"
 #include "tools/app/study.hpp"
 
@@ -115,6 +116,23 @@ int main(int argc, char** argv) {
         "calibrate", "simulated vs published figures of a platform (exit 1 if they do not hold)");
     calibrate->add_option("platform", calibrate_file, "platform YAML")->required();
 
+    app::PlaceRequest place_request;
+    auto* place = cli.add_subcommand(
+        "place", "run one tarnawski2020 split solver on a workload JSON or a study YAML");
+    place->add_option("workload", place_request.workload,
+                      "tarnawski2020 workload JSON, or a study YAML (its graph and platform)")
+        ->required();
+    place->add_option("--placer", place_request.placer, "split solver: tarnawski.dp, greedy, ...")
+        ->required();
+    place->add_option("--objective", place_request.objective,
+                      "throughput | latency (default: throughput, or the study's)");
+    place->add_option("--time-limit", place_request.time_limit_s,
+                      "seconds for searching solvers (MIPs, local search)");
+    place->add_option("--gap", place_request.relative_gap, "relative MIP gap to stop at");
+    place->add_option("--seed", place_request.seed, "seed of randomised solvers");
+    place->add_option("--out", place_request.out, "write the split here (experts/ JSON format)");
+    place->add_option("--set", place_request.overrides, "study override: --set workload.seq_len=32");
+
     CLI11_PARSE(cli, argc, argv);
     try {
         if (run->parsed()) {
@@ -130,6 +148,10 @@ int main(int argc, char** argv) {
         }
         if (list->parsed())
             return cmd_list(list_what);
+        if (place->parsed()) {
+            std::cout << app::place(place_request, std::cerr);
+            return 0;
+        }
         if (inspect->parsed()) {
             std::cout << app::inspect_workload(workload, knobs);
             return 0;

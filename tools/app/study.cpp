@@ -338,9 +338,16 @@ StudyResult run_study(const StudyConfig& study, bool record_traces) {
         row.metrics = evaluator->evaluate(exec, record_traces ? &row.trace : nullptr);
         result.rows.push_back(std::move(row));
     }
-    const double base = result.rows.front().metrics.latency_s;
+    // Speedup over the baseline in the study's objective: latency ratio, or throughput ratio.
+    const sim::Metrics& base = result.rows.front().metrics;
     for (auto& row : result.rows) {
-        row.speedup = row.metrics.latency_s > 0.0 ? base / row.metrics.latency_s : 0.0;
+        if (study.objective == placement::Objective::throughput) {
+            row.speedup = base.throughput_per_s > 0.0
+                              ? row.metrics.throughput_per_s / base.throughput_per_s
+                              : 0.0;
+        } else {
+            row.speedup = row.metrics.latency_s > 0.0 ? base.latency_s / row.metrics.latency_s : 0.0;
+        }
     }
     return result;
 }

@@ -1,0 +1,76 @@
+#include "placement/tarnawski/tarnawski_placer.hpp"
+
+#include <fmt/format.h>
+
+#include "placement/tarnawski/dp_solver.hpp"
+#include "placement/tarnawski/graph_workload.hpp"
+#include "placement/tarnawski/split_solver.hpp"
+
+namespace hetsim::placement::tarnawski {
+
+namespace {
+
+class SplitSolverPlacer final : public Placer {
+public:
+    explicit SplitSolverPlacer(std::unique_ptr<SplitSolver> solver) : solver_(std::move(solver)) {}
+    std::string name() const override { return solver_->name(); }
+
+    PlacementResult place(const PlacementContext& context) override {
+        try {
+            const GraphWorkload gw = workload_from_graph(context.graph, context.platform);
+            SolveOptions options;
+            options.objective = context.objective == Objective::latency
+                                    ? SplitObjective::latency
+                                    : SplitObjective::throughput;
+            options.seed = context.seed;
+            SolveResult solved = solver_->solve(gw.workload, options);
+            PlacementResult result;
+            result.placement =
+                placement_from_assignment(gw, to_assignment(gw.workload, solved.split));
+            result.stats = std::move(solved.stats);
+            result.stats["predicted_objective"] = fmt::format("{:.9g}", solved.objective);
+            result.stats["cpus"] = std::to_string(gw.workload.max_cpus);
+            result.stats["accelerators"] = std::to_string(gw.workload.max_accelerators);
+            return result;
+        } catch (const SolverError& e) {
+            throw PlacementError(e.what());
+        } catch (const WorkloadError& e) {
+            throw PlacementError(fmt::format("{}: {}", solver_->name(), e.what()));
+        }
+    }
+
+private:
+    std::unique_ptr<SplitSolver> solver_;
+};
+
+}  // namespace
+
+void register_split_solvers() {
+    static const bool done = [] {
+        SplitSolverRegistry& registry = SplitSolverRegistry::instance();
+        register_dp_solvers(registry);
+        return true;
+    }();
+    (void)done;
+}
+
+void add_split_solver_placers(PlacerRegistry& registry) {
+    register_split_solvers();
+    for (const SplitSolverInfo* info : SplitSolverRegistry::instance().all()) {
+        const std::string name = info->name;
+        registry.add(PlacerInfo{
+            name, info->usage, info->description + " [tarnawski2020 split solver]",
+            [name](const std::string& arguments) -> std::unique_ptr<Placer> {
+                const std::string spec =
+                    arguments.empty() ? name : fmt::format("{}:{}", name, arguments);
+                try {
+                    return std::make_unique<SplitSolverPlacer>(
+                        SplitSolverRegistry::instance().create(spec));
+                } catch (const SolverError& e) {
+                    throw PlacementError(e.what());
+                }
+            }});
+    }
+}
+
+}  // namespace hetsim::placement::tarnawski

@@ -1,0 +1,16 @@
+// Every SplitSolver as a hetsim Placer: the graph and platform become a tarnawski2020 §3
+// instance (graph_workload.hpp), the solver splits it, and the split comes back as a
+// Placement that the evaluators simulate.
+#pragma once
+
+#include "placement/placer.hpp"
+
+namespace hetsim::placement::tarnawski {
+
+// Fills SplitSolverRegistry::instance() with every built-in split solver (idempotent).
+void register_split_solvers();
+
+// Adds a placer per registered split solver, under the solver's name.
+void add_split_solver_placers(PlacerRegistry& registry);
+
+}  // namespace hetsim::placement::tarnawski

@@ -1,0 +1,151 @@
+#include "tools/app/place.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <optional>
+#include <cmath>
+#include <filesystem>
+#include <ostream>
+#include <sstream>
+
+#include "placement/tarnawski/graph_workload.hpp"
+#include "placement/tarnawski/max_load_dp.hpp"
+#include "placement/tarnawski/split_solver.hpp"
+#include "placement/tarnawski/tarnawski_placer.hpp"
+#include "placement/tarnawski/workload.hpp"
+#include "sim/config.hpp"
+#include "sim/evaluator.hpp"
+#include "sim/exec_graph.hpp"
+#include "tools/app/registration.hpp"
+#include "tools/app/study.hpp"
+
+namespace hetsim::app {
+
+namespace fs = std::filesystem;
+namespace tw = placement::tarnawski;
+
+namespace {
+
+tw::SplitObjective parse_objective(const std::string& text) {
+    if (text == "throughput")
+        return tw::SplitObjective::throughput;
+    if (text == "latency")
+        return tw::SplitObjective::latency;
+    throw sim::InputError("--objective", "", 0,
+                          fmt::format("expected 'throughput' or 'latency', got '{}'", text));
+}
+
+// Per device: node count and §3 load, plus the objective line.
+std::string describe_split(const tw::Workload& w, const tw::Split& split) {
+    const tw::LoadReport loads = tw::evaluate_split(w, split);
+    std::ostringstream out;
+    out << fmt::format("  {:<8} {:>7} {:>14}\n", "device", "nodes", "load");
+    for (std::size_t c = 0; c < split.cpus.size(); ++c) {
+        out << fmt::format("  {:<8} {:>7} {:>14.6g}\n", fmt::format("CPU{}", c),
+                           split.cpus[c].size(), loads.cpu_loads.at(c));
+    }
+    for (std::size_t f = 0; f < split.accelerators.size(); ++f) {
+        out << fmt::format("  {:<8} {:>7} {:>14.6g}\n", fmt::format("ACC{}", f),
+                           split.accelerators[f].size(), loads.accelerator_loads.at(f));
+    }
+    out << fmt::format("  max load (time per sample) {:.6g}{}{}\n", loads.max_load,
+                       loads.memory_ok ? "" : "  [over accelerator memory]",
+                       loads.colocation_ok ? "" : "  [colour class split]");
+    return out.str();
+}
+
+}  // namespace
+
+std::string place(const PlaceRequest& request, std::ostream& progress) {
+    register_all();
+    tw::register_split_solvers();
+    std::unique_ptr<tw::SplitSolver> solver;
+    try {
+        solver = tw::SplitSolverRegistry::instance().create(request.placer);
+    } catch (const tw::SolverError& e) {
+        throw sim::InputError("--placer", "", 0, e.what());
+    }
+    if (request.time_limit_s < 0.0 || request.relative_gap < 0.0) {
+        throw sim::InputError("", "", 0, "--time-limit and --gap must be >= 0");
+    }
+
+    const bool is_study = request.workload.ends_with(".yaml") || request.workload.ends_with(".yml");
+    tw::GraphWorkload converted;
+    std::optional<StudyConfig> study;
+    tw::Workload workload;
+    std::string source;
+    if (is_study) {
+        study = load_study(request.workload, request.overrides);
+        try {
+            converted = tw::workload_from_graph(*study->graph, study->platform);
+        } catch (const tw::SolverError& e) {
+            throw sim::InputError(request.workload, "", 0, e.what());
+        }
+        workload = converted.workload;
+        source = fmt::format("{} on {}", study->workload_label, study->platform.name);
+    } else {
+        if (!request.overrides.empty())
+            throw sim::InputError("--set", "", 0, "--set applies to a study YAML only");
+        try {
+            workload = tw::read_workload(request.workload);
+        } catch (const tw::WorkloadError& e) {
+            throw sim::InputError(request.workload, "", 0, e.what());
+        }
+        source = request.workload;
+    }
+
+    tw::SolveOptions options;
+    options.objective = parse_objective(
+        !request.objective.empty()
+            ? request.objective
+            : (study && study->objective == placement::Objective::latency ? "latency"
+                                                                            : "throughput"));
+    options.time_limit_s = request.time_limit_s;
+    options.relative_gap = request.relative_gap;
+    options.seed = request.seed;
+    options.progress = &progress;
+
+    const auto start = std::chrono::steady_clock::now();
+    tw::SolveResult solved;
+    try {
+        solved = solver->solve(workload, options);
+    } catch (const tw::SolverError& e) {
+        throw sim::InputError(request.placer, "", 0, e.what());
+    }
+    const double wall_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    solved.split.objective = solved.objective;
+
+    std::ostringstream out;
+    out << fmt::format("workload {}: {} nodes, {} edges, {} accelerators (M = {:.6g} B), {} CPUs\n",
+                       source, workload.node_count(), workload.edge_count(),
+                       workload.max_accelerators, workload.max_size_per_accelerator,
+                       workload.max_cpus);
+    out << fmt::format("placer {} (objective {}): {:.6g}   wall {:.3f} s\n", solver->name(),
+                       options.objective == tw::SplitObjective::latency ? "latency" : "throughput",
+                       solved.objective, wall_s);
+    for (const auto& [key, value] : solved.stats)
+        out << fmt::format("  {} = {}\n", key, value);
+    out << describe_split(workload, solved.split);
+
+    if (study) {
+        // Simulate the split on the study's platform with its evaluator.
+        const sim::Placement placement = tw::placement_from_assignment(
+            converted, tw::to_assignment(workload, solved.split));
+        sim::EvalOptions eval;
+        eval.samples = study->samples;
+        auto evaluator = sim::make_evaluator(study->evaluator, study->platform, eval);
+        const sim::Metrics m = evaluator->evaluate(sim::lower(*study->graph, placement,
+                                                              study->platform));
+        out << fmt::format("simulated ({}): latency {}, throughput {:.6g}/s\n", study->evaluator,
+                           human_time(m.latency_s), m.throughput_per_s);
+    }
+    if (!request.out.empty()) {
+        tw::write_split(solved.split, request.out);
+        out << fmt::format("split written to {}\n", request.out);
+    }
+    return out.str();
+}
+
+}  // namespace hetsim::app
