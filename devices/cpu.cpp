@@ -281,9 +281,10 @@ void build_cpu(const sim::ConfigNode& node, const std::string& name, sim::Platfo
     if (pinned) {
         for (const auto& [device_name, mode] : modes) {
             if (mode == CpuMode::parallel) {
-                devices.at(device_name).fail(
-                    "a pinned cpu has one core per device: parallel devices need the shared "
-                    "cores (remove 'pinned' or make it serial)");
+                devices.at(device_name)
+                    .fail(
+                        "a pinned cpu has one core per device: parallel devices need the shared "
+                        "cores (remove 'pinned' or make it serial)");
             }
         }
         if (static_cast<int>(modes.size()) > p.cores) {
@@ -296,8 +297,8 @@ void build_cpu(const sim::ConfigNode& node, const std::string& name, sim::Platfo
         sim::Device d;
         d.name = device_name;
         d.component = name;
-        d.resource = pinned ? platform.add_resource(sim::ExecResource{
-                                  fmt::format("{}.{}", name, device_name), 1})
+        d.resource = pinned ? platform.add_resource(
+                                  sim::ExecResource{fmt::format("{}_{}", name, device_name), 1})
                             : shared;
         d.units = mode == CpuMode::serial ? 1 : p.cores;
         d.model = std::make_shared<CpuModel>(p, mode);

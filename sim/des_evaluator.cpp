@@ -10,8 +10,8 @@
 // SystemC elaborates once per process: the modules are built on first use and kept; later
 // evaluations (and later DesEvaluator objects for a platform with the same slots) replay
 // back to back with sc_start().
-#include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/multi_passthrough_target_socket.h>
+#include <tlm_utils/simple_initiator_socket.h>
 #include <cstdlib>
 #include <map>
 #include <set>

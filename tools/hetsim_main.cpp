@@ -119,8 +119,9 @@ int main(int argc, char** argv) {
     app::PlaceRequest place_request;
     auto* place = cli.add_subcommand(
         "place", "run one tarnawski2020 split solver on a workload JSON or a study YAML");
-    place->add_option("workload", place_request.workload,
-                      "tarnawski2020 workload JSON, or a study YAML (its graph and platform)")
+    place
+        ->add_option("workload", place_request.workload,
+                     "tarnawski2020 workload JSON, or a study YAML (its graph and platform)")
         ->required();
     place->add_option("--placer", place_request.placer, "split solver: tarnawski.dp, greedy, ...")
         ->required();
@@ -131,7 +132,8 @@ int main(int argc, char** argv) {
     place->add_option("--gap", place_request.relative_gap, "relative MIP gap to stop at");
     place->add_option("--seed", place_request.seed, "seed of randomised solvers");
     place->add_option("--out", place_request.out, "write the split here (experts/ JSON format)");
-    place->add_option("--set", place_request.overrides, "study override: --set workload.seq_len=32");
+    place->add_option("--set", place_request.overrides,
+                      "study override: --set workload.seq_len=32");
 
     CLI11_PARSE(cli, argc, argv);
     try {

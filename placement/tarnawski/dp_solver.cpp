@@ -34,8 +34,8 @@ public:
         out.stats["pairs"] = std::to_string(r.stats.pairs);
         out.stats["dp_s"] = fmt::format("{:.6f}", r.stats.dp_seconds);
         if (options.progress != nullptr) {
-            *options.progress << fmt::format("{}: {} groups, {} ideals, max load {:.6g}\n",
-                                             spec_, r.stats.groups, r.stats.ideals, r.objective);
+            *options.progress << fmt::format("{}: {} groups, {} ideals, max load {:.6g}\n", spec_,
+                                             r.stats.groups, r.stats.ideals, r.objective);
         }
         return out;
     }

@@ -54,12 +54,12 @@ GraphWorkload workload_from_graph(const sim::Graph& graph, const sim::Platform& 
         const sim::Op& op = graph.op(v);
         const sim::Support on_cpu = cpu.model->supports(graph, op);
         if (!on_cpu.ok) {
-            throw SolverError(fmt::format("op '{}' ({}) cannot run on CPU {}: {}", op.name,
-                                          op.type, cpu.name, on_cpu.reason));
+            throw SolverError(fmt::format("op '{}' ({}) cannot run on CPU {}: {}", op.name, op.type,
+                                          cpu.name, on_cpu.reason));
         }
         const bool supported = acc.model->supports(graph, op).ok;
-        const double acc_time = supported ? acc.model->op_time_s(graph, op)
-                                          : std::numeric_limits<double>::infinity();
+        const double acc_time =
+            supported ? acc.model->op_time_s(graph, op) : std::numeric_limits<double>::infinity();
         for (int d : gw.accelerator_devices) {
             const sim::Device& other = platform.device(d);
             const bool same_support = other.model->supports(graph, op).ok == supported;
@@ -76,8 +76,8 @@ GraphWorkload workload_from_graph(const sim::Graph& graph, const sim::Platform& 
         }
         for (int t : op.outputs)
             bytes += static_cast<double>(graph.tensor(t).size_bytes());
-        const int node = w.add_node(v, cpu.model->op_time_s(graph, op), acc_time, bytes, false,
-                                    supported);
+        const int node =
+            w.add_node(v, cpu.model->op_time_s(graph, op), acc_time, bytes, false, supported);
         w.name[static_cast<std::size_t>(node)] = op.name;
     }
     // One edge per producer -> consumer pair carrying the bytes of every tensor between them.

@@ -58,18 +58,18 @@ void add_split_solver_placers(PlacerRegistry& registry) {
     register_split_solvers();
     for (const SplitSolverInfo* info : SplitSolverRegistry::instance().all()) {
         const std::string name = info->name;
-        registry.add(PlacerInfo{
-            name, info->usage, info->description + " [tarnawski2020 split solver]",
-            [name](const std::string& arguments) -> std::unique_ptr<Placer> {
-                const std::string spec =
-                    arguments.empty() ? name : fmt::format("{}:{}", name, arguments);
-                try {
-                    return std::make_unique<SplitSolverPlacer>(
-                        SplitSolverRegistry::instance().create(spec));
-                } catch (const SolverError& e) {
-                    throw PlacementError(e.what());
-                }
-            }});
+        registry.add(
+            PlacerInfo{name, info->usage, info->description + " [tarnawski2020 split solver]",
+                       [name](const std::string& arguments) -> std::unique_ptr<Placer> {
+                           const std::string spec =
+                               arguments.empty() ? name : fmt::format("{}:{}", name, arguments);
+                           try {
+                               return std::make_unique<SplitSolverPlacer>(
+                                   SplitSolverRegistry::instance().create(spec));
+                           } catch (const SolverError& e) {
+                               throw PlacementError(e.what());
+                           }
+                       }});
     }
 }
 

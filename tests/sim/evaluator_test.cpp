@@ -254,5 +254,36 @@ TEST(Lowering, RejectsTransfersWithoutARoute) {
         ::testing::ThrowsMessage<LoweringError>(::testing::HasSubstr("no link")));
 }
 
+TEST(Lowering, StagesThroughTheHostWhenAcceleratorsHaveNoDirectLink) {
+    // Host h and accelerators a0, a1, each linked to h only (tarnawski2020 §3: accelerators
+    // exchange data through CPU DRAM). in -> A(A0) -> B(A1), and A's output also read by D on
+    // the host: a0 -> h once, then h -> a1; D reuses the host copy.
+    Platform p;
+    add_simple_device(p, "h", "H", std::make_shared<TableDevice>(1 * kUs));
+    add_simple_device(p, "a0", "A0", std::make_shared<TableDevice>(1 * kUs));
+    add_simple_device(p, "a1", "A1", std::make_shared<TableDevice>(1 * kUs));
+    p.add_link(Link{"h0", "h", "a0", std::make_shared<FixedLink>(1 * kUs, 4e9)});
+    p.add_link(Link{"h1", "h", "a1", std::make_shared<FixedLink>(1 * kUs, 4e9)});
+    p.host_component = "h";
+    Graph g("fork");
+    const int in = g.add_tensor("in", {1, 1000}, DType::f32, TensorKind::input);
+    const int a = relu(g, "A", in);
+    relu(g, "B", a);
+    relu(g, "D", a);
+    g.finalize();
+    const ExecGraph exec = lower(g, Placement{{1, 2, 0}, {}}, p);
+    std::vector<std::string> transfers;
+    for (const Task& t : exec.tasks) {
+        if (t.kind == TaskKind::transfer)
+            transfers.push_back(t.name.substr(t.name.rfind(' ') + 1));
+    }
+    // B's output, a graph output, returns to the host at the end.
+    EXPECT_THAT(transfers, ::testing::ElementsAre("h->a0", "a0->h", "h->a1", "a1->h"));
+    // Contention-free: in h->a0 (2 us), A (1), a0->h (2), h->a1 (2), B (1), a1->h (2) = 10 us;
+    // D runs on H at 5-6 us, in parallel with h->a1.
+    AnalyticEvaluator analytic(EvalOptions{1});
+    EXPECT_NEAR(analytic.evaluate(exec).latency_s, 10 * kUs, 1e-15);
+}
+
 }  // namespace
 }  // namespace hetsim::sim

@@ -326,4 +326,79 @@ TEST(CliErrors, BadOverride) {
     expect_input_error(dir, study, "expected PATH=VALUE", "--set workload.seq_len");
 }
 
+// --- hetsim place ---------------------------------------------------------------------------
+
+const std::string kTarnawski =
+    std::string(HETSIM_SOURCE_DIR) + "/../shared/workloads/tarnawski2020";
+
+TEST(CliPlace, DpOnThePapersWorkloadPrintsTable1AndWritesTheSplit) {
+    const fs::path workload = fs::path(kTarnawski) / "throughput/op_bert_l-3_inference.json";
+    if (!fs::exists(workload))
+        GTEST_SKIP() << "shared tarnawski2020 workloads not present at " << kTarnawski;
+    TempDir dir;
+    const fs::path out = dir.path() / "split.json";
+    const Outcome o =
+        run_hetsim("place " + workload.string() + " --placer tarnawski.dp --out " + out.string());
+    ASSERT_EQ(o.exit_code, 0) << o.output;
+    // tarnawski2020 Table 1: BERT-3 inference, DP, 27.92.
+    EXPECT_THAT(o.output, HasSubstr("placer tarnawski.dp (objective throughput): 27.9186"));
+    const nlohmann::json split = nlohmann::json::parse(std::ifstream(out));
+    EXPECT_EQ(split["cpus"].size(), 1u);
+    EXPECT_EQ(split["fpgas"].size(), 3u);
+    EXPECT_NEAR(split["objective"].get<double>(), 27.9186, 1e-4);
+    std::size_t nodes = 0;
+    for (const auto& device : split["cpus"])
+        nodes += device["nodes"].size();
+    for (const auto& device : split["fpgas"])
+        nodes += device["nodes"].size();
+    EXPECT_EQ(nodes, 235u);
+}
+
+TEST(CliPlace, StudyYamlIsConvertedSolvedAndSimulated) {
+    TempDir dir;
+    const fs::path study =
+        dir.write("s.yaml", "study: t\nplatform: " + std::string(HETSIM_SOURCE_DIR) +
+                                "/configs/platforms/pcie_accelerators.yaml\n"
+                                "workload: {model: bert, layers: 1, seq_len: 16}\n"
+                                "objective: throughput\nevaluator: des\n"
+                                "baseline: single:CPU0\nplacers: [tarnawski.dpl]\n");
+    const Outcome o = run_hetsim("place " + study.string() + " --placer tarnawski.dpl");
+    ASSERT_EQ(o.exit_code, 0) << o.output;
+    EXPECT_THAT(o.output, HasSubstr("4 accelerators"));
+    EXPECT_THAT(o.output, HasSubstr("4 CPUs"));
+    EXPECT_THAT(o.output, HasSubstr("simulated (des): latency"));
+}
+
+TEST(CliPlaceErrors, UnknownPlacerSuggestsTheKnownOne) {
+    TempDir dir;
+    const fs::path w = dir.write("w.json", R"({"maxSizePerFPGA": 10, "maxFPGAs": 1, "maxCPUs": 1,
+        "nodes": [{"id": 1, "supportedOnFpga": 1, "cpuLatency": 2, "fpgaLatency": 1,
+                   "isBackwardNode": 0, "size": 1}], "edges": []})");
+    const Outcome o = run_hetsim("place " + w.string() + " --placer tarnawski.dq");
+    EXPECT_EQ(o.exit_code, 2);
+    EXPECT_THAT(o.output,
+                HasSubstr("unknown placer 'tarnawski.dq' (did you mean 'tarnawski.dp'?)"));
+}
+
+TEST(CliPlaceErrors, BadWorkloadFieldIsNamed) {
+    TempDir dir;
+    const fs::path w = dir.write("w.json", R"({"maxSizePerFPGA": 10, "maxFPGAs": 1, "maxCPUs": 1,
+        "nodes": [{"id": 1, "supportedOnFpga": 1, "cpuLatency": "fast", "fpgaLatency": 1,
+                   "isBackwardNode": 0, "size": 1}], "edges": []})");
+    const Outcome o = run_hetsim("place " + w.string() + " --placer tarnawski.dp");
+    EXPECT_EQ(o.exit_code, 2);
+    EXPECT_THAT(o.output, HasSubstr("/nodes/0/cpuLatency"));
+}
+
+TEST(CliPlaceErrors, BadObjectiveIsRejected) {
+    TempDir dir;
+    const fs::path w = dir.write("w.json", R"({"maxSizePerFPGA": 10, "maxFPGAs": 1, "maxCPUs": 1,
+        "nodes": [{"id": 1, "supportedOnFpga": 1, "cpuLatency": 2, "fpgaLatency": 1,
+                   "isBackwardNode": 0, "size": 1}], "edges": []})");
+    const Outcome o =
+        run_hetsim("place " + w.string() + " --placer tarnawski.dp --objective speed");
+    EXPECT_EQ(o.exit_code, 2);
+    EXPECT_THAT(o.output, HasSubstr("expected 'throughput' or 'latency', got 'speed'"));
+}
+
 }  // namespace

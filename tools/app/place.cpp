@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <optional>
 #include <cmath>
 #include <filesystem>
+#include <optional>
 #include <ostream>
 #include <sstream>
 
@@ -100,7 +100,7 @@ std::string place(const PlaceRequest& request, std::ostream& progress) {
         !request.objective.empty()
             ? request.objective
             : (study && study->objective == placement::Objective::latency ? "latency"
-                                                                            : "throughput"));
+                                                                          : "throughput"));
     options.time_limit_s = request.time_limit_s;
     options.relative_gap = request.relative_gap;
     options.seed = request.seed;
@@ -131,13 +131,13 @@ std::string place(const PlaceRequest& request, std::ostream& progress) {
 
     if (study) {
         // Simulate the split on the study's platform with its evaluator.
-        const sim::Placement placement = tw::placement_from_assignment(
-            converted, tw::to_assignment(workload, solved.split));
+        const sim::Placement placement =
+            tw::placement_from_assignment(converted, tw::to_assignment(workload, solved.split));
         sim::EvalOptions eval;
         eval.samples = study->samples;
         auto evaluator = sim::make_evaluator(study->evaluator, study->platform, eval);
-        const sim::Metrics m = evaluator->evaluate(sim::lower(*study->graph, placement,
-                                                              study->platform));
+        const sim::Metrics m =
+            evaluator->evaluate(sim::lower(*study->graph, placement, study->platform));
         out << fmt::format("simulated ({}): latency {}, throughput {:.6g}/s\n", study->evaluator,
                            human_time(m.latency_s), m.throughput_per_s);
     }

@@ -12,12 +12,12 @@
 namespace hetsim::app {
 
 struct PlaceRequest {
-    std::string workload;                // .json (tarnawski2020 format) or study .yaml
-    std::string placer;                  // a split solver spec: "tarnawski.dp"
-    std::string objective;               // "throughput" | "latency" | "" (JSON: throughput;
-                                         // study: the study's objective)
-    double time_limit_s = 0.0;           // 0 = the solver's default
-    double relative_gap = 0.0;           // MIP gap
+    std::string workload;       // .json (tarnawski2020 format) or study .yaml
+    std::string placer;         // a split solver spec: "tarnawski.dp"
+    std::string objective;      // "throughput" | "latency" | "" (JSON: throughput;
+                                // study: the study's objective)
+    double time_limit_s = 0.0;  // 0 = the solver's default
+    double relative_gap = 0.0;  // MIP gap
     std::uint64_t seed = 1;
     std::string out;                     // split JSON path; "" = none
     std::vector<std::string> overrides;  // --set for a study
