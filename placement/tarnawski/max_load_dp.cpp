@@ -3,13 +3,13 @@
 #include "placement/tarnawski/max_load_dp.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <limits>
 #include <numeric>
 #include <random>
 #include <unordered_map>
-#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -153,10 +153,13 @@ struct Prepared {
     std::vector<std::uint8_t> supported;
     std::vector<std::vector<int>> pred;  // forward DAG on labels
     std::vector<int> group_of_node;      // original node -> group label
-    std::vector<double> item_cost;       // transfer item: c_o paid by each side it crosses
-    std::vector<int> item_home;          // group holding the source
-    std::vector<int> item_targets;       // |T(o)|: distinct other groups it feeds
-    std::vector<std::vector<int>> home_items, target_items;  // per group
+    int words = 1;                       // 64-bit words of a group bitset
+    // Transfer items: hyperedges over groups (see the items loop in prepare()).
+    std::vector<double> item_cost;
+    std::vector<int> item_groups;               // distinct groups it touches (≥ 2)
+    std::vector<std::uint64_t> item_mask;       // `words` per item: those groups
+    std::vector<std::uint32_t> incident_begin;  // per group, into `incident` (CSR)
+    std::vector<std::int32_t> incident;         // items touching the group
     double memory = 0.0;
 };
 
@@ -357,6 +360,9 @@ Prepared prepare(const Workload& w, const DpOptions& options) {
         if (!w.supported_on_accelerator[a])
             p.supported[gr] = 0;
     }
+    for (int gr = 0; gr < g; ++gr)
+        if (!p.supported[gr])
+            p.acc[gr] = 0.0;  // never used on an accelerator; keeps the sums finite
     for (int s = 0; s < c.count; ++s)
         if (!c.backward[s])
             for (int t : c.in[s])
@@ -368,26 +374,29 @@ Prepared prepare(const Workload& w, const DpOptions& options) {
 
     // Transfer items from the original edges. A node whose outgoing edges all cost the same is
     // one item (c_u paid once per side, §3); otherwise every outgoing edge is its own item, which
-    // is App. B's subdivision by colocated zero-cost nodes w_j with c_{w_j} = d_j.
+    // is App. B's subdivision by colocated zero-cost nodes w_j with c_{w_j} = d_j. An item is a
+    // hyperedge over the group of its source and the distinct groups it feeds: an accelerator
+    // set holding some but not all of them pays c_o once (out- or in-transfer).
+    p.words = std::max(1, (g + 63) / 64);
     std::vector<std::vector<int>> out_edges(n);
     for (std::size_t e = 0; e < w.edge_count(); ++e)
         out_edges[w.edge_source[e]].push_back(static_cast<int>(e));
-    p.home_items.assign(g, {});
-    p.target_items.assign(g, {});
-    std::vector<int> targets;
-    auto add_item = [&](int home, double cost) {
-        std::sort(targets.begin(), targets.end());
-        targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
-        targets.erase(std::remove(targets.begin(), targets.end(), home), targets.end());
-        if (targets.empty())
-            return;
+    std::vector<std::vector<int>> incident(g);
+    std::vector<int> members;
+    auto add_item = [&](double cost) {
+        std::sort(members.begin(), members.end());
+        members.erase(std::unique(members.begin(), members.end()), members.end());
+        if (members.size() < 2)
+            return;  // never crosses a device boundary
         const int item = static_cast<int>(p.item_cost.size());
         p.item_cost.push_back(cost);
-        p.item_home.push_back(home);
-        p.item_targets.push_back(static_cast<int>(targets.size()));
-        p.home_items[home].push_back(item);
-        for (int t : targets)
-            p.target_items[t].push_back(item);
+        p.item_groups.push_back(static_cast<int>(members.size()));
+        p.item_mask.resize(p.item_mask.size() + p.words, 0);
+        for (int m : members) {
+            p.item_mask[static_cast<std::size_t>(item) * p.words + (m >> 6)] |= std::uint64_t{1}
+                                                                                << (m & 63);
+            incident[m].push_back(item);
+        }
     };
     for (int u = 0; u < n; ++u) {
         const auto& es = out_edges[u];
@@ -398,121 +407,108 @@ Prepared prepare(const Workload& w, const DpOptions& options) {
         for (int e : es)
             uniform &= w.edge_cost[e] == w.edge_cost[es[0]];
         if (uniform) {
-            targets.clear();
+            members.assign(1, home);
             for (int e : es)
-                targets.push_back(p.group_of_node[w.edge_dest[e]]);
-            add_item(home, w.edge_cost[es[0]]);
+                members.push_back(p.group_of_node[w.edge_dest[e]]);
+            add_item(w.edge_cost[es[0]]);
         } else {
             for (int e : es) {
-                targets.assign(1, p.group_of_node[w.edge_dest[e]]);
-                add_item(home, w.edge_cost[e]);
+                members = {home, p.group_of_node[w.edge_dest[e]]};
+                add_item(w.edge_cost[e]);
             }
         }
+    }
+    p.incident_begin.assign(1, 0);
+    for (const auto& list : incident) {
+        p.incident.insert(p.incident.end(), list.begin(), list.end());
+        p.incident_begin.push_back(static_cast<std::uint32_t>(p.incident.size()));
     }
     return p;
 }
 
-std::uint64_t splitmix64(std::uint64_t& x) {
-    std::uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
+inline std::uint64_t bit(int v) {
+    return std::uint64_t{1} << (v & 63);
 }
 
-// All ideals of the forward DAG, ids ordered by cardinality (so J ⊂ I ⇒ id(J) < id(I)), with
-// the Hasse diagram downwards: down[I] = (v, id(I \ {v})) for every maximal v of I, by v.
+// All ideals of the forward DAG, ids ordered by cardinality (so J ⊂ I ⇒ id(J) < id(I); ∅ is 0
+// and the whole graph is last), with the Hasse diagram downwards: down[I] = (v, id(I \ {v}))
+// for every maximal v of I, by v ascending.
 struct Ideals {
-    int words = 0;
-    std::vector<std::uint64_t> bits;  // ideal-major
-    std::vector<std::uint32_t> down_begin;
-    std::vector<std::pair<std::int32_t, std::uint32_t>> down;
-    // Upwards: up[I] = (v, id(I ∪ {v})) for every group v addable to I, by v.
-    std::vector<std::uint32_t> up_begin;
-    std::vector<std::pair<std::int32_t, std::uint32_t>> up;
-    std::size_t count() const { return down_begin.size() - 1; }
-    bool has(std::size_t ideal, int v) const {
-        return (bits[ideal * words + (v >> 6)] >> (v & 63)) & 1;
-    }
-};
-
-Ideals enumerate_ideals(const Prepared& p, std::size_t max_ideals) {
-    Ideals ids;
-    const int g = p.groups;
-    ids.words = std::max(1, (g + 63) / 64);
-    const int W = ids.words;
-    std::vector<std::uint64_t> zobrist(g);
-    std::uint64_t seed = 0x5eed;
-    for (auto& z : zobrist)
-        z = splitmix64(seed);
-    std::vector<std::uint64_t> key;  // per ideal
-    std::unordered_multimap<std::uint64_t, std::uint32_t> table;
-    ids.bits.assign(W, 0);
-    key.push_back(0);
-    table.emplace(0, 0);
-    struct Link {
-        std::uint32_t upper;
+    struct Edge {
         std::int32_t v;
         std::uint32_t lower;
     };
-    std::vector<Link> links;
-    std::vector<std::uint64_t> child(W);
-    for (std::size_t i = 0; i < key.size(); ++i) {
-        for (int v = 0; v < g; ++v) {
-            if (ids.has(i, v))
-                continue;
+    int words = 1;
+    std::vector<std::uint64_t> bits;  // ideal-major
+    std::vector<std::uint32_t> down_begin;
+    std::vector<Edge> down;
+    std::size_t count() const { return down_begin.size() - 1; }
+    const std::uint64_t* row(std::size_t ideal) const { return &bits[ideal * words]; }
+    bool has(std::size_t ideal, int v) const { return (row(ideal)[v >> 6] >> (v & 63)) & 1; }
+};
+
+// Ideals are generated by cardinality from their canonical parent P = I \ {max I}: the children
+// of P are P ∪ {t} for t above every label of P with all its predecessors in P (consecutive ids,
+// t ascending). The Hasse diagram needs no lookups: the maximal groups of I = P ∪ {t} are t and
+// the maximal groups v of P that t does not need, and I \ {v} = (P \ {v}) ∪ {t} is the child
+// with label t of P \ {v}, whose id P's diagram holds (binary search among its children).
+Ideals enumerate_ideals(const Prepared& p, std::size_t max_ideals) {
+    const int g = p.groups;
+    const int W = p.words;
+    Ideals ids;
+    ids.words = W;
+    std::vector<std::uint64_t> pred_mask(static_cast<std::size_t>(g) * W, 0);
+    for (int v = 0; v < g; ++v)
+        for (int u : p.pred[v])
+            pred_mask[static_cast<std::size_t>(v) * W + (u >> 6)] |= bit(u);
+    std::vector<std::uint32_t> parent{0}, child_begin;
+    std::vector<std::int32_t> top{-1};  // the largest label, the one the parent lacks
+    auto child_of = [&](std::uint32_t q, int t) {
+        const auto first = top.begin() + child_begin[q];
+        const auto last = top.begin() + child_begin[q + 1];
+        const auto it = std::lower_bound(first, last, t);
+        if (it == last || *it != t)
+            throw DpError("internal: a sub-ideal is missing");
+        return static_cast<std::uint32_t>(it - top.begin());
+    };
+    ids.bits.assign(W, 0);
+    ids.down_begin.push_back(0);
+    std::vector<std::uint64_t> cur(W);
+    for (std::size_t i = 0; i < top.size(); ++i) {
+        child_begin.push_back(static_cast<std::uint32_t>(top.size()));
+        if (i > 0) {
+            const std::uint32_t P = parent[i];
+            const int t = top[i];
+            const std::uint64_t* need = &pred_mask[static_cast<std::size_t>(t) * W];
+            for (std::uint32_t e = ids.down_begin[P]; e < ids.down_begin[P + 1]; ++e) {
+                const Ideals::Edge edge = ids.down[e];  // copied: ids.down grows here
+                if (!((need[edge.v >> 6] >> (edge.v & 63)) & 1))
+                    ids.down.push_back({edge.v, child_of(edge.lower, t)});
+            }
+            ids.down.push_back({t, P});
+        }
+        ids.down_begin.push_back(static_cast<std::uint32_t>(ids.down.size()));
+        std::copy_n(ids.row(i), W, cur.begin());  // ids.bits grows below
+        for (int v = top[i] + 1; v < g; ++v) {
+            const std::uint64_t* need = &pred_mask[static_cast<std::size_t>(v) * W];
             bool addable = true;
-            for (int u : p.pred[v])
-                if (!ids.has(i, u)) {
-                    addable = false;
-                    break;
-                }
+            for (int x = 0; x < W && addable; ++x)
+                addable = (need[x] & ~cur[x]) == 0;
             if (!addable)
                 continue;
-            std::copy_n(ids.bits.begin() + i * W, W, child.begin());
-            child[v >> 6] |= std::uint64_t{1} << (v & 63);
-            const std::uint64_t k = key[i] ^ zobrist[v];
-            std::uint32_t found = std::numeric_limits<std::uint32_t>::max();
-            auto range = table.equal_range(k);
-            for (auto it = range.first; it != range.second; ++it)
-                if (std::equal(child.begin(), child.end(), ids.bits.begin() + it->second * W)) {
-                    found = it->second;
-                    break;
-                }
-            if (found == std::numeric_limits<std::uint32_t>::max()) {
-                found = static_cast<std::uint32_t>(key.size());
-                if (key.size() >= max_ideals)
-                    throw DpError(fmt::format(
-                        "more than {} ideals in the contracted forward graph ({} groups); "
-                        "use the linearization heuristic (DPL, §5.1.2) instead",
-                        max_ideals, g));
-                key.push_back(k);
-                ids.bits.insert(ids.bits.end(), child.begin(), child.end());
-                table.emplace(k, found);
-            }
-            links.push_back({found, v, static_cast<std::uint32_t>(i)});
+            if (top.size() >= max_ideals)
+                throw DpError(
+                    fmt::format("more than {} ideals in the contracted forward graph ({} groups); "
+                                "use the linearization heuristic (DPL, §5.1.2) instead",
+                                max_ideals, g));
+            parent.push_back(static_cast<std::uint32_t>(i));
+            top.push_back(v);
+            cur[v >> 6] |= bit(v);
+            ids.bits.insert(ids.bits.end(), cur.begin(), cur.end());
+            cur[v >> 6] &= ~bit(v);
         }
     }
-    const std::size_t n = key.size();
-    ids.down_begin.assign(n + 1, 0);
-    for (const auto& l : links)
-        ++ids.down_begin[l.upper + 1];
-    for (std::size_t i = 0; i < n; ++i)
-        ids.down_begin[i + 1] += ids.down_begin[i];
-    ids.down.resize(links.size());
-    std::vector<std::uint32_t> fill(ids.down_begin.begin(), ids.down_begin.end() - 1);
-    for (const auto& l : links)
-        ids.down[fill[l.upper]++] = {l.v, l.lower};
-    for (std::size_t i = 0; i < n; ++i)
-        std::sort(ids.down.begin() + ids.down_begin[i], ids.down.begin() + ids.down_begin[i + 1]);
-    // Links were made lower by lower, v ascending: already grouped and sorted for `up`.
-    ids.up_begin.assign(n + 1, 0);
-    for (const auto& l : links)
-        ++ids.up_begin[l.lower + 1];
-    for (std::size_t i = 0; i < n; ++i)
-        ids.up_begin[i + 1] += ids.up_begin[i];
-    ids.up.reserve(links.size());
-    for (const auto& l : links)
-        ids.up.push_back({l.v, l.upper});
+    child_begin.push_back(static_cast<std::uint32_t>(top.size()));
     return ids;
 }
 
@@ -520,374 +516,628 @@ Ideals enumerate_ideals(const Prepared& p, std::size_t max_ideals) {
 Ideals chain_ideals(const Prepared& p) {
     Ideals ids;
     const int g = p.groups;
-    ids.words = std::max(1, (g + 63) / 64);
+    ids.words = p.words;
     ids.bits.assign(static_cast<std::size_t>(g + 1) * ids.words, 0);
+    ids.down_begin.assign(1, 0);
+    ids.down_begin.push_back(0);  // ∅
     for (int i = 1; i <= g; ++i) {
-        std::copy_n(ids.bits.begin() + (i - 1) * ids.words, ids.words,
-                    ids.bits.begin() + i * ids.words);
-        ids.bits[static_cast<std::size_t>(i) * ids.words + ((i - 1) >> 6)] |= std::uint64_t{1}
-                                                                              << ((i - 1) & 63);
-    }
-    ids.down_begin.resize(g + 2);
-    ids.down_begin[0] = 0;
-    ids.down_begin[1] = 0;
-    for (int i = 1; i <= g; ++i) {
+        std::copy_n(ids.row(i - 1), ids.words, ids.bits.begin() + i * ids.words);
+        ids.bits[static_cast<std::size_t>(i) * ids.words + ((i - 1) >> 6)] |= bit(i - 1);
         ids.down.push_back({i - 1, static_cast<std::uint32_t>(i - 1)});
-        ids.down_begin[i + 1] = static_cast<std::uint32_t>(ids.down.size());
+        ids.down_begin.push_back(static_cast<std::uint32_t>(ids.down.size()));
     }
-    ids.up_begin.assign(g + 2, 0);
-    for (int i = 0; i < g; ++i) {
-        ids.up.push_back({i, static_cast<std::uint32_t>(i + 1)});
-        ids.up_begin[i + 1] = static_cast<std::uint32_t>(ids.up.size());
-    }
-    ids.up_begin[g + 1] = static_cast<std::uint32_t>(ids.up.size());
     return ids;
 }
 
-// The DP proper.
+// One device set of a chain: the groups of I \ J, on 1 or (App. C.2) r devices of one kind.
+struct Stage {
+    bool accelerator = false;
+    int replicas = 1;
+    std::vector<int> groups;
+};
+
+// The DP proper (§5.1.1): dp[I][L] = min over J ⊆ I and transitions L <- P of
+// max(dp[J][P], load of S = I \ J on r devices of one kind), L = (ℓ', k'), P = (ℓ', k' - r) for
+// an accelerator set and (ℓ' - r, k') for a CPU set (r = 1 without replication, App. C.2). Each
+// transition with P = (0, 0) ("direct": only J = ∅ is feasible, S = I; the single-device layers,
+// and S = I on r replicas) is evaluated once per I; all others in one downward walk from I that
+// adds one group to S per step and is cut by the load bound of S (see the header).
+//
+// Work bounds close layers of dp[I] that the walk need not improve (this only saves work; every
+// value below the cap stays exact): ignoring transfers, the c CPUs and a accelerators of layer
+// (c, a) share the compute of I, so for every α ∈ [0, 1]
+//   dp[I][c][a] ≥ Σ_{v∈I} min(α p_v^cpu, (1-α) p_v^acc) / (α c + (1-α) a)
+// (the LP dual of the fractional split; α = 1: Σ p^cpu / c, α → 0: Σ p^acc / a). A layer whose
+// bound reaches dp[I][layer] cannot improve; one whose remaining devices (ℓ-c, k-a) cannot cover
+// V \ I below the cap by the same bound lies on no chain below the cap. Neither counts as a
+// target of the walk. With replication the bounds hold as well (r devices, r times the work).
 class Solver {
 public:
-    // cap: a known achievable max-load (or ∞). Branches that cannot get below it are cut;
-    // every dp value below the cap is still exact (induction over I), so the optimum is found
-    // whenever it is below the cap.
-    Solver(const Prepared& p, const Ideals& ids, int accelerators, int cpus, double cap)
-        : p_(p), ids_(ids), k_(accelerators), l_(cpus), layers_((k_ + 1) * (l_ + 1)), cap_(cap) {}
+    // cap: a known achievable max-load (or ∞). dp values start at the cap and only values below
+    // it are stored, so branches that cannot get below it are cut; every value below the cap is
+    // still exact (induction over I), so the optimum is found whenever it is below the cap.
+    Solver(const Prepared& p, const Ideals& ids, int accelerators, int cpus, double cap,
+           const ReplicationOptions& replication);
 
-    void run();       // pull: one downward walk per I over its sub-ideals J
-    void run_push();  // push: one upward walk per J over its super-ideals I
-    double objective() const { return dp_[full() * layers_ + layer(l_, k_)]; }
-    // Device sets as group lists; cpus first.
-    void reconstruct(std::vector<std::vector<int>>& cpu_groups,
-                     std::vector<std::vector<int>>& acc_groups) const;
+    void run();
+    // dp[whole graph][ℓ][k]; equals the cap when nothing below it exists.
+    double objective() const { return value(full(), layer(l_, k_)); }
+    // The sets of an optimal chain in pipeline order; needs objective() < cap.
+    std::vector<Stage> reconstruct();
     std::size_t pairs() const { return pairs_; }
+    std::size_t stored() const { return dp_.size(); }
 
 private:
+    // S = I \ J along a walk.
+    struct State {
+        double cpu = 0.0, acc = 0.0, comm = 0.0;
+        // Transfers that every S' ⊇ S inside I pays (items touching S with a group outside I),
+        // a lower bound on comm that only grows along a downward walk.
+        double committed = 0.0;
+        double memory = 0.0;  // Σ m_v, ∞ once S holds a group unsupported on accelerators
+        double size = 0.0;    // Σ m_v, for the replicas' synchronisation (App. C.2)
+    };
+    struct Group {
+        double cpu, acc, memory, size;
+        std::uint32_t items_begin, items_end;  // into p_.incident
+    };
+    // Per transfer item during the walks of one I.
+    struct Item {
+        double cost;
+        double commit;  // cost if the item has a group outside I (then it is cut for good)
+        int count;      // its groups in S
+        int limit;      // its group count, or "never" when it has a group outside I
+    };
+    // dp[I][layer] from dp[J][prev] with S on r devices of kind `kind`: r - 1 for accelerators,
+    // ra_ + r - 1 for CPUs.
+    struct Transition {
+        int layer, prev, kind;
+    };
+    struct Transitions {
+        std::vector<Transition> direct;
+        std::vector<Transition> down;      // by kind, each kind by prev ascending
+        std::vector<std::uint32_t> begin;  // per kind, into down
+        // by_prev[kind * (layers + 1) + L]: the first of the kind's transitions with prev ≥ L,
+        // so the ones reading a stored row of dp[J] are one range.
+        std::vector<std::uint32_t> by_prev;
+    };
+    // The stored layers of dp[J]: base[L - lo] for lo ≤ L < lo + span, the others are "≥ cap".
+    struct Row {
+        const double* base;
+        int lo;
+        unsigned span;
+    };
+    struct Found {
+        std::uint32_t lower = 0;
+        int kind = -1;
+        double cand = std::numeric_limits<double>::infinity();
+        bool exact = false;
+    };
+
     int layer(int c, int a) const { return c * (k_ + 1) + a; }
-    std::size_t full() const { return ids_.count() - 1; }  // the largest ideal has the last id
-    void walk(std::uint32_t j, int last);
-    void walk_up(std::uint32_t i, int last);
-    void apply(int v);
-    void undo(int v);
+    Row row(std::size_t J) const {
+        const Stored& r = rows_[J];
+        return {dp_.data() + r.begin, r.lo, r.span};
+    }
+    double at(const Row& r, int L) const {
+        const unsigned i = static_cast<unsigned>(L - r.lo);
+        return i < r.span ? r.base[i] : cap_;
+    }
+    double value(std::size_t J, int L) const { return at(row(J), L); }
+    void plan_rows();
+    std::size_t full() const { return ids_.count() - 1; }
+    int kinds() const { return ra_ + rc_; }
+    bool accelerator(int kind) const { return kind < ra_; }
+    int replicas(int kind) const { return kind < ra_ ? kind + 1 : kind - ra_ + 1; }
+    Transitions make_transitions(bool whole, int only_layer) const;
+    // Prepares the items for the walks of I and returns the state of S = I.
+    State setup(std::size_t I);
+    void sum_work(std::size_t I);  // terms_in_i_ and the counts for I
+    template <bool Size = true>
+    void add(int v, State& s);
+    inline void remove(int v);
+    // acc(S, r) (App. C.2; acc(S) for r = 1), or its lower bound for every S' ⊇ S inside I.
+    double acc_load(const State& s, int r, bool bound) const;
+    double cpu_load(const State& s, int r) const;
+    bool fits(const State& s) const { return s.memory <= memory_limit_; }
+    double load(int kind, const State& s, bool bound) const {
+        return accelerator(kind) ? acc_load(s, replicas(kind), bound) : cpu_load(s, replicas(kind));
+    }
+    void init_work_bounds();
+    double work_bound(const double* work, int unsupported, int groups, int c, int a) const;
+    void set_lower_bounds();
+    void fewer_devices();
+    void update_targets();
+    // Relaxes the transitions of `kind` that read a stored layer of dp[J].
+    void relax(int kind, const Row& j, double load, bool& changed);
+    void changed();
+    void walk_fast(std::uint32_t j, int last, const State& s);
+    void walk_replicated(std::uint32_t j, int last, const State& s);
+    void find_down(std::uint32_t j, int last, const State& s, double goal, Found& found);
+    void consider(const Transition& t, std::uint32_t lower, const State& s, double goal,
+                  Found& found) const;
 
     const Prepared& p_;
     const Ideals& ids_;
     const int k_, l_, layers_;
     const double cap_;
-    std::vector<double> dp_;
-    std::vector<std::uint32_t> back_;  // the J of the best choice
-    std::vector<std::uint8_t> kind_;   // 0 cpu, 1 accelerator, 2 none (c-1), 3 none (a-1)
-    struct Active {
-        int layer, acc_prev, cpu_prev;  // dp layers (k'-1, ℓ') and (k', ℓ'-1), or -1
+    const ReplicationOptions rep_;
+    const int ra_, rc_;    // largest replica counts (1 without replication)
+    double memory_limit_;  // M, or the largest double when M = ∞ (so ∞ never fits)
+    std::vector<Group> groups_;
+    // dp, stored per ideal for the layers whose work bound is below the cap only (all layers
+    // without a cap): ideal I holds layers rows_[I].lo .. in dp_[rows_[I].begin ..].
+    struct Stored {
+        std::uint64_t begin;  // into dp_
+        std::int32_t lo;
+        std::uint32_t span;
     };
-    std::vector<Active> active_;  // multi-device layers relaxed for the current I
-    std::size_t current_ = 0;
+    std::vector<double> dp_;
+    std::vector<Stored> rows_;
+    std::vector<double> row_;  // dp[I], all layers, while I is processed
+    std::vector<Item> items_;
+    Transitions inner_, whole_;  // for I ≠ V (layer (ℓ, k) skipped) and for I = V
+    const Transitions* trans_ = nullptr;
+    double* dpi_ = nullptr;       // row_.data()
+    std::vector<double> target_;  // per kind: the largest dp[I][layer] of its down transitions
     std::size_t pairs_ = 0;
-    // State of S = I \ J.
-    double cpu_ = 0.0, acc_ = 0.0, size_ = 0.0, comm_ = 0.0;
-    // Transfers that every S' ⊇ S inside I pays, a lower bound that only grows along a walk:
-    // the source is in S and feeds a group outside I, or the source is outside I and feeds S.
-    double committed_ = 0.0;
-    // Per item: adding its source to S commits it / its first target in S commits it.
-    std::vector<std::uint8_t> commit_if_target_, commit_if_home_;
-    int unsupported_ = 0;
-    std::vector<std::uint8_t> home_in_;
-    std::vector<int> targets_in_;
+    // Work bounds: term 0 = p^cpu, 1 = p^acc (unsupported groups counted apart), 2.. = the
+    // mixed terms min(α p^cpu, (1-α) p^acc), per group and summed over I and over V.
+    std::vector<double> alpha_;
+    int terms_ = 2;
+    std::vector<double> group_terms_, total_terms_, terms_in_i_;
+    int total_unsupported_ = 0, unsupported_in_i_ = 0, groups_in_i_ = 0;
+    std::vector<double> lower_;  // per layer of I: its work bound, ∞ if useless
+    // The hot loop's view (walk_fast: kinds 0 = one accelerator, 1 = one CPU).
+    const std::uint32_t* down_begin_ = nullptr;
+    const Ideals::Edge* down_ = nullptr;
+    const Transition* down_trans_ = nullptr;  // trans_->down
+    const std::uint32_t* by_prev_ = nullptr;  // trans_->by_prev
 };
 
-inline double crossing(bool home_in, int in, int total) {
-    return (home_in ? in < total : in > 0) ? 1.0 : 0.0;
+Solver::Solver(const Prepared& p, const Ideals& ids, int accelerators, int cpus, double cap,
+               const ReplicationOptions& replication)
+    : p_(p),
+      ids_(ids),
+      k_(accelerators),
+      l_(cpus),
+      layers_((k_ + 1) * (l_ + 1)),
+      cap_(cap),
+      rep_(replication),
+      ra_(std::max(1, std::min(replication.max_accelerator_replicas, k_))),
+      rc_(std::max(1, std::min(replication.max_cpu_replicas, l_))),
+      memory_limit_(std::min(p.memory, std::numeric_limits<double>::max())) {
+    groups_.resize(p.groups);
+    for (int v = 0; v < p.groups; ++v)
+        groups_[v] = {p.cpu[v],
+                      p.acc[v],
+                      p.supported[v] ? p.size[v] : kInf,
+                      p.size[v],
+                      p.incident_begin[v],
+                      p.incident_begin[v + 1]};
+    inner_ = make_transitions(false, -1);
+    whole_ = make_transitions(true, -1);
+    target_.assign(kinds(), -kInf);
+    init_work_bounds();
 }
 
-void Solver::apply(int v) {
-    cpu_ += p_.cpu[v];
-    acc_ += p_.acc[v];
-    size_ += p_.size[v];
-    unsupported_ += !p_.supported[v];
-    double comm = comm_, committed = committed_;
-    for (int it : p_.home_items[v])
-        if (commit_if_home_[it])
-            committed += p_.item_cost[it];
-    for (int it : p_.target_items[v])
-        if (commit_if_target_[it] && targets_in_[it] == 0)
-            committed += p_.item_cost[it];
-    committed_ = committed;
-    for (int it : p_.home_items[v]) {
-        const double before = crossing(home_in_[it], targets_in_[it], p_.item_targets[it]);
-        home_in_[it] = 1;
-        comm += (crossing(true, targets_in_[it], p_.item_targets[it]) - before) * p_.item_cost[it];
+void Solver::init_work_bounds() {
+    const int g = p_.groups;
+    // α at quantiles of the groups' breakpoints p^acc / (p^cpu + p^acc), where the two terms of
+    // min(α p^cpu, (1-α) p^acc) meet; only layers with both kinds use them.
+    if (k_ >= 1 && l_ >= 1) {
+        std::vector<double> breaks;
+        for (int v = 0; v < g; ++v)
+            if (p_.supported[v] && p_.cpu[v] + p_.acc[v] > 0.0)
+                breaks.push_back(p_.acc[v] / (p_.cpu[v] + p_.acc[v]));
+        std::sort(breaks.begin(), breaks.end());
+        constexpr int kQuantiles = 6;
+        for (int q = 0; q < kQuantiles && !breaks.empty(); ++q) {
+            const double x = breaks[(2 * q + 1) * breaks.size() / (2 * kQuantiles)];
+            if (x > 0.0 && x < 1.0 && (alpha_.empty() || alpha_.back() != x))
+                alpha_.push_back(x);
+        }
     }
-    for (int it : p_.target_items[v]) {
-        const double before = crossing(home_in_[it], targets_in_[it], p_.item_targets[it]);
-        ++targets_in_[it];
-        comm += (crossing(home_in_[it], targets_in_[it], p_.item_targets[it]) - before) *
-                p_.item_cost[it];
+    terms_ = 2 + static_cast<int>(alpha_.size());
+    group_terms_.assign(static_cast<std::size_t>(g) * terms_, 0.0);
+    total_terms_.assign(terms_, 0.0);
+    terms_in_i_.assign(terms_, 0.0);
+    for (int v = 0; v < g; ++v) {
+        double* t = &group_terms_[static_cast<std::size_t>(v) * terms_];
+        t[0] = p_.cpu[v];
+        t[1] = p_.supported[v] ? p_.acc[v] : 0.0;
+        for (std::size_t j = 0; j < alpha_.size(); ++j)
+            t[2 + j] = p_.supported[v]
+                           ? std::min(alpha_[j] * p_.cpu[v], (1.0 - alpha_[j]) * p_.acc[v])
+                           : alpha_[j] * p_.cpu[v];
+        for (int j = 0; j < terms_; ++j)
+            total_terms_[j] += t[j];
+        total_unsupported_ += !p_.supported[v];
     }
-    comm_ = comm;
+    lower_.assign(layers_, 0.0);
 }
 
-void Solver::undo(int v) {
-    unsupported_ -= !p_.supported[v];
-    for (int it : p_.home_items[v])
-        home_in_[it] = 0;
-    for (int it : p_.target_items[v])
-        --targets_in_[it];
+// A lower bound on the max-load of placing `groups` groups with these work sums on c CPUs and
+// a accelerators (see the class comment).
+double Solver::work_bound(const double* work, int unsupported, int groups, int c, int a) const {
+    if (groups == 0)
+        return 0.0;
+    if (c == 0 && a == 0)
+        return kInf;
+    if (a == 0)
+        return work[0] / c;
+    if (c == 0)
+        return unsupported > 0 ? kInf : work[1] / a;
+    double bound = 0.0;
+    for (std::size_t j = 0; j < alpha_.size(); ++j)
+        bound = std::max(bound, work[2 + j] / (alpha_[j] * c + (1.0 - alpha_[j]) * a));
+    return bound;
 }
 
-void Solver::walk(std::uint32_t j, int last) {
-    const std::size_t I = current_;
-    double* dpi = &dp_[I * layers_];
+// lower_ for the current I (after setup), with slack for rounding: sums over I and V \ I are
+// added in other orders than the loads.
+void Solver::set_lower_bounds() {
+    std::vector<double> rest(terms_);
+    for (int j = 0; j < terms_; ++j)
+        rest[j] = total_terms_[j] - terms_in_i_[j];
+    const int rest_unsupported = total_unsupported_ - unsupported_in_i_;
+    const int rest_groups = p_.groups - groups_in_i_;
+    for (int c = 0; c <= l_; ++c)
+        for (int a = 0; a <= k_; ++a) {
+            const double future =
+                work_bound(rest.data(), rest_unsupported, rest_groups, l_ - c, k_ - a);
+            lower_[layer(c, a)] =
+                future > cap_ * (1.0 + 1e-9)
+                    ? kInf
+                    : work_bound(terms_in_i_.data(), unsupported_in_i_, groups_in_i_, c, a) *
+                          (1.0 - 1e-9);
+        }
+}
+
+Solver::Transitions Solver::make_transitions(bool whole, int only_layer) const {
+    Transitions t;
+    t.begin.push_back(0);
+    for (int kind = 0; kind < kinds(); ++kind) {
+        const int r = replicas(kind);
+        for (int c = 0; c <= l_; ++c)
+            for (int a = 0; a <= k_; ++a) {
+                const int L = layer(c, a);
+                if (c + a == 0 || (!whole && c == l_ && a == k_) ||
+                    (only_layer >= 0 && L != only_layer))
+                    continue;  // (ℓ, k) is only needed for the whole graph
+                const int pc = accelerator(kind) ? c : c - r;
+                const int pa = accelerator(kind) ? a - r : a;
+                if (pc < 0 || pa < 0)
+                    continue;
+                const Transition tr{L, layer(pc, pa), kind};
+                (pc == 0 && pa == 0 ? t.direct : t.down).push_back(tr);
+            }
+        t.begin.push_back(static_cast<std::uint32_t>(t.down.size()));
+    }
+    t.by_prev.resize(static_cast<std::size_t>(kinds()) * (layers_ + 1));
+    for (int kind = 0; kind < kinds(); ++kind) {
+        std::uint32_t i = t.begin[kind];
+        for (int L = 0; L <= layers_; ++L) {
+            while (i < t.begin[kind + 1] && t.down[i].prev < L)
+                ++i;
+            t.by_prev[static_cast<std::size_t>(kind) * (layers_ + 1) + L] = i;
+        }
+        for (std::uint32_t x = t.begin[kind] + 1; x < t.begin[kind + 1]; ++x)
+            if (t.down[x].prev <= t.down[x - 1].prev)
+                throw DpError("internal: transitions out of order");
+    }
+    return t;
+}
+
+Solver::State Solver::setup(std::size_t I) {
+    const std::uint64_t* row = ids_.row(I);
+    const int W = ids_.words;
+    State whole;
+    const std::size_t items = p_.item_cost.size();
+    items_.resize(items);
+    for (std::size_t o = 0; o < items; ++o) {
+        const std::uint64_t* mask = &p_.item_mask[o * W];
+        bool inside = false, outside = false;
+        for (int x = 0; x < W; ++x) {
+            inside |= (mask[x] & row[x]) != 0;
+            outside |= (mask[x] & ~row[x]) != 0;
+        }
+        const double c = p_.item_cost[o];
+        items_[o] = {c, outside ? c : 0.0, 0,
+                     outside ? std::numeric_limits<int>::max() : p_.item_groups[o]};
+        if (inside && outside)
+            whole.comm += c;
+    }
+    for (int x = 0; x < W; ++x)
+        for (std::uint64_t b = row[x]; b != 0; b &= b - 1) {
+            const Group& g = groups_[64 * x + std::countr_zero(b)];
+            whole.cpu += g.cpu;
+            whole.acc += g.acc;
+            whole.memory += g.memory;
+            whole.size += g.size;
+        }
+    sum_work(I);
+    return whole;
+}
+
+void Solver::sum_work(std::size_t I) {
+    const std::uint64_t* row = ids_.row(I);
+    std::fill(terms_in_i_.begin(), terms_in_i_.end(), 0.0);
+    unsupported_in_i_ = groups_in_i_ = 0;
+    for (int x = 0; x < ids_.words; ++x)
+        for (std::uint64_t b = row[x]; b != 0; b &= b - 1) {
+            const int v = 64 * x + std::countr_zero(b);
+            const double* t = &group_terms_[static_cast<std::size_t>(v) * terms_];
+            for (int j = 0; j < terms_; ++j)
+                terms_in_i_[j] += t[j];
+            unsupported_in_i_ += !p_.supported[v];
+            ++groups_in_i_;
+        }
+}
+
+// S gains v.
+template <bool Size>
+inline void Solver::add(int v, State& s) {
+    const Group& g = groups_[v];
+    s.cpu += g.cpu;
+    s.acc += g.acc;
+    s.memory += g.memory;
+    if constexpr (Size)
+        s.size += g.size;
+    Item* const items = items_.data();
+    const std::int32_t* const end = p_.incident.data() + g.items_end;
+    double comm = s.comm, committed = s.committed;
+    for (const std::int32_t* e = p_.incident.data() + g.items_begin; e != end; ++e) {
+        Item& it = items[*e];
+        const int x = ++it.count;
+        if (x == 1) {
+            comm += it.cost;
+            committed += it.commit;
+        } else if (x == it.limit) {
+            comm -= it.cost;
+        }
+    }
+    s.comm = comm;
+    s.committed = committed;
+}
+
+inline void Solver::remove(int v) {
+    const Group& g = groups_[v];
+    Item* const items = items_.data();
+    const std::int32_t* const end = p_.incident.data() + g.items_end;
+    for (const std::int32_t* e = p_.incident.data() + g.items_begin; e != end; ++e)
+        --items[*e].count;
+}
+
+double Solver::acc_load(const State& s, int r, bool bound) const {
+    if (!fits(s))
+        return kInf;
+    return replicated_load(s.acc + (bound ? s.committed : s.comm), s.size, r,
+                           rep_.accelerator_bandwidth, rep_.overlap_sync);
+}
+
+double Solver::cpu_load(const State& s, int r) const {
+    return replicated_load(s.cpu, s.size, r, rep_.cpu_bandwidth, rep_.overlap_sync);
+}
+
+// "Use fewer devices": dp[I][c][a] ≤ dp[I][c-1][a], dp[I][c][a-1]. Applied whenever dp[I]
+// changes, so that the walks' targets are as low as they can be.
+void Solver::fewer_devices() {
+    for (int c = 0; c <= l_; ++c)
+        for (int a = 0; a <= k_; ++a) {
+            const int L = layer(c, a);
+            if (c > 0)
+                dpi_[L] = std::min(dpi_[L], dpi_[L - (k_ + 1)]);
+            if (a > 0)
+                dpi_[L] = std::min(dpi_[L], dpi_[L - 1]);
+        }
+}
+
+// The walk's targets: per kind, the largest dp[I][layer] that its transitions may still improve.
+void Solver::update_targets() {
+    for (int kind = 0; kind < kinds(); ++kind) {
+        double t = -kInf;  // nothing to beat
+        for (std::uint32_t i = trans_->begin[kind]; i < trans_->begin[kind + 1]; ++i) {
+            const int L = trans_->down[i].layer;
+            if (lower_[L] < dpi_[L])
+                t = std::max(t, dpi_[L]);
+        }
+        target_[kind] = t;
+    }
+}
+
+inline void Solver::relax(int kind, const Row& j, double load, bool& changed) {
+    const std::uint32_t* by_prev = by_prev_ + static_cast<std::size_t>(kind) * (layers_ + 1);
+    const Transition* const end = down_trans_ + by_prev[j.lo + j.span];
+    for (const Transition* t = down_trans_ + by_prev[j.lo]; t != end; ++t) {
+        const double cand = std::max(j.base[t->prev - j.lo], load);
+        double& best = dpi_[t->layer];
+        if (cand < best) {
+            best = cand;
+            changed = true;
+        }
+    }
+}
+
+void Solver::changed() {
+    fewer_devices();
+    update_targets();
+}
+
+// The walk without replication, where almost all the time goes.
+void Solver::walk_fast(std::uint32_t j, int last, const State& s0) {
+    const Ideals::Edge* const first = down_ + down_begin_[j];
+    const Ideals::Edge* const end = down_ + down_begin_[j + 1];
+    const Ideals::Edge* edge = first;
+    for (; edge != end && edge->v < last; ++edge) {
+        const int v = edge->v;
+        const std::uint32_t lower = edge->lower;
+        State s = s0;
+        add<false>(v, s);
+        const Row dpj = row(lower);
+        const bool acc_ok = fits(s);
+        const double acc = acc_ok ? s.acc + s.comm : kInf;
+        bool improved = false;
+        if (acc < target_[0])
+            relax(0, dpj, acc, improved);
+        if (s.cpu < target_[1])
+            relax(1, dpj, s.cpu, improved);
+        if (improved)
+            changed();
+        if ((acc_ok && s.acc + s.committed < target_[0]) || s.cpu < target_[1])
+            walk_fast(lower, v, s);
+        remove(v);
+    }
+    pairs_ += static_cast<std::size_t>(edge - first);
+}
+
+void Solver::walk_replicated(std::uint32_t j, int last, const State& s0) {
     for (std::uint32_t e = ids_.down_begin[j]; e < ids_.down_begin[j + 1]; ++e) {
         const auto [v, lower] = ids_.down[e];
         if (v >= last)
             break;
-        const double saved[5] = {cpu_, acc_, size_, comm_, committed_};
-        apply(v);
+        State s = s0;
+        add(v, s);
         ++pairs_;
-        const bool acc_ok = unsupported_ == 0 && size_ <= p_.memory;
-        const double acc_load = acc_ok ? acc_ + comm_ : kInf;
-        const double acc_bound = acc_ok ? acc_ + committed_ : kInf;  // grows along the branch
-        const double* dpj = &dp_[static_cast<std::size_t>(lower) * layers_];
-        bool alive = false;
-        for (const Active& act : active_) {
-            const int L = act.layer;
-            double best = dpi[L];
-            if (act.acc_prev >= 0) {
-                const double cand = std::max(dpj[act.acc_prev], acc_load);
-                if (cand < best) {
-                    best = dpi[L] = cand;
-                    back_[I * layers_ + L] = lower;
-                    kind_[I * layers_ + L] = 1;
-                }
-            }
-            if (act.cpu_prev >= 0) {
-                const double cand = std::max(dpj[act.cpu_prev], cpu_);
-                if (cand < best) {
-                    best = dpi[L] = cand;
-                    back_[I * layers_ + L] = lower;
-                    kind_[I * layers_ + L] = 0;
-                }
-            }
-            const double target = std::min(best, cap_);
-            alive |=
-                (act.cpu_prev >= 0 && cpu_ < target) || (act.acc_prev >= 0 && acc_bound < target);
+        const Row dpj = row(lower);
+        bool improved = false;
+        for (int kind = 0; kind < kinds(); ++kind) {
+            const double x = load(kind, s, false);
+            if (x < target_[kind])
+                relax(kind, dpj, x, improved);
         }
+        if (improved)
+            changed();
+        bool alive = false;
+        for (int kind = 0; kind < kinds() && !alive; ++kind)
+            alive = load(kind, s, true) < target_[kind];
         if (alive)
-            walk(lower, v);
-        undo(v);
-        cpu_ = saved[0];
-        acc_ = saved[1];
-        size_ = saved[2];
-        comm_ = saved[3];
-        committed_ = saved[4];
+            walk_replicated(lower, v, s);
+        remove(v);
     }
+}
+
+// Which layers each ideal stores: those whose lower_ is below the cap. A layer outside can only
+// hold values at or above the cap (the work bound on I), or lies on no chain below the cap (the
+// bound on V \ I), so reading it as "≥ cap" changes nothing below the cap. A pass over the
+// ideals' work sums, so that dp is allocated once.
+void Solver::plan_rows() {
+    const std::size_t n = ids_.count();
+    rows_.assign(n, Stored{0, 0, static_cast<std::uint32_t>(layers_)});  // ∅: every layer, all 0
+    std::uint64_t total = layers_;
+    for (std::size_t I = 1; I < n; ++I) {
+        sum_work(I);
+        set_lower_bounds();
+        int lo = 0, hi = -1;
+        for (int L = 0; L < layers_; ++L)
+            if (lower_[L] < cap_) {
+                if (hi < 0)
+                    lo = L;
+                hi = L;
+            }
+        rows_[I] = {total, lo, static_cast<std::uint32_t>(hi - lo + 1)};
+        total += rows_[I].span;
+    }
+    dp_.assign(total, cap_);  // "≥ cap": values at or above the cap are never needed
+    std::fill_n(dp_.begin(), layers_, 0.0);  // ∅ needs no device
 }
 
 void Solver::run() {
     const std::size_t n = ids_.count();
-    dp_.assign(n * layers_, kInf);
-    back_.assign(n * layers_, 0);
-    kind_.assign(n * layers_, 0);
-    home_in_.assign(p_.item_cost.size(), 0);
-    targets_in_.assign(p_.item_cost.size(), 0);
-    commit_if_target_.assign(p_.item_cost.size(), 0);
-    commit_if_home_.assign(p_.item_cost.size(), 0);
-    for (int L = 0; L < layers_; ++L)
-        dp_[L] = 0.0;  // ∅ needs no device
+    plan_rows();
+    row_.resize(layers_);
+    dpi_ = row_.data();
+    const bool replicated = ra_ > 1 || rc_ > 1;
+    down_begin_ = ids_.down_begin.data();
+    down_ = ids_.down.data();
     for (std::size_t I = 1; I < n; ++I) {
-        double* dpi = &dp_[I * layers_];
-        // Single-device layers: only J = ∅ is feasible (dp[J][0][0] = ∞ for J ≠ ∅), so they
-        // are the loads of S = I, computed directly. The same pass marks, per transfer item,
-        // whether its source or one of its targets lies outside I (for the walk's lower bound).
-        double cpu = 0.0, acc = 0.0, size = 0.0, comm = 0.0;
-        bool supported = true;
-        for (int v = 0; v < p_.groups; ++v) {
-            if (!ids_.has(I, v))
-                continue;
-            cpu += p_.cpu[v];
-            acc += p_.acc[v];
-            size += p_.size[v];
-            supported &= p_.supported[v] != 0;
-            for (int it : p_.home_items[v])
-                home_in_[it] = 1;
-            for (int it : p_.target_items[v])
-                ++targets_in_[it];
+        std::fill(row_.begin(), row_.end(), cap_);
+        trans_ = I == n - 1 ? &whole_ : &inner_;
+        down_trans_ = trans_->down.data();
+        by_prev_ = trans_->by_prev.data();
+        const State whole = setup(I);
+        set_lower_bounds();
+        for (const Transition& t : trans_->direct)
+            dpi_[t.layer] = std::min(dpi_[t.layer], load(t.kind, whole, false));
+        changed();
+        if (!trans_->down.empty()) {
+            if (replicated)
+                walk_replicated(static_cast<std::uint32_t>(I), p_.groups, State{});
+            else
+                walk_fast(static_cast<std::uint32_t>(I), p_.groups, State{});
         }
-        for (std::size_t it = 0; it < p_.item_cost.size(); ++it) {
-            comm += crossing(home_in_[it], targets_in_[it], p_.item_targets[it]) * p_.item_cost[it];
-            commit_if_target_[it] = !home_in_[it];
-            commit_if_home_[it] = targets_in_[it] < p_.item_targets[it];
-            home_in_[it] = 0;
-            targets_in_[it] = 0;
-        }
-        if (k_ >= 1) {
-            dpi[layer(0, 1)] = (supported && size <= p_.memory) ? acc + comm : kInf;
-            kind_[I * layers_ + layer(0, 1)] = 1;
-        }
-        if (l_ >= 1) {
-            dpi[layer(1, 0)] = cpu;
-            kind_[I * layers_ + layer(1, 0)] = 0;
-        }
-        active_.clear();
-        for (int c = 0; c <= l_; ++c)
-            for (int a = 0; a <= k_; ++a)
-                if (c + a >= 2 && (c != l_ || a != k_ || I == n - 1))
-                    active_.push_back(
-                        {layer(c, a), a > 0 ? layer(c, a - 1) : -1, c > 0 ? layer(c - 1, a) : -1});
-        if (!active_.empty()) {
-            current_ = I;
-            cpu_ = acc_ = size_ = comm_ = committed_ = 0.0;
-            unsupported_ = 0;
-            walk(static_cast<std::uint32_t>(I), p_.groups);
-        }
-        // "Use fewer devices": dp[I][c][a] ≤ dp[I][c-1][a], dp[I][c][a-1].
-        for (int c = 0; c <= l_; ++c)
-            for (int a = 0; a <= k_; ++a) {
-                const int L = layer(c, a);
-                if (c > 0 && dpi[L - (k_ + 1)] < dpi[L]) {
-                    dpi[L] = dpi[L - (k_ + 1)];
-                    kind_[I * layers_ + L] = 2;
-                }
-                if (a > 0 && dpi[L - 1] < dpi[L]) {
-                    dpi[L] = dpi[L - 1];
-                    kind_[I * layers_ + L] = 3;
-                }
-            }
+        std::copy_n(row_.begin() + rows_[I].lo, rows_[I].span,
+                    dp_.begin() + static_cast<std::ptrdiff_t>(rows_[I].begin));
     }
 }
 
-// Push variant. When J is reached every subset of J has pushed into it, so dp[J] is final; the
-// walk adds addable groups in increasing label (each I ⊇ J once). Transfers committed along
-// it: a source in J feeding S, or a source in S feeding J (J never changes). Only values below
-// the cap are kept exact, so J is skipped altogether when no dp[J] layer is below the cap.
-void Solver::walk_up(std::uint32_t i, int last) {
-    const std::size_t J = current_;
-    const double* dpj = &dp_[J * layers_];
-    for (std::uint32_t e = ids_.up_begin[i]; e < ids_.up_begin[i + 1]; ++e) {
-        const auto [v, upper] = ids_.up[e];
-        if (v <= last)
-            continue;
-        const double saved[5] = {cpu_, acc_, size_, comm_, committed_};
-        apply(v);
-        ++pairs_;
-        const bool acc_ok = unsupported_ == 0 && size_ <= p_.memory;
-        const double acc_load = acc_ok ? acc_ + comm_ : kInf;
-        const double acc_bound = acc_ok ? acc_ + committed_ : kInf;
-        double* dpi = &dp_[static_cast<std::size_t>(upper) * layers_];
+// Reconstruction: look for a pair (J, transition into the one layer of trans_) attaining
+// `value`, walking like run() so that the loads are computed in the same order (bitwise equal).
+void Solver::consider(const Transition& t, std::uint32_t lower, const State& s, double goal,
+                      Found& found) const {
+    const double cand = std::max(value(lower, t.prev), load(t.kind, s, false));
+    if (cand < found.cand)
+        found = {lower, t.kind, cand, cand <= goal};
+}
+
+void Solver::find_down(std::uint32_t j, int last, const State& s0, double goal, Found& found) {
+    const double slack = goal * (1.0 + 1e-12);  // a bound above it cannot attain it
+    for (std::uint32_t e = ids_.down_begin[j]; e < ids_.down_begin[j + 1] && !found.exact; ++e) {
+        const auto [v, lower] = ids_.down[e];
+        if (v >= last)
+            break;
+        State s = s0;
+        add(v, s);
         bool alive = false;
-        for (const Active& act : active_) {
-            const int L = act.layer;
-            if (act.acc_prev >= 0) {
-                const double cand = std::max(dpj[act.acc_prev], acc_load);
-                if (cand < dpi[L]) {
-                    dpi[L] = cand;
-                    back_[upper * layers_ + L] = static_cast<std::uint32_t>(J);
-                    kind_[upper * layers_ + L] = 1;
-                }
-                alive |= acc_bound < cap_;
-            }
-            if (act.cpu_prev >= 0) {
-                const double cand = std::max(dpj[act.cpu_prev], cpu_);
-                if (cand < dpi[L]) {
-                    dpi[L] = cand;
-                    back_[upper * layers_ + L] = static_cast<std::uint32_t>(J);
-                    kind_[upper * layers_ + L] = 0;
-                }
-                alive |= cpu_ < cap_;
-            }
+        for (const Transition& t : trans_->down) {
+            consider(t, lower, s, goal, found);
+            alive |= load(t.kind, s, true) <= slack;
         }
-        if (alive)
-            walk_up(upper, v);
-        undo(v);
-        cpu_ = saved[0];
-        acc_ = saved[1];
-        size_ = saved[2];
-        comm_ = saved[3];
-        committed_ = saved[4];
+        if (alive && !found.exact)
+            find_down(lower, v, s, goal, found);
+        remove(v);
     }
 }
 
-void Solver::run_push() {
-    const std::size_t n = ids_.count();
-    const std::size_t items = p_.item_cost.size();
-    dp_.assign(n * layers_, kInf);
-    back_.assign(n * layers_, 0);
-    kind_.assign(n * layers_, 0);
-    home_in_.assign(items, 0);
-    targets_in_.assign(items, 0);
-    commit_if_target_.assign(items, 0);
-    commit_if_home_.assign(items, 0);
-    std::vector<int> in_j(items, 0);
-    for (int L = 0; L < layers_; ++L)
-        dp_[L] = 0.0;  // ∅ needs no device
-    for (std::size_t J = 0; J < n; ++J) {
-        double* dpj = &dp_[J * layers_];
-        if (J > 0)  // "use fewer devices"
-            for (int c = 0; c <= l_; ++c)
-                for (int a = 0; a <= k_; ++a) {
-                    const int L = layer(c, a);
-                    if (c > 0 && dpj[L - (k_ + 1)] < dpj[L]) {
-                        dpj[L] = dpj[L - (k_ + 1)];
-                        kind_[J * layers_ + L] = 2;
-                    }
-                    if (a > 0 && dpj[L - 1] < dpj[L]) {
-                        dpj[L] = dpj[L - 1];
-                        kind_[J * layers_ + L] = 3;
-                    }
-                }
-        active_.clear();
-        for (int c = 0; c <= l_; ++c)
-            for (int a = 0; a <= k_; ++a) {
-                if (c + a == 0)
-                    continue;
-                const int acc_prev = a > 0 && dpj[layer(c, a - 1)] < cap_ ? layer(c, a - 1) : -1;
-                const int cpu_prev = c > 0 && dpj[layer(c - 1, a)] < cap_ ? layer(c - 1, a) : -1;
-                if (acc_prev >= 0 || cpu_prev >= 0)
-                    active_.push_back({layer(c, a), acc_prev, cpu_prev});
-            }
-        if (active_.empty() || ids_.up_begin[J] == ids_.up_begin[J + 1])
-            continue;
-        for (int v = 0; v < p_.groups; ++v)
-            if (ids_.has(J, v)) {
-                for (int it : p_.home_items[v])
-                    commit_if_target_[it] = 1;
-                for (int it : p_.target_items[v])
-                    ++in_j[it];
-            }
-        for (std::size_t it = 0; it < items; ++it)
-            commit_if_home_[it] = in_j[it] > 0;
-        current_ = J;
-        cpu_ = acc_ = size_ = comm_ = committed_ = 0.0;
-        unsupported_ = 0;
-        walk_up(static_cast<std::uint32_t>(J), -1);
-        std::fill(commit_if_target_.begin(), commit_if_target_.end(), 0);
-        std::fill(in_j.begin(), in_j.end(), 0);
-    }
-}
-
-void Solver::reconstruct(std::vector<std::vector<int>>& cpu_groups,
-                         std::vector<std::vector<int>>& acc_groups) const {
+std::vector<Stage> Solver::reconstruct() {
+    std::vector<Stage> stages;
     std::size_t I = full();
     int c = l_, a = k_;
-    while (I != 0 && std::isfinite(dp_[I * layers_ + layer(c, a)])) {
-        const int L = layer(c, a);
-        const auto kind = kind_[I * layers_ + L];
-        if (kind == 2) {
+    while (I != 0) {
+        const double value = this->value(I, layer(c, a));
+        if (!(value < cap_))
+            throw DpError("internal: reconstructing a value not below the cap");
+        if (c > 0 && this->value(I, layer(c - 1, a)) <= value) {
             --c;
             continue;
         }
-        if (kind == 3) {
+        if (a > 0 && this->value(I, layer(c, a - 1)) <= value) {
             --a;
             continue;
         }
-        const std::size_t J = back_[I * layers_ + L];
-        std::vector<int> set;
+        const Transitions only = make_transitions(true, layer(c, a));
+        trans_ = &only;
+        Found found;
+        const State whole = setup(I);
+        for (const Transition& t : only.direct)
+            consider(t, 0, whole, value, found);
+        if (!found.exact && !only.down.empty())
+            find_down(static_cast<std::uint32_t>(I), p_.groups, State{}, value, found);
+        if (found.kind < 0 || !(found.cand <= value * (1.0 + 1e-9)))
+            throw DpError("internal: no sub-ideal attains the dp value");
+        Stage stage;
+        stage.accelerator = accelerator(found.kind);
+        stage.replicas = replicas(found.kind);
         for (int v = 0; v < p_.groups; ++v)
-            if (ids_.has(I, v) && !ids_.has(J, v))
-                set.push_back(v);
-        (kind == 1 ? acc_groups : cpu_groups).push_back(std::move(set));
-        (kind == 1 ? a : c)--;
-        I = J;
+            if (ids_.has(I, v) && !ids_.has(found.lower, v))
+                stage.groups.push_back(v);
+        (stage.accelerator ? a : c) -= stage.replicas;
+        stages.push_back(std::move(stage));
+        I = found.lower;
     }
+    trans_ = nullptr;
+    std::reverse(stages.begin(), stages.end());
+    return stages;
 }
 
 }  // namespace
@@ -908,38 +1158,46 @@ DpStats count_ideals(const Workload& workload, const DpOptions& options) {
 
 namespace {
 
-Split split_of(const Workload& workload, const Prepared& p, const Solver& solver) {
-    std::vector<std::vector<int>> cpu_groups, acc_groups;
-    solver.reconstruct(cpu_groups, acc_groups);
-    std::vector<int> device_of_group(static_cast<std::size_t>(p.groups), -1);
-    for (std::size_t d = 0; d < cpu_groups.size(); ++d)
-        for (int v : cpu_groups[d])
-            device_of_group[v] = static_cast<int>(d);
-    for (std::size_t d = 0; d < acc_groups.size(); ++d)
-        for (int v : acc_groups[d])
-            device_of_group[v] = workload.max_cpus + static_cast<int>(d);
-    Split split;
+// Fills result.split / the replica counts from the solver's optimal chain.
+void set_split(const Workload& workload, const Prepared& p, Solver& solver, DpResult& result) {
+    Split& split = result.split;
+    split = Split{};
     split.cpus.assign(workload.max_cpus, {});
     split.accelerators.assign(workload.max_accelerators, {});
     split.objective = solver.objective();
-    if (std::isfinite(split.objective)) {
-        for (std::size_t v = 0; v < workload.node_count(); ++v) {
-            const int d = device_of_group[p.group_of_node[v]];
-            if (d < workload.max_cpus)
-                split.cpus[d].push_back(workload.id[v]);
-            else
-                split.accelerators[d - workload.max_cpus].push_back(workload.id[v]);
-        }
-        for (auto* part : {&split.cpus, &split.accelerators})
-            for (auto& dev : *part)
-                std::sort(dev.begin(), dev.end());
+    result.cpu_replicas.assign(workload.max_cpus, 1);
+    result.accelerator_replicas.assign(workload.max_accelerators, 1);
+    if (!std::isfinite(split.objective))
+        return;
+    std::vector<int> device_of_group(static_cast<std::size_t>(p.groups), -1);
+    int next_cpu = 0, next_acc = 0;
+    for (const Stage& stage : solver.reconstruct()) {
+        int& next = stage.accelerator ? next_acc : next_cpu;
+        auto& replicas = stage.accelerator ? result.accelerator_replicas : result.cpu_replicas;
+        const int device = stage.accelerator ? workload.max_cpus + next : next;
+        for (int v : stage.groups)
+            device_of_group[v] = device;
+        replicas[next] = stage.replicas;
+        for (int i = 1; i < stage.replicas; ++i)
+            replicas[next + i] = 0;
+        next += stage.replicas;
     }
-    return split;
+    for (std::size_t v = 0; v < workload.node_count(); ++v) {
+        const int d = device_of_group[p.group_of_node[v]];
+        if (d < workload.max_cpus)
+            split.cpus[d].push_back(workload.id[v]);
+        else
+            split.accelerators[d - workload.max_cpus].push_back(workload.id[v]);
+    }
+    for (auto* part : {&split.cpus, &split.accelerators})
+        for (auto& dev : *part)
+            std::sort(dev.begin(), dev.end());
 }
 
 }  // namespace
 
 DpResult solve_max_load(const Workload& workload, const DpOptions& options) {
+    check_replication(options.replication);
     DpResult result;
     auto t0 = Clock::now();
     const Prepared p = prepare(workload, options);
@@ -951,12 +1209,13 @@ DpResult solve_max_load(const Workload& workload, const DpOptions& options) {
     // for the full DP too (prefixes are ideals), so its objective caps the full DP.
     t0 = Clock::now();
     const Ideals chain = chain_ideals(p);
-    Solver linear(p, chain, k, l, std::numeric_limits<double>::infinity());
+    Solver linear(p, chain, k, l, kInf, options.replication);
     linear.run();
     result.objective = linear.objective();
-    result.split = split_of(workload, p, linear);
+    set_split(workload, p, linear, result);
     result.stats.ideals = chain.count();
     result.stats.pairs = linear.pairs();
+    result.stats.dp_values = linear.stored();
     result.stats.dp_seconds = seconds_since(t0);
     if (options.linearize)
         return result;
@@ -968,17 +1227,14 @@ DpResult solve_max_load(const Workload& workload, const DpOptions& options) {
     result.stats.hasse_edges = ids.down.size();
 
     t0 = Clock::now();
-    const double cap =
-        options.cap_with_linearization ? result.objective : std::numeric_limits<double>::infinity();
-    Solver solver(p, ids, k, l, cap);
-    if (options.push)
-        solver.run_push();
-    else
-        solver.run();
+    const double cap = options.cap_with_linearization ? result.objective : kInf;
+    Solver solver(p, ids, k, l, cap, options.replication);
+    solver.run();
     result.stats.pairs += solver.pairs();
+    result.stats.dp_values = solver.stored();
     if (solver.objective() < result.objective) {  // else DPL's split is already optimal
         result.objective = solver.objective();
-        result.split = split_of(workload, p, solver);
+        set_split(workload, p, solver, result);
     }
     result.stats.dp_seconds += seconds_since(t0);
     return result;

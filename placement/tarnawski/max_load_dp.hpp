@@ -19,36 +19,53 @@
 // this space. For training graphs the order is on the forward part; as in the published code,
 // the backward sets that come along are not checked for contiguity.
 //
-// Algorithm and complexity (𝓘 = ideals of the contracted forward graph of G groups, P =
-// ideal pairs J ⊆ I visited, L = (k+1)(ℓ+1) layers, δ = transfer items touching a group):
+// Algorithm and complexity (𝓘 = ideals of the contracted forward graph of G groups, W = ⌈G/64⌉,
+// P = ideal pairs J ⊆ I visited, L = (k+1)(ℓ+1) layers, δ = transfer items touching a group):
 //  * preprocessing (Appendix B): colour-class contraction, orphaned backward nodes given
 //    artificial forward images with mirrored edges, SCC contraction, the published code's
 //    merging of zero-cost single-neighbour nodes, per-edge "transfer items" for nodes with
 //    non-uniform outgoing edge costs (the subdivision of App. B); O((|V|+|E|) α) per pass.
-//  * ideals are enumerated once, by cardinality, as bitsets deduplicated by a Zobrist-keyed hash
-//    table, and linked by their Hasse diagram (I -> I \ {v} for each maximal v of I);
-//    O(𝓘 · G · (G/64 + deg)) time, O(𝓘 · (G/64 + width)) memory.
-//  * for each ideal I one depth-first walk visits every sub-ideal J ⊆ I exactly once by
+//    A transfer item is a hyperedge over the groups holding its source and its targets; an
+//    accelerator set pays its cost c_o once iff it holds some but not all of those groups (§3).
+//  * ideals are generated once each, by cardinality, without deduplication: I ∪ {v} is made
+//    from I only for v above every label of I (each ideal has one such parent, I \ {max I}).
+//    The Hasse diagram downwards (I -> I \ {v} for each maximal v of I) follows from the
+//    parent's without lookups: I \ {v} is the child of (parent \ {v}) with label max I.
+//    O(𝓘 · (G · W + width · log G)) time; memory O(𝓘 · (W + width)), plus 12 bytes per ideal
+//    while enumerating.
+//  * for each ideal I one depth-first walk visits every sub-ideal J ⊆ I at most once by
 //    removing maximal groups in strictly decreasing topological label; S = I \ J grows by one
-//    group per step, so cpu(S), Σp^acc, Σm and the transfer cost are updated in O(δ) and all
-//    layers (k', ℓ') of dp[I] are relaxed at once from dp[J]. A branch is cut as soon as no
-//    layer can improve: cpu(S) and Σ_S p^acc + (transfers every S' ⊇ S within I must pay:
-//    a source in S feeding a group outside I, or a source outside I feeding S) only grow
-//    along a branch, and Σm > M is final.
-//    O(P · (L + δ)) time with P ≤ Σ_I |{J ⊆ I}|; no ideal x ideal table is ever stored:
-//    memory O(𝓘 · L) for dp values and back-pointers.
-//  * DPL (§5.1.2) runs first in O(G² · (L + δ)); its objective caps the walks: a branch stops
-//    once cpu(S) and Σ_S p^acc reach min(dp[I][layer], cap) for every layer, which keeps every
-//    value below the cap exact, hence the optimum.
-//
-// Not yet a hetsim Placer: it runs on the paper's JSON workloads (workload.hpp). Registering
-// `tarnawski.dp` needs the sim::Graph -> Workload converter planned in workload.hpp.
+//    group per step, so cpu(S), Σp^acc, Σm and the transfer cost are updated in O(δ) (one
+//    counter per item: cut iff 0 < count < its group count) and all layers (k', ℓ') of dp[I]
+//    are relaxed at once from dp[J]. A branch is cut as soon as no layer can improve: cpu(S)
+//    and Σ_S p^acc + (items with a group outside I, which cut every S' ⊇ S inside I once S
+//    touches them) only grow along a branch, and Σm > M is final. The test is two comparisons
+//    against the largest value still to beat per device kind. "Use fewer devices"
+//    (dp[I][k'][ℓ'] ≤ dp[I][k'-1][ℓ'], dp[I][k'][ℓ'-1]) is applied whenever dp[I] changes,
+//    and layers that cannot improve or lie on no chain below the cap, by the fractional work
+//    bound Σ_v min(α p^cpu, (1-α) p^acc) / (α ℓ' + (1-α) k') on I and on V \ I (transfers
+//    ignored), are not targets. Transitions from dp[∅] (S = I) are evaluated once per I.
+//    O(P · (L + δ) + 𝓘 · (G + items · W + L²)) time with P ≤ Σ_I |{J ⊆ I}|. No ideal x ideal table
+//    and no back-pointers are stored: memory O(𝓘 · L) doubles for dp, and only the layers of
+//    I that the work bounds keep below the cap are stored (the others read as "≥ cap"). The
+//    split is rebuilt by re-walking I once per device of the optimal chain and taking a J that
+//    attains dp[I].
+//  * DPL (§5.1.2) runs first in O(G² · (L + δ)); its objective caps the walks: dp values start
+//    at the cap instead of ∞ and only values below it are written, so a branch stops once
+//    cpu(S) and Σ_S p^acc reach min(dp[I][layer], cap) for every layer. Every value below the
+//    cap stays exact, hence the optimum.
+//  * Replication (Appendix C.2, DpOptions::replication, replication.hpp): a set may run on r
+//    devices of one kind; transitions from dp[J][k'-r][ℓ'] (or [ℓ'-r]) for r = 1..k' with the
+//    replicated load, an O(max(k, ℓ)) factor.
+// Single-threaded. Registered as the `tarnawski.dp` / `tarnawski.dpl` split solvers
+// (dp_solver.cpp).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
+#include "placement/tarnawski/replication.hpp"
 #include "placement/tarnawski/split_solver.hpp"
 #include "placement/tarnawski/workload.hpp"
 
@@ -58,19 +75,18 @@ struct DpOptions {
     // The published code's reduction: a zero-latency forward node whose only neighbour is one
     // forward node, with no backward neighbour and a zero-latency backward colour class, joins
     // that neighbour's colour class (we also require it to be supported on accelerators).
-    // On inference graphs it never raises a load, so it is exact unless memory binds; on
-    // training graphs the node's backward partners move too, which can cost transfers. Table 1
-    // was computed with it (and the ideal counts of Table 1 need it). Turn off to optimise over
-    // the unreduced space.
+    // On inference graphs it never raises a load, so it is exact unless memory binds (or
+    // replicated sets synchronise the moved node's weights, App. C.2); on training graphs the
+    // node's backward partners move too, which can cost transfers. Table 1 was computed with it
+    // (and the ideal counts of Table 1 need it). Turn off to optimise over the unreduced space.
     bool merge_trivial_nodes = true;
     // DPL, the linearization heuristic of §5.1.2: the DP over the prefixes of one DFS-like
     // topological order only (𝓘 = G + 1); fast, not always optimal.
     bool linearize = false;
     // Run DPL first and use its objective to cut the full DP's walks (exact: see Solver).
     bool cap_with_linearization = true;
-    // Relax dp "forwards" (each J pushes to its super-ideals along an upward walk, cut at the
-    // cap) instead of "backwards" (each I pulls from its sub-ideals). Same optimum.
-    bool push = false;
+    // Appendix C.2: replicate a device set over several devices (off by default).
+    ReplicationOptions replication;
     // Refuse graphs with more ideals than this (clear error instead of exhausting memory).
     std::size_t max_ideals = 20'000'000;
 };
@@ -80,6 +96,7 @@ struct DpStats {
     std::size_t ideals = 0;       // 𝓘, including ∅
     std::size_t hasse_edges = 0;  // ideal -> ideal minus one maximal group
     std::size_t pairs = 0;        // (I, J) pairs evaluated by the walks
+    std::size_t dp_values = 0;    // dp entries stored (8 bytes each) for the ideals' used layers
     double preprocess_seconds = 0.0;
     double ideals_seconds = 0.0;
     double dp_seconds = 0.0;
@@ -87,11 +104,16 @@ struct DpStats {
 
 struct DpResult {
     double objective = 0.0;  // optimal max-load (time per sample); ∞ if infeasible
-    Split split;             // max_cpus cpu entries and max_accelerators fpga entries
+    // max_cpus cpu entries and max_accelerators fpga entries, each kind in pipeline order.
+    Split split;
+    // Per device of `split` (replication.hpp): r on the first device of a set replicated over r
+    // devices, 0 on its replicas, 1 elsewhere. All ones without replication.
+    std::vector<int> cpu_replicas, accelerator_replicas;
     DpStats stats;
 };
 
-// Thrown for inputs the DP cannot handle (cycles, backward->forward edges, too many ideals).
+// Thrown for inputs the DP cannot handle (cycles, backward->forward edges, too many ideals) and
+// for invalid replication options.
 class DpError : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
@@ -99,7 +121,8 @@ public:
 
 DpResult solve_max_load(const Workload& workload, const DpOptions& options = {});
 
-// Preprocesses and enumerates ideals only (for tests and reports).
+// Preprocesses and enumerates ideals only (for tests and reports). Throws DpError like
+// solve_max_load when there are more than options.max_ideals.
 DpStats count_ideals(const Workload& workload, const DpOptions& options = {});
 
 // The §3/§5.1.1 loads of an arbitrary split (any node -> device map, contiguous or not).
