@@ -1,0 +1,66 @@
+// The latency-oriented SplitSolvers of tarnawski2020 §4/§7 and their registration:
+//
+//   greedy            §7's latency baseline (contract colour classes and cycles, one
+//                     topological order, fill accelerators in turn up to M); Table 4 "Greedy"
+//   local_search      steepest single-class moves (a node without a colour class is its own
+//                     class) from the greedy, the all-CPU split and random greedy fills,
+//                     under either objective
+//   one_accelerator   the best split found using at most one accelerator (and the CPUs)
+//   expert:<path>     a fixed split from a JSON file (experts/*.json), scored
+//   tarnawski.latency our latency placer: sequential-bound DP / max-load DP / greedy seeds,
+//                     then iterated class-move search under the exact §4 latency;
+//                     contiguous splits by default
+//
+// Each solver reports its split's objective under SolveOptions::objective (§4 latency, or
+// the §3 max-load for throughput).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "placement/tarnawski/split_solver.hpp"
+
+namespace hetsim::placement::tarnawski {
+
+// Registers greedy, local_search, one_accelerator, expert and tarnawski.latency.
+void register_latency_solvers(SplitSolverRegistry& registry);
+
+// Factories (arguments = the part of the spec after ':'; throw SolverError when malformed).
+std::unique_ptr<SplitSolver> make_latency_greedy_solver(const std::string& arguments);
+std::unique_ptr<SplitSolver> make_local_search_solver(const std::string& arguments);
+std::unique_ptr<SplitSolver> make_one_accelerator_solver(const std::string& arguments);
+std::unique_ptr<SplitSolver> make_expert_solver(const std::string& arguments);
+std::unique_ptr<SplitSolver> make_latency_placer(const std::string& arguments);
+
+// tarnawski.latency's search, also used by one_accelerator.
+//  1. seeds: the §7 greedy (stack and queue orders), the max-load DP and DPL splits (§5.1; for
+//     latency run with one CPU, since §4 pools the cores), and the sequential-bound DP
+//     (latency_search.hpp) over the stack, queue and `orders` random topological orders of
+//     the blocks (colour classes and the cycles they close contracted, App. B);
+//  2. the four best distinct seeds are improved by first-improvement descent whose moves put
+//     one colour class on another device, under the exact objective (split_latency);
+//  3. iterated local search: perturb the current split (a random walk of 1-4 feasible class
+//     moves, or every fourth round a fresh sequential-DP seed from a random order), descend,
+//     keep the result if no worse, and go back to the best after 16 failures in a row; stop
+//     after `rounds` rounds or `patience` rounds without a new best;
+//  4. a final steepest descent (best move of the whole neighbourhood) on the best split.
+// Every step keeps splits feasible (memory, support, colour classes, no deadlock) and, with
+// contiguous = true, every accelerator's nodes contiguous (Def. 3.1, as the Fig. 3 IP and
+// Table 4), so the result is never worse than the greedy seed. Deterministic for a seed
+// (SolveOptions::seed) unless the time limit (SolveOptions::time_limit_s) cuts it short; the
+// DP seeds do not check the time limit (they take well under a second on the shared graphs).
+// Arguments of the spec: rounds=N, patience=N, orders=N, contiguous=0|1, dp=0|1.
+struct LatencyPlacerParams {
+    std::uint64_t rounds = 200;   // at most this many perturbation rounds
+    std::uint64_t patience = 50;  // stop after this many rounds without a new best
+    std::uint64_t orders = 16;    // random linearizations for sequential-DP seeds
+    bool contiguous = true;       // restrict accelerators to contiguous sets
+    bool dp_seeds = true;         // max-load DP / DPL seeds
+    int accelerators = -1;        // usable accelerators (negative: all k)
+    std::string name = "tarnawski.latency";
+};
+SolveResult place_for_latency(const Workload& workload, const SolveOptions& options,
+                              const LatencyPlacerParams& params);
+
+}  // namespace hetsim::placement::tarnawski

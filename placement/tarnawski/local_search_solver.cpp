@@ -1,0 +1,117 @@
+// `local_search`: steepest-descent single-block moves with restarts, for either objective.
+//
+// The paper's throughput baseline (§6, after [MKA07]) moves single nodes; a node of a colour
+// class cannot move alone (App. B), so a move here puts one colour class (a node without a
+// class is its own) on another device: CPU 0 or an accelerator for the §4 latency, where all
+// CPU cores are one pool, and any CPU or accelerator for the max-load. Each descent takes the
+// best improving move of the whole neighbourhood until none improves. Moves must keep the
+// split feasible (memory M, support, colour classes; for latency no deadlock). §7 remarks
+// that it is not clear how to design a local search that satisfies the memory bounds; we
+// start only from feasible splits and stay feasible:
+//   start 0: the §7 greedy;  start 1: everything on the CPU (if ℓ > 0);
+//   start 2, 3, ...: the greedy fill of a random topological order with each accelerator
+//   capped at a random fraction (30-100 %) of M, from SolveOptions::seed.
+// Splits need not be contiguous (the §4 latency runs non-contiguous contents as pieces,
+// §4.1); contiguous=1 restricts the search to contiguous accelerator sets.
+// Arguments: restarts=N (starts, default 8), steps=N (improving moves per descent, default
+// unbounded), contiguous=0|1 (default 0). Stops at SolveOptions::time_limit_s.
+#include <fmt/format.h>
+
+#include "placement/tarnawski/latency_search.hpp"
+#include "placement/tarnawski/latency_solvers.hpp"
+
+namespace hetsim::placement::tarnawski {
+
+namespace {
+
+class LocalSearchSolver final : public SplitSolver {
+public:
+    LocalSearchSolver(std::string spec, std::uint64_t restarts, std::uint64_t steps,
+                      bool contiguous)
+        : spec_(std::move(spec)), restarts_(restarts), steps_(steps), contiguous_(contiguous) {}
+    std::string name() const override { return spec_; }
+
+    SolveResult solve(const Workload& w, const SolveOptions& options) const override {
+        const auto deadline = deadline_after(options.time_limit_s);
+        const Blocks moves = make_blocks(w, false);
+        const Blocks starts = make_blocks(w, true);
+        SplitScorer scorer(w, options.objective, contiguous_);
+        BlockDescent descent(w, moves, scorer);
+        std::mt19937_64 rng(options.seed);
+        std::uniform_real_distribution<double> fraction(0.3, 1.0);
+
+        std::vector<int> best;
+        double best_score = kLatencyInfinity;
+        std::uint64_t done = 0, best_start = 0;
+        for (std::uint64_t r = 0; r < restarts_; ++r) {
+            if (r > 0 && past(deadline))
+                break;
+            std::vector<int> dev;
+            if (r == 0) {
+                dev = latency_greedy(w).device_of_node;
+            } else if (r == 1 && w.max_cpus > 0) {
+                dev.assign(w.node_count(), cpu_device(w, 0));
+            } else {
+                std::vector<double> cap(static_cast<std::size_t>(w.max_accelerators));
+                for (double& c : cap)
+                    c = fraction(rng);
+                dev = greedy_fill(w, starts, block_order(starts, BlockOrder::random, &rng), -1, cap)
+                          .device_of_node;
+            }
+            if (options.objective == SplitObjective::latency)
+                pool_cpus(w, dev);
+            DescentOptions d;
+            d.steepest = true;
+            d.max_steps = steps_;
+            d.deadline = deadline;
+            const double s = descent.descend(dev, d, rng);
+            ++done;
+            if (options.progress != nullptr)
+                *options.progress << fmt::format("{}: start {} -> {:.6g}\n", spec_, r, s);
+            if (best.empty() || s < best_score) {
+                best = dev;
+                best_score = s;
+                best_start = r;
+            }
+        }
+        SolveResult out;
+        const Assignment a{best};
+        out.objective = split_objective(w, a, options.objective);
+        out.split = to_split(w, a, out.objective);
+        out.stats["restarts"] = std::to_string(done);
+        out.stats["best_start"] = std::to_string(best_start);
+        out.stats["evaluations"] = std::to_string(scorer.evaluations());
+        out.stats["moves"] = std::to_string(descent.moves());
+        out.stats["blocks"] = std::to_string(moves.count());
+        return out;
+    }
+
+private:
+    std::string spec_;
+    std::uint64_t restarts_, steps_;
+    bool contiguous_;
+};
+
+}  // namespace
+
+std::unique_ptr<SplitSolver> make_local_search_solver(const std::string& arguments) {
+    const std::string name = "local_search";
+    const auto args = parse_solver_arguments(name, arguments, {"restarts", "steps", "contiguous"});
+    std::uint64_t restarts = 8, steps = UINT64_MAX;
+    bool contiguous = false;
+    for (const auto& [key, value] : args) {
+        if (key == "restarts")
+            restarts = integer_argument(name, key, value);
+        else if (key == "steps")
+            steps = integer_argument(name, key, value);
+        else
+            contiguous = boolean_argument(name, key, value);
+    }
+    if (restarts == 0)
+        throw SolverError("local_search: restarts must be at least 1");
+    return std::make_unique<LocalSearchSolver>(
+        arguments.empty() ? name : fmt::format("{}:{}", name, arguments), restarts, steps,
+        contiguous);
+}
+
+}  // namespace hetsim::placement::tarnawski
