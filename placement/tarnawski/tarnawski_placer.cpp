@@ -4,6 +4,9 @@
 
 #include "placement/tarnawski/dp_solver.hpp"
 #include "placement/tarnawski/graph_workload.hpp"
+#include "placement/tarnawski/ip_solvers.hpp"
+#include "placement/tarnawski/latency_solvers.hpp"
+#include "placement/tarnawski/register_partitioner_solvers.hpp"
 #include "placement/tarnawski/split_solver.hpp"
 
 namespace hetsim::placement::tarnawski {
@@ -24,6 +27,14 @@ public:
                                     : SplitObjective::throughput;
             options.seed = context.seed;
             SolveResult solved = solver_->solve(gw.workload, options);
+            if (solved.split.replicated()) {
+                // The DES runs one copy of each device's ops; data-parallel replicas of a set
+                // (App. C.2) would need the batch split across devices, which it does not model.
+                throw PlacementError(fmt::format(
+                    "{}: the split replicates a device set (App. C.2), which the simulator does "
+                    "not model; use replication on tarnawski JSON workloads with `hetsim place`",
+                    solver_->name()));
+            }
             PlacementResult result;
             result.placement =
                 placement_from_assignment(gw, to_assignment(gw.workload, solved.split));
@@ -49,6 +60,9 @@ void register_split_solvers() {
     static const bool done = [] {
         SplitSolverRegistry& registry = SplitSolverRegistry::instance();
         register_dp_solvers(registry);
+        register_latency_solvers(registry);
+        register_ip_solvers(registry);
+        register_partitioner_solvers(registry);
         return true;
     }();
     (void)done;

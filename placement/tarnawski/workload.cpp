@@ -1,6 +1,7 @@
 // Reading and writing the tarnawski2020 workload and split formats (see workload.hpp).
 #include "placement/tarnawski/workload.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -250,9 +251,15 @@ Split parse_split(const json& j, const std::string& source) {
     if (!j.is_object())
         fail(source, "", fmt::format("expected an object, got {}", type_name(j)));
     Split s;
-    const std::pair<const char*, std::vector<std::vector<std::int64_t>>*> parts[2] = {
-        {"cpus", &s.cpus}, {"fpgas", &s.accelerators}};
-    for (const auto& [key, out] : parts) {
+    struct Part {
+        const char* key;
+        std::vector<std::vector<std::int64_t>>* nodes;
+        std::vector<int>* replicas;
+    };
+    const Part parts[2] = {{"cpus", &s.cpus, &s.cpu_replicas},
+                           {"fpgas", &s.accelerators, &s.accelerator_replicas}};
+    bool any_replicas = false;
+    for (const auto& [key, out, replicas] : parts) {
         const json& devices = member(j, key, source, "");
         if (!devices.is_array())
             fail(source, fmt::format("/{}", key),
@@ -268,7 +275,21 @@ Split parse_split(const json& j, const std::string& source) {
             auto& device = out->emplace_back();
             for (std::size_t i = 0; i < ids.size(); ++i)
                 device.push_back(integer(ids[i], source, fmt::format("{}/nodes/{}", at, i)));
+            int r = 1;
+            if (auto it = devices[d].find("replicas"); it != devices[d].end()) {
+                const std::int64_t value = integer(*it, source, at + "/replicas");
+                if (value < 0 || value > 1'000'000)
+                    fail(source, at + "/replicas",
+                         fmt::format("expected a replica count >= 0, got {}", value));
+                r = static_cast<int>(value);
+                any_replicas = true;
+            }
+            replicas->push_back(r);
         }
+    }
+    if (!any_replicas) {
+        s.cpu_replicas.clear();
+        s.accelerator_replicas.clear();
     }
     if (auto it = j.find("objective"); it != j.end())
         s.objective = number(*it, source, "/objective");
@@ -279,12 +300,27 @@ Split read_split(const std::filesystem::path& path) {
     return parse_split(read_json_file(path), path.string());
 }
 
+bool Split::replicated() const {
+    auto any = [](const std::vector<int>& r) {
+        return std::any_of(r.begin(), r.end(), [](int x) { return x != 1; });
+    };
+    return any(cpu_replicas) || any(accelerator_replicas);
+}
+
 json split_to_json(const Split& s) {
-    json cpus = json::array(), fpgas = json::array();
-    for (const auto& d : s.cpus)
-        cpus.push_back({{"nodes", d}});
-    for (const auto& d : s.accelerators)
-        fpgas.push_back({{"nodes", d}});
+    auto devices = [](const std::vector<std::vector<std::int64_t>>& nodes,
+                      const std::vector<int>& replicas) {
+        json out = json::array();
+        for (std::size_t d = 0; d < nodes.size(); ++d) {
+            json entry = {{"nodes", nodes[d]}};
+            if (d < replicas.size())
+                entry["replicas"] = replicas[d];
+            out.push_back(std::move(entry));
+        }
+        return out;
+    };
+    json cpus = devices(s.cpus, s.cpu_replicas);
+    json fpgas = devices(s.accelerators, s.accelerator_replicas);
     return {{"cpus", std::move(cpus)}, {"fpgas", std::move(fpgas)}, {"objective", s.objective}};
 }
 

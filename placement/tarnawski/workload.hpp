@@ -76,6 +76,12 @@ struct Split {
     std::vector<std::vector<std::int64_t>> cpus;
     std::vector<std::vector<std::int64_t>> accelerators;  // "fpgas"
     double objective = -1.0;
+    // Appendix C.2 replication (replication.hpp), one count per device: r on the first device
+    // of a set replicated over r devices, 0 on its replicas, 1 elsewhere. Empty = no
+    // replication; written as "replicas" in each device entry only when present.
+    std::vector<int> cpu_replicas, accelerator_replicas;
+
+    bool replicated() const;
 };
 
 // Parses a workload; `source` names the input in error messages.

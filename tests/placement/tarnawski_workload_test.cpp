@@ -145,6 +145,36 @@ TEST(TarnawskiWorkload, SplitRoundTripInExpertsFormat) {
     }
 }
 
+TEST(TarnawskiWorkload, SplitReplicaCountsRoundTripOnlyWhenPresent) {
+    Split s;
+    s.cpus = {{1}};
+    s.accelerators = {{2, 3}, {}, {}};
+    EXPECT_FALSE(s.replicated());
+    EXPECT_FALSE(split_to_json(s)["fpgas"][0].contains("replicas"));
+    s.cpu_replicas = {1};
+    s.accelerator_replicas = {3, 0, 0};
+    EXPECT_TRUE(s.replicated());
+    const json j = split_to_json(s);
+    EXPECT_EQ(j["fpgas"][0]["replicas"], 3);
+    EXPECT_EQ(j["fpgas"][1]["replicas"], 0);
+    EXPECT_EQ(j["cpus"][0]["replicas"], 1);
+    const Split back = parse_split(j, "s.json");
+    EXPECT_EQ(back.accelerator_replicas, s.accelerator_replicas);
+    EXPECT_EQ(back.cpu_replicas, s.cpu_replicas);
+    // The experts' files carry no counts: nothing is invented for them.
+    const Split plain = parse_split(json::parse(R"({"cpus": [{"nodes": [1]}], "fpgas": []})"), "p");
+    EXPECT_TRUE(plain.cpu_replicas.empty());
+    try {
+        parse_split(json::parse(R"({"cpus": [{"nodes": [1], "replicas": -2}], "fpgas": []})"),
+                    "s.json");
+        FAIL();
+    } catch (const WorkloadError& e) {
+        EXPECT_NE(std::string(e.what()).find("s.json: /cpus/0/replicas: expected a replica count"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
 TEST(TarnawskiWorkload, ReadsSharedExpertSplits) {
     const std::filesystem::path dir = std::filesystem::path(HETSIM_SOURCE_DIR) / ".." / "shared" /
                                       "workloads" / "tarnawski2020" / "experts";

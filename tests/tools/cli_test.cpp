@@ -369,6 +369,35 @@ TEST(CliPlace, StudyYamlIsConvertedSolvedAndSimulated) {
     EXPECT_THAT(o.output, HasSubstr("simulated (des): latency"));
 }
 
+TEST(CliPlace, ReplicationOptionWritesReplicaCounts) {
+    // a -> b with p^acc 6 and 2, transfer 1, m_a = 4: unreplicated {a} | {b} = max(7, 3) = 7;
+    // App. C.2 with up to 3 replicas and B = 2: {a, b} on 3 accelerators,
+    // 8/3 + (3-1)·4 / (3·2) = 4.
+    TempDir dir;
+    const fs::path w = dir.write("w.json", R"({"maxSizePerFPGA": 100, "maxFPGAs": 3,
+        "maxCPUs": 0, "nodes": [
+          {"id": 1, "supportedOnFpga": 1, "cpuLatency": 60, "fpgaLatency": 6,
+           "isBackwardNode": 0, "size": 4},
+          {"id": 2, "supportedOnFpga": 1, "cpuLatency": 20, "fpgaLatency": 2,
+           "isBackwardNode": 0, "size": 0}],
+        "edges": [{"sourceId": 1, "destId": 2, "cost": 1}]})");
+    const fs::path out = dir.path() / "split.json";
+    Outcome o = run_hetsim("place " + w.string() + " --placer tarnawski.dp --out " + out.string());
+    ASSERT_EQ(o.exit_code, 0) << o.output;
+    EXPECT_THAT(o.output, HasSubstr("(objective throughput): 7 "));
+    o = run_hetsim("place " + w.string() + " --placer tarnawski.dp:replicas=3,bandwidth=2 --out " +
+                   out.string());
+    ASSERT_EQ(o.exit_code, 0) << o.output;
+    const nlohmann::json split = nlohmann::json::parse(std::ifstream(out));
+    EXPECT_NEAR(split["objective"].get<double>(), 4.0, 1e-9);
+    EXPECT_EQ(split["fpgas"][0]["replicas"], 3);
+    EXPECT_EQ(split["fpgas"][0]["nodes"], nlohmann::json::array({1, 2}));
+    EXPECT_EQ(split["fpgas"][1]["replicas"], 0);
+    o = run_hetsim("place " + w.string() + " --placer tarnawski.dp:replicas=x");
+    EXPECT_EQ(o.exit_code, 2);
+    EXPECT_THAT(o.output, HasSubstr("replicas=x is not a positive number"));
+}
+
 TEST(CliPlaceErrors, UnknownPlacerSuggestsTheKnownOne) {
     TempDir dir;
     const fs::path w = dir.write("w.json", R"({"maxSizePerFPGA": 10, "maxFPGAs": 1, "maxCPUs": 1,

@@ -129,6 +129,11 @@ std::string place(const PlaceRequest& request, std::ostream& progress) {
         out << fmt::format("  {} = {}\n", key, value);
     out << describe_split(workload, solved.split);
 
+    if (study && solved.split.replicated()) {
+        throw sim::InputError(request.placer, "", 0,
+                              "the split replicates a device set (App. C.2), which the simulator "
+                              "does not model; use replication on tarnawski JSON workloads");
+    }
     if (study) {
         // Simulate the split on the study's platform with its evaluator.
         const sim::Placement placement =
