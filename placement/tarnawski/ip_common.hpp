@@ -5,10 +5,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdint>
-#include <unordered_map>
+#include <cstddef>
+#include <string>
 #include <vector>
 
+#include "placement/tarnawski/cbc_mip.hpp"
+#include "placement/tarnawski/ip_solvers.hpp"
+#include "placement/tarnawski/solver_common.hpp"
 #include "placement/tarnawski/workload.hpp"
 
 namespace hetsim::placement::tarnawski::ip_detail {
@@ -23,51 +26,17 @@ struct Groups {
 };
 
 inline Groups colour_groups(const Workload& w) {
+    const ColourClasses classes = colour_classes(w);
     Groups g;
-    const int n = static_cast<int>(w.node_count());
-    g.of_node.assign(n, -1);
-    std::unordered_map<std::int64_t, int> of_class;
-    for (int v = 0; v < n; ++v) {
-        int group = -1;
-        if (w.has_color_class[v]) {
-            auto [it, fresh] = of_class.emplace(w.color_class[v], g.count());
-            group = it->second;
-            if (fresh)
-                g.nodes.emplace_back();
-        } else {
-            group = g.count();
-            g.nodes.emplace_back();
-        }
-        g.of_node[v] = group;
-        g.nodes[group].push_back(v);
-    }
+    g.of_node = classes.of_node;
+    g.nodes.resize(classes.count);
+    for (int v = 0; v < static_cast<int>(w.node_count()); ++v)
+        g.nodes[g.of_node[v]].push_back(v);
     return g;
-}
-
-// Outgoing edges per node (by edge index).
-inline std::vector<std::vector<int>> out_edges(const Workload& w) {
-    std::vector<std::vector<int>> out(w.node_count());
-    for (std::size_t e = 0; e < w.edge_count(); ++e)
-        out[w.edge_source[e]].push_back(static_cast<int>(e));
-    return out;
-}
-
-// A node's outgoing transfers are "uniform" when all its edges carry the same cost: then the
-// output is moved once per device pair (§3, c_u). Otherwise every edge is its own transfer (the
-// subdivision of Appendix B). Same rule as evaluate_assignment.
-inline bool uniform_costs(const Workload& w, const std::vector<int>& edges) {
-    for (int e : edges)
-        if (w.edge_cost[e] != w.edge_cost[edges.front()])
-            return false;
-    return true;
 }
 
 inline bool runs_on_accelerator(const Workload& w, int v) {
     return w.supported_on_accelerator[v] && std::isfinite(w.accelerator_latency[v]);
-}
-
-inline double seconds_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 // (objective - bound) / objective, 0 when the bound meets the objective up to rounding.
@@ -85,5 +54,52 @@ inline double remaining_budget(double limit_s, std::chrono::steady_clock::time_p
     const double left = limit_s - seconds_since(t0);
     return left > 0.2 ? left : 0.2;
 }
+
+// The search space as spelled in specs, logs and the "contiguity" stat.
+const char* contiguity_name(Contiguity contiguity);
+
+// Whether the forward part has at most `max_ideals` ideals, i.e. whether the exact DP is a quick
+// warm start (WarmStart::automatic); otherwise the IPs start from DPL.
+bool few_ideals(const Workload& w, std::size_t max_ideals);
+
+// Marks the nodes from which some node with is_target(v) can be reached along the edges given
+// by `predecessors` (the targets included): z = 1 in the "only if" direction of the proof of
+// Lemma 4.1, used to complete a warm start's columns.
+template <typename IsTarget>
+std::vector<char> nodes_reaching(const std::vector<std::vector<int>>& predecessors,
+                                 IsTarget is_target) {
+    const int n = static_cast<int>(predecessors.size());
+    std::vector<char> reaches(n, 0);
+    std::vector<int> stack;
+    for (int v = 0; v < n; ++v)
+        if (is_target(v)) {
+            reaches[v] = 1;
+            stack.push_back(v);
+        }
+    while (!stack.empty()) {
+        const int v = stack.back();
+        stack.pop_back();
+        for (int u : predecessors[v])
+            if (!reaches[u]) {
+                reaches[u] = 1;
+                stack.push_back(u);
+            }
+    }
+    return reaches;
+}
+
+// Records the model's size in `run` (for the log line and the stats).
+void record_model_size(IpRun& run, const MipModel& mip);
+
+// Runs CBC on `mip` with what is left of the solve's budget since t0, from `warm_columns`
+// (empty = no MIP start), and records CBC's outcome in `run` (status, bound, nodes, ...).
+MipResult run_cbc(const MipModel& mip, std::vector<double> warm_columns,
+                  const SolveOptions& options, int log_level,
+                  const std::vector<std::string>& cbc_arguments,
+                  std::chrono::steady_clock::time_point t0, IpRun& run);
+
+// Completes a run whose split (if CBC found one) is in run.assignment / run.objective: falls
+// back to the warm start when CBC found nothing better, fixes the status and sets gap and time.
+void finish_run(IpRun& run, const Assignment* warm, std::chrono::steady_clock::time_point t0);
 
 }  // namespace hetsim::placement::tarnawski::ip_detail

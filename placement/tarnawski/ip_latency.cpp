@@ -44,32 +44,14 @@ using Clock = std::chrono::steady_clock;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // One transfer: `source`'s output read by `targets` (one target for a non-uniform edge).
-struct Transfer {
-    int source = -1;
-    std::vector<int> targets;
-    double cost = 0.0;
-};
+using Transfer = TransferItem;
 
+// The §3 transfers with their readers sorted and distinct (one CommIn row per reader).
 std::vector<Transfer> transfers_of(const Workload& w) {
-    std::vector<Transfer> out;
-    const auto edges = out_edges(w);
-    for (int u = 0; u < static_cast<int>(w.node_count()); ++u) {
-        if (edges[u].empty())
-            continue;
-        auto add = [&](std::vector<int> targets, double cost) {
-            std::sort(targets.begin(), targets.end());
-            targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
-            out.push_back({u, std::move(targets), cost});
-        };
-        if (uniform_costs(w, edges[u])) {
-            std::vector<int> targets;
-            for (int e : edges[u])
-                targets.push_back(w.edge_dest[e]);
-            add(std::move(targets), w.edge_cost[edges[u].front()]);
-        } else {
-            for (int e : edges[u])
-                add({w.edge_dest[e]}, w.edge_cost[e]);
-        }
+    std::vector<Transfer> out = transfer_items(w);
+    for (Transfer& t : out) {
+        std::sort(t.targets.begin(), t.targets.end());
+        t.targets.erase(std::unique(t.targets.begin(), t.targets.end()), t.targets.end());
     }
     return out;
 }
@@ -478,22 +460,8 @@ std::vector<double> columns_of(const LatencyModel& m, const Workload& w, std::ve
     for (std::size_t e = 0; e < w.edge_count(); ++e)
         predecessors[w.edge_dest[e]].push_back(w.edge_source[e]);
     for (int j = 1; j <= slots; ++j) {
-        std::vector<char> reaches(n, 0);
-        std::vector<int> stack;
-        for (int v = 0; v < n; ++v)
-            if (slot[v] == j) {
-                reaches[v] = 1;
-                stack.push_back(v);
-            }
-        while (!stack.empty()) {
-            const int v = stack.back();
-            stack.pop_back();
-            for (int u : predecessors[v])
-                if (!reaches[u]) {
-                    reaches[u] = 1;
-                    stack.push_back(u);
-                }
-        }
+        const std::vector<char> reaches =
+            nodes_reaching(predecessors, [&](int v) { return slot[v] == j; });
         for (int v = 0; v < n; ++v)
             col[m.z[v][j]] = reaches[v];
     }
@@ -573,15 +541,8 @@ std::vector<Candidate> candidates(const Workload& w, const LatencyIpOptions& ip,
     if (kind == WarmStart::automatic || kind == WarmStart::dp || kind == WarmStart::dpl) {
         DpOptions dp;
         dp.linearize = kind == WarmStart::dpl;
-        if (kind == WarmStart::automatic) {
-            DpOptions count;
-            count.max_ideals = ip.dp_max_ideals;
-            try {
-                count_ideals(w, count);
-            } catch (const DpError&) {
-                dp.linearize = true;
-            }
-        }
+        if (kind == WarmStart::automatic && !few_ideals(w, ip.dp_max_ideals))
+            dp.linearize = true;
         try {
             const DpResult r = solve_max_load(w, dp);
             if (std::isfinite(r.objective))
@@ -659,9 +620,7 @@ IpRun solve_latency_ip(const Workload& w, const LatencyIpOptions& ip, const Solv
     }
 
     const LatencyModel m = build_model(w, ip, big_m);
-    run.columns = m.mip.columns();
-    run.rows = m.mip.rows();
-    run.nonzeros = m.mip.nonzeros();
+    record_model_size(run, m.mip);
     if (log) {
         *log << fmt::format(
             "ip_latency (q={}): {} nodes, {} accelerators, {} slots, {} transfers, H {:.6g}; "
@@ -670,23 +629,8 @@ IpRun solve_latency_ip(const Workload& w, const LatencyIpOptions& ip, const Solv
             run.warm_source.empty() ? "none" : run.warm_source, run.warm_objective);
     }
 
-    MipOptions mo;
-    mo.time_limit_s = remaining_budget(options.time_limit_s, t0);
-    mo.relative_gap = options.relative_gap;
-    mo.seed = options.seed;
-    mo.progress = log;
-    mo.log_level = ip.log_level;
-    mo.extra_arguments = ip.cbc_arguments;
-    if (warm)
-        mo.warm_start = columns_of(m, w, warm_slots);
-    const MipResult r = solve_mip(m.mip, mo);
-    run.warm_accepted = r.warm_start_accepted;
-    run.status = r.status;
-    run.mip_seconds = r.seconds;
-    run.nodes = r.nodes;
-    run.bound = r.best_bound;
-    run.ip_objective = r.objective;
-
+    const MipResult r = run_cbc(m.mip, warm ? columns_of(m, w, warm_slots) : std::vector<double>{},
+                                options, ip.log_level, ip.cbc_arguments, t0, run);
     if (r.has_solution()) {
         const std::vector<int> slot = decode_slots(m, r.solution);
         run.assignment = assignment_of_slots(w, slot, q);
@@ -694,19 +638,7 @@ IpRun solve_latency_ip(const Workload& w, const LatencyIpOptions& ip, const Solv
         // accelerators' pieces are re-derived from the split and may be scheduled differently.
         run.objective = split_latency(w, *run.assignment);
     }
-    if (warm && r.warm_start_accepted &&
-        (!run.assignment || warm->latency < run.objective - 1e-9)) {
-        run.assignment = warm->assignment;
-        run.objective = warm->latency;
-        run.from_warm_start = true;
-    }
-    // A split in hand is a feasible outcome even if CBC stopped before finding one itself.
-    if (run.assignment &&
-        (run.status == MipStatus::no_solution || run.status == MipStatus::infeasible))
-        run.status = MipStatus::feasible;
-    if (run.assignment && std::isfinite(run.bound))
-        run.gap = relative_gap(run.objective, run.bound);
-    run.seconds = seconds_since(t0);
+    finish_run(run, warm ? &warm->assignment : nullptr, t0);
     return run;
 }
 

@@ -130,7 +130,6 @@ ThroughputModel build_model(const Workload& w, const ThroughputIpOptions& ip) {
 
     // Transfers (CommIn / CommOut, (18)-(19)); only accelerators pay them (§3).
     if (w.max_accelerators > 0) {
-        const auto out = out_edges(w);
         auto add_transfer = [&](int home, std::vector<int> targets, double cost) {
             std::sort(targets.begin(), targets.end());
             targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
@@ -156,19 +155,11 @@ ThroughputModel build_model(const Workload& w, const ThroughputIpOptions& ip) {
             }
             m.transfers.push_back(std::move(t));
         };
-        for (int u = 0; u < n; ++u) {
-            if (out[u].empty())
-                continue;
-            const int home = m.groups.of_node[u];
-            if (uniform_costs(w, out[u])) {
-                std::vector<int> targets;
-                for (int e : out[u])
-                    targets.push_back(m.groups.of_node[w.edge_dest[e]]);
-                add_transfer(home, std::move(targets), w.edge_cost[out[u].front()]);
-            } else {
-                for (int e : out[u])
-                    add_transfer(home, {m.groups.of_node[w.edge_dest[e]]}, w.edge_cost[e]);
-            }
+        for (const TransferItem& item : transfer_items(w)) {
+            std::vector<int> targets;
+            for (int v : item.targets)
+                targets.push_back(m.groups.of_node[v]);
+            add_transfer(m.groups.of_node[item.source], std::move(targets), item.cost);
         }
     }
 
@@ -367,22 +358,9 @@ std::vector<double> columns_of(const ThroughputModel& m, const Workload& w,
         for (auto [u, v] : m.forward_edges)
             predecessors[v].push_back(u);
         for (int d = 0; d < devices; ++d) {
-            std::vector<char> reaches(n, 0);
-            std::vector<int> stack;
-            for (int v = 0; v < n; ++v)
-                if (device[m.groups.of_node[v]] == d && !w.is_backward[v]) {
-                    reaches[v] = 1;
-                    stack.push_back(v);
-                }
-            while (!stack.empty()) {
-                const int v = stack.back();
-                stack.pop_back();
-                for (int u : predecessors[v])
-                    if (!reaches[u]) {
-                        reaches[u] = 1;
-                        stack.push_back(u);
-                    }
-            }
+            const std::vector<char> reaches = nodes_reaching(predecessors, [&](int v) {
+                return device[m.groups.of_node[v]] == d && !w.is_backward[v];
+            });
             for (int v = 0; v < n; ++v)
                 if (m.z[v][d] >= 0)
                     col[m.z[v][d]] = reaches[v];
@@ -442,18 +420,6 @@ Assignment assignment_of(const ThroughputModel& m, const Workload& w,
     return a;
 }
 
-const char* name_of(Contiguity c) {
-    switch (c) {
-        case Contiguity::contiguous:
-            return "contiguous";
-        case Contiguity::acyclic:
-            return "acyclic";
-        case Contiguity::noncontiguous:
-            return "noncontiguous";
-    }
-    return "?";
-}
-
 // The heuristic split CBC starts from (§5.1.1 DP, or §5.1.2 DPL on graphs with many ideals).
 std::optional<Assignment> warm_start(const Workload& w, const ThroughputIpOptions& ip,
                                      std::ostream* log, std::string& source) {
@@ -465,16 +431,8 @@ std::optional<Assignment> warm_start(const Workload& w, const ThroughputIpOption
     if (kind == WarmStart::none || kind == WarmStart::greedy || kind == WarmStart::cpu)
         return std::nullopt;
     DpOptions dp;
-    if (kind == WarmStart::automatic) {
-        DpOptions count;
-        count.max_ideals = ip.dp_max_ideals;
-        try {
-            count_ideals(w, count);
-            kind = WarmStart::dp;
-        } catch (const DpError&) {
-            kind = WarmStart::dpl;  // too many ideals for a quick exact DP
-        }
-    }
+    if (kind == WarmStart::automatic)
+        kind = few_ideals(w, ip.dp_max_ideals) ? WarmStart::dp : WarmStart::dpl;
     dp.linearize = kind == WarmStart::dpl;
     source = dp.linearize ? "dpl" : "dp";
     try {
@@ -506,54 +464,23 @@ IpRun solve_throughput_ip(const Workload& w, const ThroughputIpOptions& ip,
         warm.reset();
 
     const ThroughputModel m = build_model(w, ip);
-    run.columns = m.mip.columns();
-    run.rows = m.mip.rows();
-    run.nonzeros = m.mip.nonzeros();
+    record_model_size(run, m.mip);
     if (log) {
         *log << fmt::format(
             "ip_throughput ({}): {} groups, {} devices, {} transfers; MIP {} columns, {} rows, "
             "{} nonzeros; warm start {} {:.6g}\n",
-            name_of(ip.contiguity), m.groups.count(), m.devices, m.transfers.size(), run.columns,
-            run.rows, run.nonzeros, run.warm_source.empty() ? "none" : run.warm_source,
+            contiguity_name(ip.contiguity), m.groups.count(), m.devices, m.transfers.size(),
+            run.columns, run.rows, run.nonzeros, run.warm_source.empty() ? "none" : run.warm_source,
             run.warm_objective);
     }
 
-    MipOptions mo;
-    mo.time_limit_s = remaining_budget(options.time_limit_s, t0);
-    mo.relative_gap = options.relative_gap;
-    mo.seed = options.seed;
-    mo.progress = log;
-    mo.log_level = ip.log_level;
-    mo.extra_arguments = ip.cbc_arguments;
-    if (warm)
-        mo.warm_start = columns_of(m, w, *warm);
-    const MipResult r = solve_mip(m.mip, mo);
-    run.warm_accepted = r.warm_start_accepted;
-    run.status = r.status;
-    run.mip_seconds = r.seconds;
-    run.nodes = r.nodes;
-    run.bound = r.best_bound;
-    run.ip_objective = r.objective;
-
+    const MipResult r = run_cbc(m.mip, warm ? columns_of(m, w, *warm) : std::vector<double>{},
+                                options, ip.log_level, ip.cbc_arguments, t0, run);
     if (r.has_solution()) {
         run.assignment = assignment_of(m, w, r.solution);
         run.objective = evaluate_assignment(w, *run.assignment).max_load;
     }
-    // Never return worse than the warm start (CBC may stop before taking it); only a warm
-    // start that satisfies the model (same search space) can stand in.
-    if (warm && r.warm_start_accepted &&
-        (!run.assignment || run.warm_objective < run.objective - 1e-9)) {
-        run.assignment = warm;
-        run.objective = run.warm_objective;
-        run.from_warm_start = true;
-    }
-    // A split in hand is a feasible outcome even if CBC stopped before finding one itself.
-    if (run.assignment &&
-        (run.status == MipStatus::no_solution || run.status == MipStatus::infeasible))
-        run.status = MipStatus::feasible;
-    if (run.assignment && std::isfinite(run.bound))
-        run.gap = relative_gap(run.objective, run.bound);
-    run.seconds = seconds_since(t0);
+    finish_run(run, warm ? &*warm : nullptr, t0);
     return run;
 }
 

@@ -9,59 +9,12 @@
 #include <fmt/format.h>
 
 #include "placement/tarnawski/max_load_dp.hpp"
+#include "placement/tarnawski/solver_common.hpp"
 #include "sim/config.hpp"
 
 namespace hetsim::placement::tarnawski {
 
 namespace {
-
-// Strongly connected components of a directed graph (iterative Tarjan), numbered in order of
-// completion.
-std::vector<int> strong_components(const std::vector<std::vector<int>>& adj) {
-    const int n = static_cast<int>(adj.size());
-    std::vector<int> index(n, -1), low(n, 0), comp(n, -1), stack;
-    std::vector<std::uint8_t> on_stack(n, 0);
-    std::vector<std::pair<int, std::size_t>> frames;
-    int next = 0, comps = 0;
-    for (int s = 0; s < n; ++s) {
-        if (index[s] >= 0)
-            continue;
-        frames.emplace_back(s, 0);
-        index[s] = low[s] = next++;
-        stack.push_back(s);
-        on_stack[s] = 1;
-        while (!frames.empty()) {
-            auto& [v, i] = frames.back();
-            if (i < adj[v].size()) {
-                const int w = adj[v][i++];
-                if (index[w] < 0) {
-                    index[w] = low[w] = next++;
-                    stack.push_back(w);
-                    on_stack[w] = 1;
-                    frames.emplace_back(w, 0);
-                } else if (on_stack[w]) {
-                    low[v] = std::min(low[v], index[w]);
-                }
-                continue;
-            }
-            if (low[v] == index[v]) {
-                int w;
-                do {
-                    w = stack.back();
-                    stack.pop_back();
-                    on_stack[w] = 0;
-                    comp[w] = comps;
-                } while (w != v);
-                ++comps;
-            }
-            const int done = v;
-            frames.pop_back();
-            if (!frames.empty())
-                low[frames.back().first] = std::min(low[frames.back().first], low[done]);
-        }
-    }
-    return comp;
-}
 
 double relative_eps(double x) {
     return 1e-12 * std::max(1.0, std::fabs(x));
@@ -72,19 +25,9 @@ double relative_eps(double x) {
 Blocks make_blocks(const Workload& w, bool merge_cycles) {
     const int n = static_cast<int>(w.node_count());
     // Colour classes; a node without one is its own class.
-    std::unordered_map<std::int64_t, int> dense;
-    std::vector<int> cls(n);
-    int classes = 0;
-    for (int v = 0; v < n; ++v) {
-        if (w.has_color_class[v]) {
-            auto [it, fresh] = dense.emplace(w.color_class[v], classes);
-            if (fresh)
-                ++classes;
-            cls[v] = it->second;
-        } else {
-            cls[v] = classes++;
-        }
-    }
+    const ColourClasses colours = colour_classes(w);
+    const std::vector<int>& cls = colours.of_node;
+    const int classes = colours.count;
     std::vector<int> key = cls;
     if (merge_cycles) {
         std::vector<std::vector<int>> adj(classes);
@@ -93,7 +36,7 @@ Blocks make_blocks(const Workload& w, bool merge_cycles) {
             if (a != b)
                 adj[a].push_back(b);
         }
-        const std::vector<int> comp = strong_components(adj);
+        const std::vector<int> comp = strongly_connected(adj);
         for (int v = 0; v < n; ++v)
             key[v] = comp[cls[v]];
     }
@@ -324,26 +267,12 @@ std::optional<LinearSplit> linear_latency_dp(const Workload& w, const Blocks& bl
 }
 
 SplitScorer::SplitScorer(const Workload& w, SplitObjective objective, bool require_contiguous)
-    : w_(w), objective_(objective), require_contiguous_(require_contiguous), latency_(w) {
+    : w_(w),
+      objective_(objective),
+      require_contiguous_(require_contiguous),
+      latency_(w),
+      edges_(w) {
     const int n = static_cast<int>(w.node_count());
-    succ_begin_.assign(n + 1, 0);
-    for (std::size_t e = 0; e < w.edge_count(); ++e)
-        ++succ_begin_[w.edge_source[e] + 1];
-    for (int v = 0; v < n; ++v)
-        succ_begin_[v + 1] += succ_begin_[v];
-    succ_node_.resize(w.edge_count());
-    succ_cost_.resize(w.edge_count());
-    std::vector<int> fill(succ_begin_.begin(), succ_begin_.end() - 1);
-    for (std::size_t e = 0; e < w.edge_count(); ++e) {
-        const int u = w.edge_source[e];
-        succ_node_[fill[u]] = w.edge_dest[e];
-        succ_cost_[fill[u]++] = w.edge_cost[e];
-    }
-    uniform_.assign(n, 1);
-    for (int u = 0; u < n; ++u)
-        for (int i = succ_begin_[u]; i < succ_begin_[u + 1]; ++i)
-            if (succ_cost_[i] != succ_cost_[succ_begin_[u]])
-                uniform_[u] = 0;
     std::unordered_map<std::int64_t, int> dense;
     color_.assign(n, -1);
     for (int v = 0; v < n; ++v)
@@ -389,37 +318,7 @@ double SplitScorer::max_load(const std::vector<int>& dev) {
             return kLatencyInfinity;
     // Transfers as evaluate_assignment (§3, App. B): c_u once out of u's accelerator and once
     // into each other accelerator reading it; non-uniform costs per edge.
-    seen_.assign(devices, -1);
-    for (int u = 0; u < n; ++u) {
-        const int b = succ_begin_[u], e = succ_begin_[u + 1];
-        if (b == e)
-            continue;
-        if (uniform_[u]) {
-            const double c = succ_cost_[b];
-            bool crosses = false;
-            for (int i = b; i < e; ++i) {
-                const int d = dev[succ_node_[i]];
-                if (d != dev[u] && seen_[d] != u) {
-                    seen_[d] = u;
-                    crosses = true;
-                    if (d >= cpus)
-                        load_[d] += c;
-                }
-            }
-            if (crosses && dev[u] >= cpus)
-                load_[dev[u]] += c;
-        } else {
-            for (int i = b; i < e; ++i) {
-                const int d = dev[succ_node_[i]];
-                if (d == dev[u])
-                    continue;
-                if (d >= cpus)
-                    load_[d] += succ_cost_[i];
-                if (dev[u] >= cpus)
-                    load_[dev[u]] += succ_cost_[i];
-            }
-        }
-    }
+    add_transfer_loads(edges_, dev, cpus, load_, seen_);
     double worst = 0.0;
     for (double x : load_)
         worst = std::max(worst, x);

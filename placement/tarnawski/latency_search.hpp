@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "placement/tarnawski/latency.hpp"
+#include "placement/tarnawski/solver_common.hpp"
 #include "placement/tarnawski/split_solver.hpp"
 #include "placement/tarnawski/workload.hpp"
 
@@ -87,10 +88,11 @@ private:
     SplitObjective objective_;
     bool require_contiguous_;
     LatencyEvaluator latency_;
-    // max_load: successors (CSR) in edge order, uniform outgoing costs, dense colour classes.
-    std::vector<int> succ_begin_, succ_node_, color_, class_device_, seen_;
-    std::vector<double> succ_cost_, load_, bytes_;
-    std::vector<std::uint8_t> uniform_;
+    // max_load: successors (CSR) in edge order with uniform outgoing costs, dense colour
+    // classes (-1 without one), and scratch space reused across calls.
+    OutgoingEdges edges_;
+    std::vector<int> color_, class_device_, seen_;
+    std::vector<double> load_, bytes_;
     std::uint64_t evaluations_ = 0;
 };
 

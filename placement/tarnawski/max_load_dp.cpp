@@ -13,38 +13,15 @@
 
 #include <fmt/format.h>
 
+#include "placement/tarnawski/solver_common.hpp"
+
 namespace hetsim::placement::tarnawski {
 
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-// The published preprocessing treats latencies below this as zero (Appendix B code).
-constexpr double kZeroLatency = 1e-6;
 
 using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t0) {
-    return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-struct UnionFind {
-    std::vector<int> parent;
-    explicit UnionFind(int n) : parent(n) { std::iota(parent.begin(), parent.end(), 0); }
-    int find(int a) {
-        while (parent[a] != a) {
-            parent[a] = parent[parent[a]];
-            a = parent[a];
-        }
-        return a;
-    }
-    bool unite(int a, int b) {
-        a = find(a);
-        b = find(b);
-        if (a == b)
-            return false;
-        parent[std::max(a, b)] = std::min(a, b);
-        return true;
-    }
-};
 
 // An atom is an original node or an artificial forward image of an orphaned backward node
 // (Appendix B). Atoms are grouped into supernodes = (colour class, forward/backward).
@@ -96,55 +73,6 @@ Contracted contract(const Atoms& atoms, UnionFind& uf) {
     return c;
 }
 
-// Tarjan's SCC (iterative) on the forward supernodes; returns the component of each.
-std::vector<int> forward_sccs(const Contracted& c) {
-    const int n = c.count;
-    std::vector<int> index(n, -1), low(n, 0), comp(n, -1), stack;
-    std::vector<std::uint8_t> on_stack(n, 0);
-    int counter = 0, comps = 0;
-    std::vector<std::pair<int, std::size_t>> call;
-    for (int s0 = 0; s0 < n; ++s0) {
-        if (c.backward[s0] || index[s0] >= 0)
-            continue;
-        call.push_back({s0, 0});
-        index[s0] = low[s0] = counter++;
-        stack.push_back(s0);
-        on_stack[s0] = 1;
-        while (!call.empty()) {
-            auto& [v, i] = call.back();
-            if (i < c.out[v].size()) {
-                const int w = c.out[v][i++];
-                if (c.backward[w])
-                    continue;
-                if (index[w] < 0) {
-                    index[w] = low[w] = counter++;
-                    stack.push_back(w);
-                    on_stack[w] = 1;
-                    call.push_back({w, 0});
-                } else if (on_stack[w]) {
-                    low[v] = std::min(low[v], index[w]);
-                }
-            } else {
-                const int done = v;
-                call.pop_back();
-                if (!call.empty())
-                    low[call.back().first] = std::min(low[call.back().first], low[done]);
-                if (low[done] == index[done]) {
-                    int w;
-                    do {
-                        w = stack.back();
-                        stack.pop_back();
-                        on_stack[w] = 0;
-                        comp[w] = comps;
-                    } while (w != done);
-                    ++comps;
-                }
-            }
-        }
-    }
-    return comp;
-}
-
 // The instance the DP runs on: groups = forward supernodes (topologically labelled) together
 // with their backward siblings, and transfer items.
 struct Prepared {
@@ -193,19 +121,10 @@ Prepared prepare(const Workload& w, const DpOptions& options) {
     Atoms atoms;
     atoms.n_original = n;
     // Colour classes: given ones by value, a fresh class for every node without one.
-    std::unordered_map<std::int64_t, int> class_index;
-    int classes = 0;
-    for (int v = 0; v < n; ++v) {
-        if (w.has_color_class[v]) {
-            auto [it, fresh] = class_index.emplace(w.color_class[v], classes);
-            if (fresh)
-                ++classes;
-            atoms.cls.push_back(it->second);
-        } else {
-            atoms.cls.push_back(classes++);
-        }
-        atoms.backward.push_back(w.is_backward[v]);
-    }
+    const ColourClasses colours = colour_classes(w);
+    const int classes = colours.count;
+    atoms.cls = colours.of_node;
+    atoms.backward.assign(w.is_backward.begin(), w.is_backward.end());
     for (std::size_t e = 0; e < w.edge_count(); ++e)
         atoms.edges.emplace_back(w.edge_source[e], w.edge_dest[e]);
     UnionFind uf(classes);
@@ -244,7 +163,7 @@ Prepared prepare(const Workload& w, const DpOptions& options) {
     // App. B step 2: every strongly connected component of the contracted forward graph must
     // be colocated; merge their classes (also merging the backward parts) and contract again.
     {
-        const auto comp = forward_sccs(c);
+        const auto comp = strongly_connected(c.out, [&](int s) { return !c.backward[s]; });
         std::unordered_map<int, int> first_of_comp;
         bool merged = false;
         for (int s = 0; s < c.count; ++s) {
@@ -1269,42 +1188,8 @@ LoadReport evaluate_assignment(const Workload& w, const Assignment& assignment) 
     // Transfers (§3): u's output crosses to another device -> u's device pays c_u once if it is
     // an accelerator, and every other accelerator reading it pays c_u once. Non-uniform
     // outgoing costs: per edge (App. B subdivision).
-    std::vector<std::vector<int>> out(n);
-    for (std::size_t e = 0; e < w.edge_count(); ++e)
-        out[w.edge_source[e]].push_back(static_cast<int>(e));
-    std::vector<int> seen(devices, -1);
-    for (int u = 0; u < n; ++u) {
-        if (out[u].empty())
-            continue;
-        bool uniform = true;
-        for (int e : out[u])
-            uniform &= w.edge_cost[e] == w.edge_cost[out[u][0]];
-        if (uniform) {
-            const double c = w.edge_cost[out[u][0]];
-            bool crosses = false;
-            for (int e : out[u]) {
-                const int d = dev[w.edge_dest[e]];
-                if (d != dev[u] && seen[d] != u) {
-                    seen[d] = u;
-                    crosses = true;
-                    if (d >= cpus)
-                        load[d] += c;
-                }
-            }
-            if (crosses && dev[u] >= cpus)
-                load[dev[u]] += c;
-        } else {
-            for (int e : out[u]) {
-                const int d = dev[w.edge_dest[e]];
-                if (d == dev[u])
-                    continue;
-                if (d >= cpus)
-                    load[d] += w.edge_cost[e];
-                if (dev[u] >= cpus)
-                    load[dev[u]] += w.edge_cost[e];
-            }
-        }
-    }
+    std::vector<int> seen;
+    add_transfer_loads(OutgoingEdges(w), dev, cpus, load, seen);
     std::unordered_map<std::int64_t, int> device_of_class;
     for (int v = 0; v < n; ++v)
         if (w.has_color_class[v]) {

@@ -13,32 +13,13 @@
 
 #include "placement/tarnawski/latency.hpp"
 #include "placement/tarnawski/max_load_dp.hpp"
+#include "placement/tarnawski/solver_common.hpp"
 
 namespace hetsim::placement::tarnawski {
 
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-// The published preprocessing treats latencies below this as zero (Appendix B code).
-constexpr double kZeroLatency = 1e-6;
-
-struct UnionFind {
-    std::vector<int> parent;
-    explicit UnionFind(int n) : parent(n) { std::iota(parent.begin(), parent.end(), 0); }
-    int find(int a) {
-        while (parent[a] != a) {
-            parent[a] = parent[parent[a]];
-            a = parent[a];
-        }
-        return a;
-    }
-    void unite(int a, int b) {
-        a = find(a);
-        b = find(b);
-        if (a != b)
-            parent[std::max(a, b)] = std::min(a, b);
-    }
-};
 
 // Biconnected components (Hopcroft-Tarjan, iterative, edge stack) of a simple undirected graph
 // given as an edge list; calls on_component(edge ids) once per component.
@@ -96,53 +77,6 @@ void biconnected_components(int vertices, const std::vector<std::pair<int, int>>
             }
         }
     }
-}
-
-// Tarjan's strongly connected components (iterative); returns the component of each vertex.
-std::vector<int> strongly_connected(const std::vector<std::vector<int>>& out) {
-    const int n = static_cast<int>(out.size());
-    std::vector<int> index(n, -1), low(n, 0), comp(n, -1), stack;
-    std::vector<std::uint8_t> on_stack(n, 0);
-    std::vector<std::pair<int, std::size_t>> call;
-    int counter = 0, comps = 0;
-    for (int s0 = 0; s0 < n; ++s0) {
-        if (index[s0] >= 0)
-            continue;
-        index[s0] = low[s0] = counter++;
-        stack.push_back(s0);
-        on_stack[s0] = 1;
-        call.push_back({s0, 0});
-        while (!call.empty()) {
-            auto& [v, i] = call.back();
-            if (i < out[v].size()) {
-                const int w = out[v][i++];
-                if (index[w] < 0) {
-                    index[w] = low[w] = counter++;
-                    stack.push_back(w);
-                    on_stack[w] = 1;
-                    call.push_back({w, 0});
-                } else if (on_stack[w]) {
-                    low[v] = std::min(low[v], index[w]);
-                }
-                continue;
-            }
-            const int done = v;
-            call.pop_back();
-            if (!call.empty())
-                low[call.back().first] = std::min(low[call.back().first], low[done]);
-            if (low[done] == index[done]) {
-                int w;
-                do {
-                    w = stack.back();
-                    stack.pop_back();
-                    on_stack[w] = 0;
-                    comp[w] = comps;
-                } while (w != done);
-                ++comps;
-            }
-        }
-    }
-    return comp;
 }
 
 double objective_of(const Workload& w, const Assignment& a, double max_load,
@@ -343,43 +277,22 @@ PipeDreamResult solve_chain(const Workload& w, std::vector<std::vector<int>> cha
     std::vector<double> item_cost;
     std::vector<int> item_targets;
     std::vector<std::vector<int>> home_items(m), target_items(m);
-    {
-        std::vector<std::vector<int>> out(n);
-        for (std::size_t e = 0; e < w.edge_count(); ++e)
-            out[w.edge_source[e]].push_back(static_cast<int>(e));
+    for (const TransferItem& transfer : transfer_items(w)) {
+        const int home = pos[transfer.source];
         std::vector<int> targets;
-        auto add_item = [&](int home, double cost) {
-            std::sort(targets.begin(), targets.end());
-            targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
-            targets.erase(std::remove(targets.begin(), targets.end(), home), targets.end());
-            if (targets.empty())
-                return;
-            const int item = static_cast<int>(item_cost.size());
-            item_cost.push_back(cost);
-            item_targets.push_back(static_cast<int>(targets.size()));
-            home_items[home].push_back(item);
-            for (int t : targets)
-                target_items[t].push_back(item);
-        };
-        for (int u = 0; u < n; ++u) {
-            const auto& es = out[u];
-            if (es.empty())
-                continue;
-            bool uniform = true;
-            for (int e : es)
-                uniform &= w.edge_cost[e] == w.edge_cost[es[0]];
-            if (uniform) {
-                targets.clear();
-                for (int e : es)
-                    targets.push_back(pos[w.edge_dest[e]]);
-                add_item(pos[u], w.edge_cost[es[0]]);
-            } else {
-                for (int e : es) {
-                    targets.assign(1, pos[w.edge_dest[e]]);
-                    add_item(pos[u], w.edge_cost[e]);
-                }
-            }
-        }
+        for (int v : transfer.targets)
+            targets.push_back(pos[v]);
+        std::sort(targets.begin(), targets.end());
+        targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
+        targets.erase(std::remove(targets.begin(), targets.end(), home), targets.end());
+        if (targets.empty())
+            continue;
+        const int item = static_cast<int>(item_cost.size());
+        item_cost.push_back(transfer.cost);
+        item_targets.push_back(static_cast<int>(targets.size()));
+        home_items[home].push_back(item);
+        for (int t : targets)
+            target_items[t].push_back(item);
     }
 
     // The §5.1.1 DP restricted to prefixes of the chain (PipeDream's DP): dp[p][a][c] = the
@@ -496,8 +409,7 @@ public:
     SolveResult solve(const Workload& w, const SolveOptions& options) const override {
         const auto t0 = std::chrono::steady_clock::now();
         const PipeDreamResult r = solve_pipedream(w, options_);
-        const double seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const double seconds = seconds_since(t0);
         SolveResult out;
         out.stats["chain_length"] = std::to_string(r.chain.size());
         out.stats["segments"] = std::to_string(r.segments);

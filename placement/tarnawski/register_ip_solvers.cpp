@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "placement/tarnawski/ip_common.hpp"
 #include "placement/tarnawski/ip_solvers.hpp"
 #include "placement/tarnawski/latency_search.hpp"
 
@@ -153,45 +154,48 @@ SolveResult to_result(const std::string& spec, const Workload& w, const IpRun& r
     return out;
 }
 
-class ThroughputIpSolver final : public SplitSolver {
+// Either IP as a SplitSolver: `solve_ip` runs it (solve_throughput_ip / solve_latency_ip),
+// `describe` adds the options that tell the runs apart to the stats.
+template <typename IpOptions>
+class IpSolver final : public SplitSolver {
 public:
-    ThroughputIpSolver(std::string spec, ThroughputIpOptions ip, CommonArguments args)
-        : spec_(std::move(spec)), ip_(std::move(ip)), args_(args) {}
+    using SolveIp = IpRun (*)(const Workload&, const IpOptions&, const SolveOptions&);
+    using Describe = void (*)(const IpOptions&, SolveResult&);
+
+    IpSolver(std::string spec, IpOptions ip, CommonArguments args, SolveIp solve_ip,
+             const char* own_objective, Describe describe)
+        : spec_(std::move(spec)),
+          ip_(std::move(ip)),
+          args_(args),
+          solve_ip_(solve_ip),
+          own_objective_(own_objective),
+          describe_(describe) {}
     std::string name() const override { return spec_; }
     SolveResult solve(const Workload& w, const SolveOptions& options) const override {
         const SolveOptions o = with_overrides(options, args_);
-        const IpRun run = solve_throughput_ip(w, ip_, o);
-        SolveResult out = to_result(spec_, w, run, o, "max_load");
-        out.stats["contiguity"] = ip_.contiguity == Contiguity::contiguous ? "contiguous"
-                                  : ip_.contiguity == Contiguity::acyclic  ? "acyclic"
-                                                                           : "noncontiguous";
+        const IpRun run = solve_ip_(w, ip_, o);
+        SolveResult out = to_result(spec_, w, run, o, own_objective_);
+        describe_(ip_, out);
         return out;
     }
 
 private:
     std::string spec_;
-    ThroughputIpOptions ip_;
+    IpOptions ip_;
     CommonArguments args_;
+    SolveIp solve_ip_;
+    const char* own_objective_;  // the stat that holds the IP's own objective
+    Describe describe_;
 };
 
-class LatencyIpSolver final : public SplitSolver {
-public:
-    LatencyIpSolver(std::string spec, LatencyIpOptions ip, CommonArguments args)
-        : spec_(std::move(spec)), ip_(std::move(ip)), args_(args) {}
-    std::string name() const override { return spec_; }
-    SolveResult solve(const Workload& w, const SolveOptions& options) const override {
-        const SolveOptions o = with_overrides(options, args_);
-        const IpRun run = solve_latency_ip(w, ip_, o);
-        SolveResult out = to_result(spec_, w, run, o, "latency");
-        out.stats["q"] = std::to_string(ip_.subgraphs_per_accelerator);
-        return out;
-    }
-
-private:
-    std::string spec_;
-    LatencyIpOptions ip_;
-    CommonArguments args_;
-};
+// The arguments both IPs take, copied into their options.
+template <typename IpOptions>
+void apply_common(const CommonArguments& args, IpOptions& ip) {
+    ip.warm_start = args.warm;
+    ip.break_symmetry = args.break_symmetry;
+    ip.log_level = args.log_level;
+    ip.dp_max_ideals = args.dp_max_ideals;
+}
 
 std::string spec_of(const char* name, const std::string& arguments) {
     return arguments.empty() ? name : fmt::format("{}:{}", name, arguments);
@@ -214,11 +218,12 @@ std::unique_ptr<SplitSolver> make_throughput(const std::string& arguments) {
                                 return false;
                             return true;
                         });
-    ip.warm_start = args.warm;
-    ip.break_symmetry = args.break_symmetry;
-    ip.log_level = args.log_level;
-    ip.dp_max_ideals = args.dp_max_ideals;
-    return std::make_unique<ThroughputIpSolver>(spec_of(name, arguments), ip, args);
+    apply_common(args, ip);
+    return std::make_unique<IpSolver<ThroughputIpOptions>>(
+        spec_of(name, arguments), ip, args, solve_throughput_ip, "max_load",
+        [](const ThroughputIpOptions& o, SolveResult& out) {
+            out.stats["contiguity"] = ip_detail::contiguity_name(o.contiguity);
+        });
 }
 
 std::unique_ptr<SplitSolver> make_latency(const std::string& arguments) {
@@ -242,11 +247,12 @@ std::unique_ptr<SplitSolver> make_latency(const std::string& arguments) {
             ip.subgraphs_per_accelerator = q;
             return true;
         });
-    ip.warm_start = args.warm;
-    ip.break_symmetry = args.break_symmetry;
-    ip.log_level = args.log_level;
-    ip.dp_max_ideals = args.dp_max_ideals;
-    return std::make_unique<LatencyIpSolver>(spec_of(name, arguments), ip, args);
+    apply_common(args, ip);
+    return std::make_unique<IpSolver<LatencyIpOptions>>(
+        spec_of(name, arguments), ip, args, solve_latency_ip, "latency",
+        [](const LatencyIpOptions& o, SolveResult& out) {
+            out.stats["q"] = std::to_string(o.subgraphs_per_accelerator);
+        });
 }
 
 }  // namespace

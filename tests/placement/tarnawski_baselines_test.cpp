@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <limits>
+#include <optional>
 #include <random>
 #include <set>
 #include <sstream>
@@ -21,14 +22,12 @@
 #include "placement/tarnawski/register_partitioner_solvers.hpp"
 #include "placement/tarnawski/scotch_solver.hpp"
 #include "placement/tarnawski/split_solver.hpp"
+#include "tests/placement/tarnawski_test_support.hpp"
 
 namespace hetsim::placement::tarnawski {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-const std::filesystem::path kWorkloads = std::filesystem::path(HETSIM_SOURCE_DIR) / ".." /
-                                         "shared" / "workloads" / "tarnawski2020" / "throughput";
 
 // The chain a -> b -> c -> d of the hand computations below: p^acc 4, 3, 2, 5 (p^cpu ten times
 // that), outputs c_a = 1, c_b = 0.5, c_c = 2, sizes 1 each.
@@ -353,21 +352,14 @@ TEST(TarnawskiBaselines, RegistryCreatesBothSolvers) {
 
 // ---- the shared throughput workloads next to Table 1 ----
 
-struct Row {
-    const char* file;
-    double dp;         // Table 1, DP (contiguous)
-    double pipedream;  // Table 1, PipeDream (layer graphs only; < 0: not run in the paper)
-    double scotch;     // Table 1, Scotch
+class SharedWorkloads : public SharedWorkloadTest<Table1Row> {
+protected:
+    SharedWorkloads() : SharedWorkloadTest("throughput") {}
 };
 
-class SharedWorkloads : public ::testing::TestWithParam<Row> {};
-
 TEST_P(SharedWorkloads, BaselinesAreValidAndNeverBeatTheDp) {
-    const Row row = GetParam();
-    const auto path = kWorkloads / row.file;
-    if (!std::filesystem::exists(path))
-        GTEST_SKIP() << "shared workload not found: " << path;
-    const Workload w = read_workload(path);
+    const Table1Row row = GetParam();
+    const Workload& w = workload();
     SplitSolverRegistry registry;
     register_partitioner_solvers(registry);
     // Table 1 prints two decimals and the DP's objective rounds to it. PipeDream's splits are
@@ -405,24 +397,8 @@ TEST_P(SharedWorkloads, BaselinesAreValidAndNeverBeatTheDp) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    TarnawskiBaselines, SharedWorkloads,
-    ::testing::Values(Row{"op_bert_l-3_inference.json", 27.92, -1, 35.94},
-                      Row{"op_bert_l-6_inference.json", 29.58, -1, 49.80},
-                      Row{"op_resnet50_inference.json", 124.35, -1, 197.84},
-                      Row{"op_bert_l-3_training.json", 65.30, -1, 416.97},
-                      Row{"layer_bert24_inference.json", 17.79, 17.79, 18.03},
-                      Row{"layer_bert24_training.json", 41.75, 41.75, 42.01},
-                      Row{"layer_resnet50_inference.json", 33.77, 39.38, 34.50},
-                      Row{"layer_resnet50_training.json", 78.63, 83.67, 80.10}),
-    [](const auto& info) {
-        std::string name = info.param.file;
-        name = name.substr(0, name.find('.'));
-        for (char& ch : name)
-            if (!std::isalnum(static_cast<unsigned char>(ch)))
-                ch = '_';
-        return name;
-    });
+INSTANTIATE_TEST_SUITE_P(TarnawskiBaselines, SharedWorkloads, ::testing::ValuesIn(kTable1),
+                         FileTestName());
 
 }  // namespace
 }  // namespace hetsim::placement::tarnawski

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -13,31 +14,23 @@
 
 #include "placement/tarnawski/max_load_dp.hpp"
 #include "placement/tarnawski/replication.hpp"
+#include "tests/placement/tarnawski_test_support.hpp"
 
 namespace hetsim::placement::tarnawski {
 namespace {
 
-const std::filesystem::path kWorkloads = std::filesystem::path(HETSIM_SOURCE_DIR) / ".." /
-                                         "shared" / "workloads" / "tarnawski2020" / "throughput";
-
-struct Table1Row {
-    const char* file;
-    double tps;     // Table 1, DP (contiguous)
-    size_t ideals;  // Table 1, ideals of the forward part
+class Table1 : public SharedWorkloadTest<Table1Row> {
+protected:
+    Table1() : SharedWorkloadTest("throughput") {}
 };
-
-class Table1 : public ::testing::TestWithParam<Table1Row> {};
 
 TEST_P(Table1, DpMatchesPaper) {
     const auto row = GetParam();
-    const auto path = kWorkloads / row.file;
-    if (!std::filesystem::exists(path))
-        GTEST_SKIP() << "shared workload not found: " << path;
-    const Workload w = read_workload(path);
+    const Workload& w = workload();
     const DpResult r = solve_max_load(w);
     // Table 1 prints two decimals: the objective must round to it.
-    EXPECT_LT(std::fabs(r.objective * 100.0 - row.tps * 100.0), 0.5)
-        << row.file << ": DP gives " << r.objective << ", Table 1 says " << row.tps;
+    EXPECT_LT(std::fabs(r.objective * 100.0 - row.dp * 100.0), 0.5)
+        << row.file << ": DP gives " << r.objective << ", Table 1 says " << row.dp;
     EXPECT_EQ(r.stats.ideals, row.ideals) << row.file;
     const LoadReport e = evaluate_split(w, r.split);
     EXPECT_NEAR(e.max_load, r.objective, 1e-9 * r.objective);
@@ -57,23 +50,7 @@ TEST_P(Table1, DpMatchesPaper) {
     EXPECT_EQ(same.split.cpus, r.split.cpus);
 }
 
-INSTANTIATE_TEST_SUITE_P(SharedWorkloads, Table1,
-                         ::testing::Values(Table1Row{"op_bert_l-3_inference.json", 27.92, 1428},
-                                           Table1Row{"op_bert_l-6_inference.json", 29.58, 1923},
-                                           Table1Row{"op_resnet50_inference.json", 124.35, 241},
-                                           Table1Row{"op_bert_l-3_training.json", 65.30, 2774},
-                                           Table1Row{"layer_bert24_inference.json", 17.79, 30},
-                                           Table1Row{"layer_bert24_training.json", 41.75, 30},
-                                           Table1Row{"layer_resnet50_inference.json", 33.77, 242},
-                                           Table1Row{"layer_resnet50_training.json", 78.63, 242}),
-                         [](const auto& info) {
-                             std::string name = info.param.file;
-                             name = name.substr(0, name.find('.'));
-                             for (char& ch : name)
-                                 if (!std::isalnum(static_cast<unsigned char>(ch)))
-                                     ch = '_';
-                             return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(SharedWorkloads, Table1, ::testing::ValuesIn(kTable1), FileTestName());
 
 // ---- exhaustive search over contiguous, colocation-respecting splits ----
 
@@ -117,56 +94,28 @@ Tiny random_tiny(std::mt19937_64& rng) {
     return t;
 }
 
-// The DP's search space (§5.1.1): the device sets can be ordered so that every prefix union is
-// an ideal, i.e. the graph of devices (an edge d(u) -> d(v) for every cut edge) is acyclic.
-// This implies Definition 3.1 for every device; it is stronger than Definition 3.1 for each
-// device alone (two contiguous sets can feed each other), and it is what pipelining needs.
-// For training graphs only the forward part is ordered (§5.3: forward and backward parts are
-// contiguous separately; the DP orders the forward part and carries the backward nodes along).
-bool devices_acyclic(const Workload& w, const std::vector<int>& dev, int devices) {
-    std::vector<unsigned> succ(devices, 0);
-    for (std::size_t e = 0; e < w.edge_count(); ++e) {
-        if (w.is_backward[w.edge_source[e]] || w.is_backward[w.edge_dest[e]])
-            continue;
-        const int a = dev[w.edge_source[e]], b = dev[w.edge_dest[e]];
-        if (a != b)
-            succ[a] |= 1u << b;
-    }
-    unsigned left = (1u << devices) - 1;
-    for (bool progress = true; progress && left;) {
-        progress = false;
-        for (int d = 0; d < devices; ++d)
-            if ((left >> d & 1) && !(succ[d] & left)) {  // a sink among the remaining
-                left &= ~(1u << d);
-                progress = true;
-            }
-    }
-    return left == 0;
+// The split that puts node v on device dev[v] (CPUs first, as in Assignment).
+Split split_of(const Workload& w, const std::vector<int>& dev) {
+    Split split;
+    split.cpus.resize(w.max_cpus);
+    split.accelerators.resize(w.max_accelerators);
+    for (std::size_t v = 0; v < dev.size(); ++v)
+        (dev[v] < w.max_cpus ? split.cpus[dev[v]] : split.accelerators[dev[v] - w.max_cpus])
+            .push_back(w.id[v]);
+    return split;
 }
 
 double brute_force(const Workload& w) {
     const int n = static_cast<int>(w.node_count());
     const int devices = w.max_cpus + w.max_accelerators;
-    std::vector<int> dev(n, 0);
     double best = std::numeric_limits<double>::infinity();
-    for (;;) {
-        if (devices_acyclic(w, dev, devices)) {
-            Split split;
-            split.cpus.resize(w.max_cpus);
-            split.accelerators.resize(w.max_accelerators);
-            for (int v = 0; v < n; ++v)
-                (dev[v] < w.max_cpus ? split.cpus[dev[v]] : split.accelerators[dev[v] - w.max_cpus])
-                    .push_back(w.id[v]);
-            const LoadReport r = evaluate_split(w, split);
-            if (r.colocation_ok)
-                best = std::min(best, r.max_load);
-        }
-        int i = 0;
-        while (i < n && ++dev[i] == devices)
-            dev[i++] = 0;
-        if (i == n)
-            break;
-    }
+    for_each_assignment(n, devices, [&](const std::vector<int>& dev) {
+        if (!devices_acyclic(w, dev, devices))
+            return;
+        const LoadReport r = evaluate_split(w, split_of(w, dev));
+        if (r.colocation_ok)
+            best = std::min(best, r.max_load);
+    });
     return best;
 }
 
@@ -651,64 +600,51 @@ TEST(TarnawskiDpReplication, EveryReplicaHoldsItsSet) {
 double brute_force_replicated(const Workload& w, const ReplicationOptions& o) {
     const int n = static_cast<int>(w.node_count());
     const int devices = w.max_cpus + w.max_accelerators;
-    std::vector<int> dev(n, 0);
     double best = std::numeric_limits<double>::infinity();
     struct Used {
         bool accelerator;
         double load, bytes;
     };
-    for (;;) {
-        if (devices_acyclic(w, dev, devices)) {
-            Split split;
-            split.cpus.resize(w.max_cpus);
-            split.accelerators.resize(w.max_accelerators);
-            std::vector<double> bytes(devices, 0.0);
-            for (int v = 0; v < n; ++v) {
-                (dev[v] < w.max_cpus ? split.cpus[dev[v]] : split.accelerators[dev[v] - w.max_cpus])
-                    .push_back(w.id[v]);
-                bytes[dev[v]] += w.size[v];
-            }
-            const LoadReport r = evaluate_split(w, split);
-            if (r.colocation_ok && std::isfinite(r.max_load)) {
-                std::vector<Used> used;
-                for (int d = 0; d < devices; ++d) {
-                    const bool acc = d >= w.max_cpus;
-                    const auto& set = acc ? split.accelerators[d - w.max_cpus] : split.cpus[d];
-                    if (!set.empty())
-                        used.push_back({acc,
-                                        acc ? r.accelerator_loads[d - w.max_cpus] : r.cpu_loads[d],
-                                        bytes[d]});
-                }
-                std::function<void(std::size_t, int, int, double)> choose =
-                    [&](std::size_t i, int accs, int cpus, double worst) {
-                        if (worst >= best)
-                            return;
-                        if (i == used.size()) {
-                            best = worst;
-                            return;
-                        }
-                        const Used& u = used[i];
-                        const int left = u.accelerator ? accs : cpus;
-                        const int limit = std::min(
-                            left, u.accelerator ? o.max_accelerator_replicas : o.max_cpu_replicas);
-                        for (int r = 1; r <= limit; ++r) {
-                            const double load = replicated_load(
-                                u.load, u.bytes, r,
-                                u.accelerator ? o.accelerator_bandwidth : o.cpu_bandwidth,
-                                o.overlap_sync);
-                            choose(i + 1, accs - (u.accelerator ? r : 0),
-                                   cpus - (u.accelerator ? 0 : r), std::max(worst, load));
-                        }
-                    };
-                choose(0, w.max_accelerators, w.max_cpus, 0.0);
-            }
+    for_each_assignment(n, devices, [&](const std::vector<int>& dev) {
+        if (!devices_acyclic(w, dev, devices))
+            return;
+        const Split split = split_of(w, dev);
+        std::vector<double> bytes(devices, 0.0);
+        for (int v = 0; v < n; ++v)
+            bytes[dev[v]] += w.size[v];
+        const LoadReport r = evaluate_split(w, split);
+        if (!r.colocation_ok || !std::isfinite(r.max_load))
+            return;
+        std::vector<Used> used;
+        for (int d = 0; d < devices; ++d) {
+            const bool acc = d >= w.max_cpus;
+            const auto& set = acc ? split.accelerators[d - w.max_cpus] : split.cpus[d];
+            if (!set.empty())
+                used.push_back(
+                    {acc, acc ? r.accelerator_loads[d - w.max_cpus] : r.cpu_loads[d], bytes[d]});
         }
-        int i = 0;
-        while (i < n && ++dev[i] == devices)
-            dev[i++] = 0;
-        if (i == n)
-            break;
-    }
+        std::function<void(std::size_t, int, int, double)> choose = [&](std::size_t i, int accs,
+                                                                        int cpus, double worst) {
+            if (worst >= best)
+                return;
+            if (i == used.size()) {
+                best = worst;
+                return;
+            }
+            const Used& u = used[i];
+            const int left = u.accelerator ? accs : cpus;
+            const int limit =
+                std::min(left, u.accelerator ? o.max_accelerator_replicas : o.max_cpu_replicas);
+            for (int r = 1; r <= limit; ++r) {
+                const double load = replicated_load(
+                    u.load, u.bytes, r, u.accelerator ? o.accelerator_bandwidth : o.cpu_bandwidth,
+                    o.overlap_sync);
+                choose(i + 1, accs - (u.accelerator ? r : 0), cpus - (u.accelerator ? 0 : r),
+                       std::max(worst, load));
+            }
+        };
+        choose(0, w.max_accelerators, w.max_cpus, 0.0);
+    });
     return best;
 }
 
@@ -778,10 +714,11 @@ TEST(TarnawskiDpReplication, OffIsUnchanged) {
 }
 
 TEST(TarnawskiDpReplication, SharedWorkloadNeverWorse) {
-    const auto path = kWorkloads / "op_bert_l-3_inference.json";
-    if (!std::filesystem::exists(path))
-        GTEST_SKIP() << "shared workload not found: " << path;
-    const Workload w = read_workload(path);
+    const std::optional<Workload> loaded =
+        shared_workload_or_skip("throughput/op_bert_l-3_inference.json");
+    if (!loaded)
+        return;
+    const Workload& w = *loaded;
     const double plain = solve_max_load(w).objective;
     for (double bandwidth : {1e7, 1e9}) {  // bytes per time unit of the latencies
         DpOptions o;

@@ -23,16 +23,12 @@
 #include "placement/tarnawski/latency.hpp"
 #include "placement/tarnawski/max_load_dp.hpp"
 #include "placement/tarnawski/split_solver.hpp"
+#include "tests/placement/tarnawski_test_support.hpp"
 
 namespace hetsim::placement::tarnawski {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-std::filesystem::path shared_workload(const std::string& relative) {
-    return std::filesystem::path(std::string(HETSIM_SOURCE_DIR) +
-                                 "/../shared/workloads/tarnawski2020/" + relative);
-}
 
 // CBC stops when no node can improve the incumbent by more than its cutoff increment (1e-5
 // absolute by default), so optima agree to that, not to the last bit.
@@ -183,42 +179,6 @@ bool contiguous(unsigned set, unsigned considered, const std::vector<unsigned>& 
             return false;
     }
     return true;
-}
-
-// The DP's space: the device graph (forward cut edges) is acyclic.
-bool devices_acyclic(const Workload& w, const std::vector<int>& dev, int devices) {
-    std::vector<unsigned> succ(devices, 0);
-    for (std::size_t e = 0; e < w.edge_count(); ++e) {
-        if (w.is_backward[w.edge_source[e]] || w.is_backward[w.edge_dest[e]])
-            continue;
-        const int a = dev[w.edge_source[e]], b = dev[w.edge_dest[e]];
-        if (a != b)
-            succ[a] |= 1u << b;
-    }
-    unsigned left = (1u << devices) - 1;
-    for (bool progress = true; progress && left;) {
-        progress = false;
-        for (int d = 0; d < devices; ++d)
-            if ((left >> d & 1) && !(succ[d] & left)) {
-                left &= ~(1u << d);
-                progress = true;
-            }
-    }
-    return left == 0;
-}
-
-// Calls f(device_of_node) for every assignment of the nodes to `devices` devices.
-template <typename F>
-void for_each_assignment(int n, int devices, F&& f) {
-    std::vector<int> dev(n, 0);
-    for (;;) {
-        f(dev);
-        int i = 0;
-        while (i < n && ++dev[i] == devices)
-            dev[i++] = 0;
-        if (i == n)
-            return;
-    }
 }
 
 struct ThroughputOptima {
@@ -534,10 +494,11 @@ TEST(TarnawskiIpLatency, TwoSubgraphsPerAcceleratorNeverWorse) {
 // ---- shared workloads ---------------------------------------------------------------------
 
 TEST(TarnawskiIpShared, OneSecondLimitReturnsTheWarmStartOrBetter) {
-    const auto path = shared_workload("throughput/op_bert_l-3_inference.json");
-    if (!std::filesystem::exists(path))
-        GTEST_SKIP() << "shared workload not found: " << path;
-    const Workload w = read_workload(path);
+    const std::optional<Workload> loaded =
+        shared_workload_or_skip("throughput/op_bert_l-3_inference.json");
+    if (!loaded)
+        return;
+    const Workload& w = *loaded;
     SolveOptions options;
     options.time_limit_s = 1.0;
     for (Contiguity c : {Contiguity::contiguous, Contiguity::noncontiguous}) {
@@ -554,10 +515,11 @@ TEST(TarnawskiIpShared, OneSecondLimitReturnsTheWarmStartOrBetter) {
 }
 
 TEST(TarnawskiIpShared, Bert3ContiguousNeverBeatsTheDp) {
-    const auto path = shared_workload("throughput/op_bert_l-3_inference.json");
-    if (!std::filesystem::exists(path))
-        GTEST_SKIP() << "shared workload not found: " << path;
-    const Workload w = read_workload(path);
+    const std::optional<Workload> loaded =
+        shared_workload_or_skip("throughput/op_bert_l-3_inference.json");
+    if (!loaded)
+        return;
+    const Workload& w = *loaded;
     const double dp = solve_max_load(w).objective;
     EXPECT_NEAR(dp, 27.92, 0.005);  // Table 1
     SolveOptions options;
@@ -585,10 +547,11 @@ TEST(TarnawskiIpShared, Bert3ContiguousNeverBeatsTheDp) {
 }
 
 TEST(TarnawskiIpShared, LatencyNeverWorseThanTheBaselines) {
-    const auto path = shared_workload("latency/layer_bert24_inference.json");
-    if (!std::filesystem::exists(path))
-        GTEST_SKIP() << "shared workload not found: " << path;
-    const Workload w = read_workload(path);
+    const std::optional<Workload> loaded =
+        shared_workload_or_skip("latency/layer_bert24_inference.json");
+    if (!loaded)
+        return;
+    const Workload& w = *loaded;
     SolveOptions options;
     options.objective = SplitObjective::latency;
     options.time_limit_s = 4.0;

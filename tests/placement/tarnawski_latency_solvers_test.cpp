@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -15,12 +16,10 @@
 #include "placement/tarnawski/latency_search.hpp"
 #include "placement/tarnawski/latency_solvers.hpp"
 #include "placement/tarnawski/max_load_dp.hpp"
+#include "tests/placement/tarnawski_test_support.hpp"
 
 namespace hetsim::placement::tarnawski {
 namespace {
-
-const std::filesystem::path kShared =
-    std::filesystem::path(HETSIM_SOURCE_DIR) / ".." / "shared" / "workloads" / "tarnawski2020";
 
 constexpr double kInf = kLatencyInfinity;
 
@@ -58,14 +57,14 @@ struct Table4Row {
     double ip;      // Table 4, "IP" latency
 };
 
-class TarnawskiLatencyTable4 : public ::testing::TestWithParam<Table4Row> {};
+class TarnawskiLatencyTable4 : public SharedWorkloadTest<Table4Row> {
+protected:
+    TarnawskiLatencyTable4() : SharedWorkloadTest("latency") {}
+};
 
 TEST_P(TarnawskiLatencyTable4, GreedyMatchesPaper) {
     const auto row = GetParam();
-    const auto path = kShared / "latency" / row.file;
-    if (!std::filesystem::exists(path))
-        GTEST_SKIP() << "shared workload not found: " << path;
-    const Workload w = read_workload(path);
+    const Workload& w = workload();
     const SolveResult r = create("greedy")->solve(w, latency_options());
     // Table 4 prints two decimals: the latency must round to it.
     EXPECT_LT(std::fabs(r.objective * 100.0 - row.greedy * 100.0), 0.5)
@@ -80,10 +79,7 @@ TEST_P(TarnawskiLatencyTable4, GreedyMatchesPaper) {
 
 TEST_P(TarnawskiLatencyTable4, PlacerAtMostIp) {
     const auto row = GetParam();
-    const auto path = kShared / "latency" / row.file;
-    if (!std::filesystem::exists(path))
-        GTEST_SKIP() << "shared workload not found: " << path;
-    const Workload w = read_workload(path);
+    const Workload& w = workload();
     const SolveResult r = create("tarnawski.latency")->solve(w, latency_options());
     const SolveResult g = create("greedy")->solve(w, latency_options());
     // At most the IP's latency as printed (two decimals), and never worse than the greedy.
@@ -105,21 +101,16 @@ INSTANTIATE_TEST_SUITE_P(Tarnawski, TarnawskiLatencyTable4,
                          ::testing::Values(Table4Row{"op_bert_l-3_inference.json", 416.20, 408.47},
                                            Table4Row{"layer_bert24_inference.json", 100.22,
                                                      100.22}),
-                         [](const auto& info) {
-                             std::string name = info.param.file;
-                             name = name.substr(0, name.find('.'));
-                             std::replace(name.begin(), name.end(), '-', '_');
-                             return name;
-                         });
+                         FileTestName());
 
 // The throughput workloads double as held-out latency workloads (with their own k, ℓ and M).
-class TarnawskiLatencyHeldOut : public ::testing::TestWithParam<const char*> {};
+class TarnawskiLatencyHeldOut : public SharedWorkloadTest<Table1Row> {
+protected:
+    TarnawskiLatencyHeldOut() : SharedWorkloadTest("throughput") {}
+};
 
 TEST_P(TarnawskiLatencyHeldOut, PlacerNeverWorseThanGreedy) {
-    const auto path = kShared / "throughput" / GetParam();
-    if (!std::filesystem::exists(path))
-        GTEST_SKIP() << "shared workload not found: " << path;
-    const Workload w = read_workload(path);
+    const Workload& w = workload();
     // A short search keeps the test fast; the seeds already include the greedy.
     const SolveResult r =
         create("tarnawski.latency:rounds=8,orders=4")->solve(w, latency_options());
@@ -131,18 +122,8 @@ TEST_P(TarnawskiLatencyHeldOut, PlacerNeverWorseThanGreedy) {
     EXPECT_TRUE(lat.contiguous);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Tarnawski, TarnawskiLatencyHeldOut,
-    ::testing::Values("op_bert_l-3_inference.json", "op_bert_l-6_inference.json",
-                      "op_resnet50_inference.json", "op_bert_l-3_training.json",
-                      "layer_bert24_inference.json", "layer_bert24_training.json",
-                      "layer_resnet50_inference.json", "layer_resnet50_training.json"),
-    [](const auto& info) {
-        std::string name = info.param;
-        name = name.substr(0, name.find('.'));
-        std::replace(name.begin(), name.end(), '-', '_');
-        return name;
-    });
+INSTANTIATE_TEST_SUITE_P(Tarnawski, TarnawskiLatencyHeldOut, ::testing::ValuesIn(kTable1),
+                         FileTestName());
 
 // Small random instances: DAG, memory that binds, some colour classes, non-uniform costs,
 // a node unsupported on accelerators now and then.
@@ -180,18 +161,13 @@ double exhaustive_latency(const Workload& w, bool contiguous, int accelerators =
     LatencyEvaluator evaluator(w);
     LatencyEvaluator::Options o;
     o.require_contiguous = contiguous;
-    std::vector<int> digit(n, 0), dev(n, 0);
+    std::vector<int> dev(n, 0);
     double best = kInf;
-    while (true) {
+    for_each_assignment(n, choices, [&](const std::vector<int>& digit) {
         for (int v = 0; v < n; ++v)
             dev[v] = digit[v] == 0 ? cpu_device(w, 0) : accelerator_device(w, digit[v] - 1);
         best = std::min(best, evaluator.latency(dev, o));
-        int i = 0;
-        while (i < n && ++digit[i] == choices)
-            digit[i++] = 0;
-        if (i == n)
-            break;
-    }
+    });
     return best;
 }
 
@@ -337,10 +313,11 @@ TEST(TarnawskiLatencySolvers, LocalSearchIsSeededAndImprovesOnTheGreedy) {
 }
 
 TEST(TarnawskiLatencySolvers, LocalSearchOnBert3) {
-    const auto path = kShared / "latency" / "op_bert_l-3_inference.json";
-    if (!std::filesystem::exists(path))
-        GTEST_SKIP() << "shared workload not found: " << path;
-    const Workload w = read_workload(path);
+    const std::optional<Workload> loaded =
+        shared_workload_or_skip("latency/op_bert_l-3_inference.json");
+    if (!loaded)
+        return;
+    const Workload& w = *loaded;
     const SolveResult r = create("local_search:restarts=2")->solve(w, latency_options());
     EXPECT_LE(r.objective, 416.2044);  // starts from the greedy
     EXPECT_TRUE(check_result(w, r, SplitObjective::latency).memory_ok);
@@ -360,10 +337,11 @@ TEST(TarnawskiLatencySolvers, OneAcceleratorForThroughputIsTheDpWithOneAccelerat
 }
 
 TEST(TarnawskiLatencySolvers, OneAcceleratorOnBert24) {
-    const auto path = kShared / "latency" / "layer_bert24_inference.json";
-    if (!std::filesystem::exists(path))
-        GTEST_SKIP() << "shared workload not found: " << path;
-    const Workload w = read_workload(path);
+    const std::optional<Workload> loaded =
+        shared_workload_or_skip("latency/layer_bert24_inference.json");
+    if (!loaded)
+        return;
+    const Workload& w = *loaded;
     const SolveResult r = create("one_accelerator")->solve(w, latency_options());
     const LatencyReport lat = check_result(w, r, SplitObjective::latency);
     EXPECT_TRUE(lat.memory_ok);
@@ -375,10 +353,10 @@ TEST(TarnawskiLatencySolvers, OneAcceleratorOnBert24) {
 }
 
 TEST(TarnawskiLatencySolvers, ExpertScoresTheFileSplit) {
-    const auto path = kShared / "latency" / "layer_bert24_inference.json";
-    const auto expert = kShared / "experts" / "bert24_inference_expert.json";
+    const auto path = kSharedWorkloads / "latency" / "layer_bert24_inference.json";
+    const auto expert = kSharedWorkloads / "experts" / "bert24_inference_expert.json";
     if (!std::filesystem::exists(path) || !std::filesystem::exists(expert))
-        GTEST_SKIP() << "shared workloads not found under " << kShared;
+        GTEST_SKIP() << "shared workloads not found under " << kSharedWorkloads;
     Workload w = read_workload(path);
     // The expert split uses 6 accelerators; the latency instance has k = 5.
     EXPECT_THROW(create("expert:" + expert.string())->solve(w, latency_options()), SolverError);
@@ -417,10 +395,11 @@ TEST(TarnawskiLatencySolvers, Registration) {
 }
 
 TEST(TarnawskiLatencySolvers, TimeLimitIsRespected) {
-    const auto path = kShared / "latency" / "op_bert_l-3_inference.json";
-    if (!std::filesystem::exists(path))
-        GTEST_SKIP() << "shared workload not found: " << path;
-    const Workload w = read_workload(path);
+    const std::optional<Workload> loaded =
+        shared_workload_or_skip("latency/op_bert_l-3_inference.json");
+    if (!loaded)
+        return;
+    const Workload& w = *loaded;
     SolveOptions o = latency_options();
     o.time_limit_s = 0.5;
     // Many rounds, cut short by the limit; still a feasible split no worse than the greedy.

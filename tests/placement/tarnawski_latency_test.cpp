@@ -3,6 +3,7 @@
 // evaluate_assignment's per-device loads and with Table 4's baseline latencies.
 #include <cmath>
 #include <filesystem>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -11,12 +12,10 @@
 
 #include "placement/tarnawski/latency.hpp"
 #include "placement/tarnawski/max_load_dp.hpp"
+#include "tests/placement/tarnawski_test_support.hpp"
 
 namespace hetsim::placement::tarnawski {
 namespace {
-
-const std::filesystem::path kShared =
-    std::filesystem::path(HETSIM_SOURCE_DIR) / ".." / "shared" / "workloads" / "tarnawski2020";
 
 constexpr double kInf = kLatencyInfinity;
 
@@ -324,10 +323,10 @@ TEST(TarnawskiLatency, SplitOverloadAndReportAgree) {
 // split (108.03) and the human-expert split (111.94; it uses 6 accelerators, so we score it
 // with k = 6 as the paper evidently did).
 TEST(TarnawskiLatency, Table4BaselinesOnBert24) {
-    const auto path = kShared / "latency" / "layer_bert24_inference.json";
-    const auto expert = kShared / "experts" / "bert24_inference_expert.json";
+    const auto path = kSharedWorkloads / "latency" / "layer_bert24_inference.json";
+    const auto expert = kSharedWorkloads / "experts" / "bert24_inference_expert.json";
     if (!std::filesystem::exists(path) || !std::filesystem::exists(expert))
-        GTEST_SKIP() << "shared workloads not found under " << kShared;
+        GTEST_SKIP() << "shared workloads not found under " << kSharedWorkloads;
     Workload w = read_workload(path);
     const DpResult dp = solve_max_load(w);
     EXPECT_NEAR(split_latency(w, dp.split), 108.03, 0.005);
