@@ -9,12 +9,18 @@
 // that it is not clear how to design a local search that satisfies the memory bounds; we
 // start only from feasible splits and stay feasible:
 //   start 0: the §7 greedy;  start 1: everything on the CPU (if ℓ > 0);
-//   start 2, 3, ...: the greedy fill of a random topological order with each accelerator
-//   capped at a random fraction (30-100 %) of M, from SolveOptions::seed.
+//   start 2, 3, ...: for the max-load, a uniformly random split as §6 describes (each block on
+//   a device drawn uniformly among those it fits on, memory counted as blocks are placed); for
+//   the latency, where a random split is mostly deadlocked or dominated by transfers, the
+//   greedy fill of a random topological order with each accelerator capped at a random
+//   fraction (30-100 %) of M. Both from SolveOptions::seed.
 // Splits need not be contiguous (the §4 latency runs non-contiguous contents as pieces,
 // §4.1); contiguous=1 restricts the search to contiguous accelerator sets.
-// Arguments: restarts=N (starts, default 8), steps=N (improving moves per descent, default
-// unbounded), contiguous=0|1 (default 0). Stops at SolveOptions::time_limit_s.
+// Arguments: restarts=N (starts, default 10 as in §6), steps=N (improving moves per descent,
+// default unbounded), contiguous=0|1 (default 0). Stops at SolveOptions::time_limit_s.
+#include <algorithm>
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "placement/tarnawski/latency_search.hpp"
@@ -24,15 +30,52 @@ namespace hetsim::placement::tarnawski {
 
 namespace {
 
+// A uniformly random feasible split of `blocks` (the §6 starting point): blocks in random
+// order, each on a device drawn among the CPUs and the accelerators with room for it.
+std::vector<int> random_split(const Workload& w, const Blocks& blocks, std::mt19937_64& rng) {
+    std::vector<int> order(static_cast<std::size_t>(blocks.count()));
+    for (int b = 0; b < blocks.count(); ++b)
+        order[static_cast<std::size_t>(b)] = b;
+    std::shuffle(order.begin(), order.end(), rng);
+    std::vector<double> used(static_cast<std::size_t>(w.max_accelerators), 0.0);
+    std::vector<int> dev(w.node_count(), cpu_device(w, 0));
+    std::vector<int> candidates;
+    for (int b : order) {
+        candidates.clear();
+        for (int c = 0; c < w.max_cpus; ++c)
+            candidates.push_back(cpu_device(w, c));
+        for (int a = 0; a < w.max_accelerators; ++a)
+            if (blocks.accelerator_ok[b] &&
+                used[static_cast<std::size_t>(a)] + blocks.bytes[b] <= w.max_size_per_accelerator)
+                candidates.push_back(accelerator_device(w, a));
+        if (candidates.empty())  // ℓ = 0 and nothing fits: infeasible whatever we pick
+            candidates.push_back(accelerator_device(w, 0));
+        std::uniform_int_distribution<std::size_t> pick(0, candidates.size() - 1);
+        const int d = candidates[pick(rng)];
+        if (is_accelerator_device(w, d))
+            used[static_cast<std::size_t>(d - accelerator_device(w, 0))] += blocks.bytes[b];
+        for (int v : blocks.nodes[b])
+            dev[static_cast<std::size_t>(v)] = d;
+    }
+    return dev;
+}
+
 class LocalSearchSolver final : public SplitSolver {
 public:
     LocalSearchSolver(std::string spec, std::uint64_t restarts, std::uint64_t steps,
-                      bool contiguous)
-        : spec_(std::move(spec)), restarts_(restarts), steps_(steps), contiguous_(contiguous) {}
+                      bool contiguous, std::optional<double> time_limit_s)
+        : spec_(std::move(spec)),
+          restarts_(restarts),
+          steps_(steps),
+          contiguous_(contiguous),
+          time_limit_s_(time_limit_s) {}
     std::string name() const override { return spec_; }
 
     SolveResult solve(const Workload& w, const SolveOptions& options) const override {
-        const auto deadline = deadline_after(options.time_limit_s);
+        const double limit_s = time_limit_s_                ? *time_limit_s_
+                               : options.time_limit_s > 0.0 ? options.time_limit_s
+                                                            : kDefaultTimeLimit_s;
+        const auto deadline = deadline_after(limit_s);
         const Blocks moves = make_blocks(w, false);
         const Blocks starts = make_blocks(w, true);
         SplitScorer scorer(w, options.objective, contiguous_);
@@ -51,6 +94,8 @@ public:
                 dev = latency_greedy(w).device_of_node;
             } else if (r == 1 && w.max_cpus > 0) {
                 dev.assign(w.node_count(), cpu_device(w, 0));
+            } else if (options.objective == SplitObjective::throughput && !contiguous_) {
+                dev = random_split(w, moves, rng);
             } else {
                 std::vector<double> cap(static_cast<std::size_t>(w.max_accelerators));
                 for (double& c : cap)
@@ -87,23 +132,29 @@ public:
     }
 
 private:
+    static constexpr double kDefaultTimeLimit_s = 60.0;
     std::string spec_;
     std::uint64_t restarts_, steps_;
     bool contiguous_;
+    std::optional<double> time_limit_s_;
 };
 
 }  // namespace
 
 std::unique_ptr<SplitSolver> make_local_search_solver(const std::string& arguments) {
     const std::string name = "local_search";
-    const auto args = parse_solver_arguments(name, arguments, {"restarts", "steps", "contiguous"});
-    std::uint64_t restarts = 8, steps = UINT64_MAX;
+    const auto args =
+        parse_solver_arguments(name, arguments, {"restarts", "steps", "contiguous", "time"});
+    std::uint64_t restarts = 10, steps = UINT64_MAX;
     bool contiguous = false;
+    std::optional<double> time_limit_s;
     for (const auto& [key, value] : args) {
         if (key == "restarts")
             restarts = integer_argument(name, key, value);
         else if (key == "steps")
             steps = integer_argument(name, key, value);
+        else if (key == "time")
+            time_limit_s = static_cast<double>(integer_argument(name, key, value));
         else
             contiguous = boolean_argument(name, key, value);
     }
@@ -111,7 +162,7 @@ std::unique_ptr<SplitSolver> make_local_search_solver(const std::string& argumen
         throw SolverError("local_search: restarts must be at least 1");
     return std::make_unique<LocalSearchSolver>(
         arguments.empty() ? name : fmt::format("{}:{}", name, arguments), restarts, steps,
-        contiguous);
+        contiguous, time_limit_s);
 }
 
 }  // namespace hetsim::placement::tarnawski

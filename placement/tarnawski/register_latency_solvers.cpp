@@ -9,10 +9,11 @@ void register_latency_solvers(SplitSolverRegistry& registry) {
                   "accelerators in one topological order up to their memory, rest on the CPU "
                   "(ignores costs; Table 4 'Greedy')",
                   make_latency_greedy_solver});
-    registry.add({"local_search", "local_search[:restarts=N,steps=N,contiguous=0|1]",
-                  "best single-block (colour class) moves until a local optimum, restarted from "
-                  "the greedy, all-CPU and random greedy fills (seeded); either objective, "
-                  "always memory-feasible",
+    registry.add({"local_search", "local_search[:restarts=N,steps=N,contiguous=0|1,time=S]",
+                  "best single-block (colour class) moves until a local optimum (§6), 10 starts: "
+                  "the greedy, all-CPU, then random splits (max-load) or random greedy fills "
+                  "(latency), seeded; either objective, always memory-feasible; time=S (default "
+                  "60, 0 = none)",
                   make_local_search_solver});
     registry.add({"one_accelerator", "one_accelerator[:rounds=N]",
                   "the best split found with at most one accelerator plus the CPUs (max-load DP "
@@ -25,9 +26,10 @@ void register_latency_solvers(SplitSolverRegistry& registry) {
     registry.add({"tarnawski.latency",
                   "tarnawski.latency[:rounds=N,patience=N,orders=N,contiguous=0|1,dp=0|1]",
                   "latency placer for tarnawski2020 §4: sequential-bound DP seeds over "
-                  "linearizations + max-load DP/greedy seeds, then iterated block-move search "
-                  "under the exact §4 latency; contiguous, memory-feasible, never worse than "
-                  "greedy",
+                  "linearizations + max-load DP/greedy/offloading-descent seeds, then iterated "
+                  "block-move search under the exact §4 latency; memory-feasible, never worse "
+                  "than greedy or local_search:restarts=2; contiguous=1 keeps every "
+                  "accelerator's set contiguous (Table 4's IP space)",
                   make_latency_placer});
 }
 
