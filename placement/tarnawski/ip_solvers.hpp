@@ -44,6 +44,7 @@ enum class WarmStart {
     dpl,        // the DP with linearization (§5.1.2)
     greedy,     // latency only: the §7 greedy baseline (latency.hpp)
     cpu,        // latency only: everything on the CPUs
+    search,     // latency only: tarnawski.latency's search (latency_solvers.hpp)
     none,
 };
 

@@ -20,7 +20,7 @@ constexpr const char* kThroughputUsage =
     "[,warm=auto|dp|dpl|none][,symmetry=on|off][,log=0|1][,ideals=N]";
 constexpr const char* kLatencyUsage =
     "tarnawski.ip_latency[:q=N][,time=S (default 60, 0 = none)][,gap=G]"
-    "[,warm=auto|greedy|dp|dpl|cpu|none]"
+    "[,warm=auto|greedy|dp|dpl|cpu|search|none]"
     "[,symmetry=on|off][,log=0|1][,ideals=N]";
 
 // Arguments common to both IPs; `extra` handles the solver's own keys (returns false when the
@@ -78,6 +78,8 @@ CommonArguments parse_arguments(const std::string& solver, const char* usage,
                 out.warm = WarmStart::none;
             } else if (latency && value == "greedy") {
                 out.warm = WarmStart::greedy;
+            } else if (latency && value == "search") {
+                out.warm = WarmStart::search;
             } else if (latency && value == "cpu") {
                 out.warm = WarmStart::cpu;
             } else {
@@ -265,12 +267,14 @@ void register_ip_solvers(SplitSolverRegistry& registry) {
                   "split. time=S / gap=G override the solve options (wall seconds, relative gap); "
                   "returns the best split within the limit with CBC's bound and gap in the stats",
                   make_throughput});
-    registry.add({"tarnawski.ip_latency", kLatencyUsage,
-                  "tarnawski2020 §4 (Fig. 3/4, Lemma 4.1): single-sample latency MIP solved with "
-                  "CBC, q contiguous subgraphs per accelerator (default 1 = contiguous), "
-                  "warm-started from the best of greedy / max-load DP / all-CPU; time=S / gap=G "
-                  "override the solve options; bound and gap in the stats",
-                  make_latency});
+    registry.add(
+        {"tarnawski.ip_latency", kLatencyUsage,
+         "tarnawski2020 §4 (Fig. 3/4, Lemma 4.1): single-sample latency MIP solved with "
+         "CBC, q contiguous subgraphs per accelerator (default 1 = contiguous), "
+         "warm-started from the best of greedy / max-load DP / all-CPU / tarnawski.latency's "
+         "search; time=S / gap=G "
+         "override the solve options; bound and gap in the stats",
+         make_latency});
 }
 
 }  // namespace hetsim::placement::tarnawski

@@ -566,6 +566,26 @@ TEST(TarnawskiIpShared, LatencyNeverWorseThanTheBaselines) {
     EXPECT_GT(run.bound, 0.5 * run.objective);  // the critical-path bound is in the model
 }
 
+TEST(TarnawskiIpShared, LatencyWarmStartFromTheSearchReachesTable4) {
+    // Table 4, BERT-3: baselines 416.20 (greedy) and 415.90 (max-load DP), IP 408.47 after
+    // 3 minutes of Gurobi. The search's contiguous split starts CBC there.
+    const std::optional<Workload> loaded =
+        shared_workload_or_skip("latency/op_bert_l-3_inference.json");
+    if (!loaded)
+        return;
+    const Workload& w = *loaded;
+    SolveOptions options;
+    options.objective = SplitObjective::latency;
+    options.time_limit_s = 1.0;
+    const IpRun run = solve_latency_ip(w, LatencyIpOptions{}, options);
+    ASSERT_TRUE(run.assignment.has_value());
+    EXPECT_EQ(run.warm_source, "search");
+    EXPECT_TRUE(run.warm_accepted);
+    EXPECT_LE(run.objective, 408.47 + 0.005);
+    EXPECT_NEAR(split_latency(w, *run.assignment), run.objective, 1e-9 * run.objective);
+    EXPECT_TRUE(evaluate_latency(w, *run.assignment).contiguous);  // q = 1
+}
+
 // ---- registration and specs ----------------------------------------------------------------
 
 TEST(TarnawskiIpRegistry, SpecsParseAndSolve) {
