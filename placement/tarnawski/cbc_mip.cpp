@@ -13,6 +13,7 @@
 #include <CbcEventHandler.hpp>
 #include <CbcModel.hpp>
 #include <CbcSolver.hpp>
+#include <CoinError.hpp>
 #include <CoinMessageHandler.hpp>
 #include <CoinPackedMatrix.hpp>
 #include <OsiClpSolverInterface.hpp>
@@ -293,7 +294,21 @@ MipResult solve_mip(const MipModel& model, const MipOptions& options) {
     std::vector<const char*> argv;
     for (const auto& a : args)
         argv.push_back(a.c_str());
-    const int rc = CbcMain1(static_cast<int>(argv.size()), argv.data(), cbc, no_callback, data);
+    // CBC reports internal failures (numerical trouble, a bad model in a sub-MIP) by throwing
+    // CoinError; callers get MipStatus::error and keep their heuristic split.
+    int rc = 0;
+    try {
+        rc = CbcMain1(static_cast<int>(argv.size()), argv.data(), cbc, no_callback, data);
+    } catch (const CoinError& e) {
+        result.seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        result.status = MipStatus::error;
+        result.error =
+            fmt::format("CBC failed in {}::{}: {}", e.className(), e.methodName(), e.message());
+        if (log)
+            *log << options.log_prefix << result.error << '\n';
+        return result;
+    }
 
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     result.nodes = cbc.getNodeCount();

@@ -97,6 +97,7 @@ struct MipResult {
     double seconds = 0.0;               // wall time of the CBC run
     long nodes = 0;                     // branch-and-bound nodes
     bool warm_start_accepted = false;   // the MIP start passed our own feasibility check
+    std::string error;                  // CBC's exception text when status == error
     bool has_solution() const { return !solution.empty(); }
 };
 

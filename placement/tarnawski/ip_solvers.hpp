@@ -16,8 +16,8 @@
 //    accelerator, q >= 1), linearised as in Lemma 4.1: minimise the single-sample latency when
 //    every accelerator subgraph is invoked once (inputs in, compute, outputs out) and the CPUs
 //    (all of them, §4 assumes ℓ >= the width of G) run nodes as soon as their inputs are ready.
-//    Warm start: the best of the greedy split (latency.hpp), the max-load DP split and
-//    all-on-CPU, by latency.
+//    Warm start: the best by latency of the greedy split (latency.hpp), the max-load DP split,
+//    all-on-CPU and tarnawski.latency's search (latency_solvers.hpp).
 //
 // Both return the best split found within the time limit with CBC's proven bound and gap; the
 // split is never worse than the warm start. SolveResult::objective evaluates the split under
@@ -109,9 +109,10 @@ double slot_latency(const Workload& workload, const std::vector<int>& slot, int 
 //   tarnawski.ip_latency[:q=N][,time=S][,gap=G][,warm=W][,symmetry=on|off][,log=0|1][,ideals=N]
 // e.g. "tarnawski.ip_throughput:noncontiguous,time=60" or "tarnawski.ip_latency:q=2,time=60,
 // gap=0.01". time (wall seconds) and gap (relative) override SolveOptions::time_limit_s and
-// relative_gap; with neither the run is unbounded (0 = no limit), so give time=S on large
-// graphs. W is auto|dp|dpl|none (latency also greedy|cpu); log=0 silences CBC's lines on
-// SolveOptions::progress; ideals=N is the DP/DPL switch of warm=auto (dp_max_ideals).
+// relative_gap; with neither, the run stops after kDefaultSearchTimeLimit_s (split_solver.hpp)
+// and time=0 removes the limit. W is auto|dp|dpl|none (latency also greedy|cpu|search);
+// log=0..3 sets CBC's verbosity on SolveOptions::progress (0 = silent); ideals=N is the
+// DP/DPL switch of warm=auto (dp_max_ideals).
 void register_ip_solvers(SplitSolverRegistry& registry);
 
 }  // namespace hetsim::placement::tarnawski

@@ -75,7 +75,7 @@ SolveResult place_for_latency(const Workload& w, const SolveOptions& options,
             o.max_ideals = 1'000'000;  // a seed, not the answer: skip huge ideal lattices
             try {
                 const DpResult r = solve_max_load(limited, o);
-                add(to_assignment(limited, r.split).device_of_node,
+                add(to_assignment(w, r.split).device_of_node,
                     linearize ? "max_load_dpl" : "max_load_dp");
             } catch (const DpError&) {
             } catch (const WorkloadError&) {

@@ -74,7 +74,7 @@ public:
     SolveResult solve(const Workload& w, const SolveOptions& options) const override {
         const double limit_s = time_limit_s_                ? *time_limit_s_
                                : options.time_limit_s > 0.0 ? options.time_limit_s
-                                                            : kDefaultTimeLimit_s;
+                                                            : kDefaultSearchTimeLimit_s;
         const auto deadline = deadline_after(limit_s);
         const Blocks moves = make_blocks(w, false);
         const Blocks starts = make_blocks(w, true);
@@ -132,7 +132,6 @@ public:
     }
 
 private:
-    static constexpr double kDefaultTimeLimit_s = 60.0;
     std::string spec_;
     std::uint64_t restarts_, steps_;
     bool contiguous_;

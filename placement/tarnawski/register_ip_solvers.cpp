@@ -93,9 +93,16 @@ CommonArguments parse_arguments(const std::string& solver, const char* usage,
             else
                 throw fail(fmt::format("symmetry={} (expected on or off)", value));
         } else if (key == "log") {
-            out.log_level = static_cast<int>(number(key, value));
+            const double level = number(key, value);
+            if (level != std::floor(level) || level > 3.0)
+                throw fail(fmt::format("log={} (expected 0, 1, 2 or 3)", value));
+            out.log_level = static_cast<int>(level);
         } else if (key == "ideals") {
-            out.dp_max_ideals = static_cast<std::size_t>(number(key, value));
+            // Checked before the cast: a double past 2^64 does not convert to size_t.
+            const double ideals = number(key, value);
+            if (ideals != std::floor(ideals) || ideals > 1e15)
+                throw fail(fmt::format("ideals={} (expected an integer up to 1e15)", value));
+            out.dp_max_ideals = static_cast<std::size_t>(ideals);
         } else {
             throw fail(fmt::format("unknown argument '{}'", key));
         }
@@ -105,15 +112,14 @@ CommonArguments parse_arguments(const std::string& solver, const char* usage,
 
 // A MIP without a time limit may run for hours on a 300-node graph (the paper's solver often
 // stopped at its limit with large gaps, Table 4), so a placer used from a study or from
-// `hetsim place` without --time-limit gets this budget; time=0 asks for none.
-constexpr double kDefaultTimeLimit_s = 60.0;
+// `hetsim place` without --time-limit gets kDefaultSearchTimeLimit_s; time=0 asks for none.
 
 SolveOptions with_overrides(const SolveOptions& options, const CommonArguments& args) {
     SolveOptions o = options;
     if (args.time_limit_s)
         o.time_limit_s = *args.time_limit_s;
     else if (o.time_limit_s <= 0.0)
-        o.time_limit_s = kDefaultTimeLimit_s;
+        o.time_limit_s = kDefaultSearchTimeLimit_s;
     if (args.relative_gap)
         o.relative_gap = *args.relative_gap;
     return o;

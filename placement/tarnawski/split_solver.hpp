@@ -61,6 +61,11 @@ struct SplitSolverInfo {
     SplitSolverFactory factory;
 };
 
+// Wall-time budget of the searches and MIPs (local_search, the IPs) when neither their own
+// time=S argument nor SolveOptions::time_limit_s gives one: they improve until stopped, and an
+// unbounded run on a few-hundred-node graph takes hours (Table 4's solver stopped at 1 h).
+inline constexpr double kDefaultSearchTimeLimit_s = 60.0;
+
 class SplitSolverRegistry {
 public:
     static SplitSolverRegistry& instance();

@@ -36,21 +36,31 @@ tw::SplitObjective parse_objective(const std::string& text) {
                           fmt::format("expected 'throughput' or 'latency', got '{}'", text));
 }
 
-// Per device: node count and §3 load, plus the objective line.
+// Per device: node count and §3 load, plus the objective line. A replicated split (App. C.2)
+// is shown with its replica counts and the loads of one replica without the synchronisation
+// term: the bandwidths that term needs are arguments of the placer, not of the split.
 std::string describe_split(const tw::Workload& w, const tw::Split& split) {
     const tw::LoadReport loads = tw::evaluate_split(w, split);
+    const bool replicated = split.replicated();
+    auto replicas = [](const std::vector<int>& counts, std::size_t i) {
+        return i < counts.size() ? counts[i] : 1;
+    };
     std::ostringstream out;
-    out << fmt::format("  {:<8} {:>7} {:>14}\n", "device", "nodes", "load");
-    for (std::size_t c = 0; c < split.cpus.size(); ++c) {
-        out << fmt::format("  {:<8} {:>7} {:>14.6g}\n", fmt::format("CPU{}", c),
-                           split.cpus[c].size(), loads.cpu_loads.at(c));
-    }
-    for (std::size_t f = 0; f < split.accelerators.size(); ++f) {
-        out << fmt::format("  {:<8} {:>7} {:>14.6g}\n", fmt::format("ACC{}", f),
-                           split.accelerators[f].size(), loads.accelerator_loads.at(f));
-    }
-    out << fmt::format("  max load (time per sample) {:.6g}{}{}\n", loads.max_load,
-                       loads.memory_ok ? "" : "  [over accelerator memory]",
+    out << fmt::format("  {:<8} {:>7} {:>14}{}\n", "device", "nodes",
+                       replicated ? "unrepl. load" : "load", replicated ? "  replicas" : "");
+    auto row = [&](const std::string& name, std::size_t nodes, double load, int r) {
+        out << fmt::format("  {:<8} {:>7} {:>14.6g}{}\n", name, nodes, load,
+                           replicated ? fmt::format("  {:>8}", r) : "");
+    };
+    for (std::size_t c = 0; c < split.cpus.size(); ++c)
+        row(fmt::format("CPU{}", c), split.cpus[c].size(), loads.cpu_loads.at(c),
+            replicas(split.cpu_replicas, c));
+    for (std::size_t f = 0; f < split.accelerators.size(); ++f)
+        row(fmt::format("ACC{}", f), split.accelerators[f].size(), loads.accelerator_loads.at(f),
+            replicas(split.accelerator_replicas, f));
+    out << fmt::format("  {} {:.6g}{}{}\n",
+                       replicated ? "max load without replication" : "max load (time per sample)",
+                       loads.max_load, loads.memory_ok ? "" : "  [over accelerator memory]",
                        loads.colocation_ok ? "" : "  [colour class split]");
     return out.str();
 }
@@ -130,11 +140,10 @@ std::string place(const PlaceRequest& request, std::ostream& progress) {
     out << describe_split(workload, solved.split);
 
     if (study && solved.split.replicated()) {
-        throw sim::InputError(request.placer, "", 0,
-                              "the split replicates a device set (App. C.2), which the simulator "
-                              "does not model; use replication on tarnawski JSON workloads");
-    }
-    if (study) {
+        // Keep the split (written below): only its simulation is out of reach.
+        out << "not simulated: the split replicates a device set (App. C.2), which the simulator "
+               "does not model\n";
+    } else if (study) {
         // Simulate the split on the study's platform with its evaluator.
         const sim::Placement placement =
             tw::placement_from_assignment(converted, tw::to_assignment(workload, solved.split));
