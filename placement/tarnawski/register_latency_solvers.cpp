@@ -24,12 +24,14 @@ void register_latency_solvers(SplitSolverRegistry& registry) {
                   "objective (tarnawski2020 §6-7 human-expert baseline)",
                   make_expert_solver});
     registry.add({"tarnawski.latency",
-                  "tarnawski.latency[:rounds=N,patience=N,orders=N,contiguous=0|1,dp=0|1]",
+                  "tarnawski.latency[:rounds=N,patience=N,orders=N,contiguous=0|1,dp=0|1,"
+                  "both=0|1]",
                   "latency placer for tarnawski2020 §4: sequential-bound DP seeds over "
                   "linearizations + max-load DP/greedy/offloading-descent seeds, then iterated "
                   "block-move search under the exact §4 latency; memory-feasible, never worse "
                   "than greedy or local_search:restarts=2; contiguous=1 keeps every "
-                  "accelerator's set contiguous (Table 4's IP space)",
+                  "accelerator's set contiguous (Table 4's IP space); over any split it also "
+                  "runs the contiguous search and keeps the better split (both=0: off)",
                   make_latency_placer});
 }
 
