@@ -66,7 +66,7 @@ struct LatencyPlacerParams {
     bool dp_seeds = true;  // max-load DP / DPL seeds
     // Over any split, also run the search restricted to contiguous splits and return the better
     // result (each search gets half of the time budget): the unrestricted moves rarely reach the
-    // contiguous optima (Table 4's BERT-12 op graph: 729.5699 unrestricted, 729.5670 contiguous;
+    // contiguous optima (Table 4's BERT-12 op graph: 729.5699 unrestricted, 729.5671 contiguous;
     // BERT-6: 438.0636 against 438.0625). both=0 runs the unrestricted search alone.
     bool both_spaces = true;
     int accelerators = -1;  // usable accelerators (negative: all k)
