@@ -192,6 +192,16 @@ double CpuModel::op_time_s(const sim::Graph& graph, const sim::Op& op) const {
     return cost(graph, op).total_s;
 }
 
+sim::DeviceModel::Timing CpuModel::op_timing(const sim::Graph& graph, const sim::Op& op) const {
+    if (!supports(graph, op).ok)
+        return Timing{std::numeric_limits<double>::infinity(), 0.0, 0.0};
+    const CpuOpCost c = cost(graph, op);
+    const double window_s = std::max(c.compute_s, c.memory_s);
+    if (!(c.dram_bytes > 0.0) || !(window_s > 0.0))
+        return Timing{c.total_s, 0.0, 0.0};
+    return Timing{c.overhead_s, c.dram_bytes, c.dram_bytes / window_s};
+}
+
 CpuConversionModel::CpuConversionModel(double bandwidth_Bps, double overhead_s)
     : bandwidth_Bps_(bandwidth_Bps), overhead_s_(overhead_s) {
     if (!(bandwidth_Bps_ > 0.0) || overhead_s_ < 0.0) {
@@ -267,6 +277,9 @@ void build_cpu(const sim::ConfigNode& node, const std::string& name, sim::Platfo
     component.name = name;
     component.type = "cpu";
     component.memory_bytes = p.memory_bytes;
+    // The DRAM all cores stream from together is the memory the DES shares between the
+    // cores' ops and the DMA streams in and out of it.
+    component.memory_bandwidth_Bps = p.dram_bandwidth_all_cores_Bps;
     if (p.convert_bandwidth_Bps > 0.0) {
         component.converter =
             std::make_shared<CpuConversionModel>(p.convert_bandwidth_Bps, p.convert_overhead_s);

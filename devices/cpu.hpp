@@ -58,6 +58,10 @@ public:
     sim::Support supports(const sim::Graph& graph, const sim::Op& op) const override;
     // +infinity for an op supports() rejects.
     double op_time_s(const sim::Graph& graph, const sim::Op& op) const override;
+    // Roofline split: the dispatch (and fork/join) overhead is fixed; the DRAM bytes stream
+    // over max(compute, memory) time, so a memory-bound op wants the mode's full DRAM
+    // bandwidth and a compute-bound one less (docs/DESIGN.md "Contention").
+    Timing op_timing(const sim::Graph& graph, const sim::Op& op) const override;
     sim::DType compute_dtype() const override { return sim::DType::f32; }
 
     CpuOpCost cost(const sim::Graph& graph, const sim::Op& op) const;

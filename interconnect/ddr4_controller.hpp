@@ -1,5 +1,5 @@
 // Command-level DDR4 controller for one x64 rank (JESD79-4), the reference the closed-form
-// timing formulas are held against (DESIGN.md "Transaction level, not cycle level, on the
+// timing formulas are held against (docs/DESIGN.md "Transaction level, not cycle level, on the
 // graph path"; spec/simulator.md "DDR4 channel").
 //
 // Model:

@@ -18,13 +18,6 @@ DmaLinkModel::DmaLinkModel(DmaLinkParams params) : params_(std::move(params)) {
     }
 }
 
-double DmaLinkModel::transfer_time_s(std::int64_t bytes, bool forward) const {
-    const LinkDirection& d = forward ? params_.forward : params_.backward;
-    // One DMA descriptor per transfer: fixed setup/completion latency, then the payload at
-    // the direction's streaming bandwidth (lee2022 §2.3: "proportional to the data size").
-    return d.latency_s + static_cast<double>(bytes) / d.bandwidth_Bps;
-}
-
 namespace {
 
 double non_negative_time(const sim::ConfigNode& node, const std::string& key, double fallback) {
@@ -74,13 +67,33 @@ std::string parse_convert_on(const sim::ConfigNode& node, const std::string& a,
     return c;
 }
 
-void add_link(sim::Platform& platform, const std::string& name, std::string a, std::string b,
-              DmaLinkParams params) {
+bool parse_one_way(const sim::ConfigNode& node) {
+    return node.has("one_way") && node.at("one_way").as_bool();
+}
+
+sim::Arbitration parse_arbitration(const sim::ConfigNode& node) {
+    const std::string value = node.get_string("arbitration", "shared");
+    if (value == "shared")
+        return sim::Arbitration::shared;
+    if (value == "fifo")
+        return sim::Arbitration::fifo;
+    node["arbitration"].fail(fmt::format(
+        "expected 'shared' (processor sharing of the bandwidth) or 'fifo' (one transfer at "
+        "a time), got '{}'",
+        value));
+}
+
+// One DMA descriptor per transfer: fixed setup/completion latency, then the payload at the
+// direction's streaming bandwidth (lee2022 §2.3: "proportional to the data size").
+void add_link(const sim::ConfigNode& node, sim::Platform& platform, const std::string& name,
+              std::string a, std::string b, DmaLinkParams params, bool one_way) {
     sim::Link link;
     link.name = name;
     link.endpoint_a = std::move(a);
     link.endpoint_b = std::move(b);
     link.model = std::make_shared<DmaLinkModel>(std::move(params));
+    link.one_way = one_way;
+    link.arbitration = parse_arbitration(node);
     platform.add_link(std::move(link));
 }
 
@@ -88,24 +101,35 @@ void add_link(sim::Platform& platform, const std::string& name, std::string a, s
 
 void build_dma_link(const sim::ConfigNode& node, const std::string& name, sim::Platform& platform) {
     node.expect_map();
-    node.expect_keys({"type", "endpoints", "forward", "backward", "convert_on"});
+    node.expect_keys(
+        {"type", "endpoints", "forward", "backward", "convert_on", "one_way", "arbitration"});
     auto [a, b] = parse_endpoints(node);
+    const bool one_way = parse_one_way(node);
     DmaLinkParams params;
     params.type = "dma";
     // Each direction is its own DMA channel with its own rate: lee2022 Fig. 2(b) measures
     // CPU->PIM faster than PIM->CPU because the PIM side is uncacheable.
     params.forward = parse_direction(node.at("forward"), nullptr);
-    params.backward = parse_direction(node.at("backward"), nullptr);
+    if (one_way) {
+        if (node.has("backward"))
+            node["backward"].fail("a one-way link has no backward direction");
+        params.backward = params.forward;  // never used: routes do not cross it backwards
+    } else {
+        params.backward = parse_direction(node.at("backward"), nullptr);
+    }
     params.convert_on = parse_convert_on(node, a, b);
-    add_link(platform, name, std::move(a), std::move(b), std::move(params));
+    add_link(node, platform, name, std::move(a), std::move(b), std::move(params), one_way);
 }
 
 void build_pcie_link(const sim::ConfigNode& node, const std::string& name,
                      sim::Platform& platform) {
     node.expect_map();
-    node.expect_keys(
-        {"type", "endpoints", "bandwidth", "latency", "forward", "backward", "convert_on"});
+    node.expect_keys({"type", "endpoints", "bandwidth", "latency", "forward", "backward",
+                      "convert_on", "one_way", "arbitration"});
     auto [a, b] = parse_endpoints(node);
+    const bool one_way = parse_one_way(node);
+    if (one_way && node.has("backward"))
+        node["backward"].fail("a one-way link has no backward direction");
     DmaLinkParams params;
     params.type = "pcie";
     // Full duplex and symmetric by default (PCIe 3.0 x16: 15.75 GB/s theoretical, about
@@ -117,7 +141,7 @@ void build_pcie_link(const sim::ConfigNode& node, const std::string& name,
     params.forward = node.has("forward") ? parse_direction(node.at("forward"), &both) : both;
     params.backward = node.has("backward") ? parse_direction(node.at("backward"), &both) : both;
     params.convert_on = parse_convert_on(node, a, b);
-    add_link(platform, name, std::move(a), std::move(b), std::move(params));
+    add_link(node, platform, name, std::move(a), std::move(b), std::move(params), one_way);
 }
 
 }  // namespace hetsim::interconnect

@@ -31,8 +31,12 @@ public:
     explicit DmaLinkModel(DmaLinkParams params);
 
     std::string type() const override { return params_.type; }
-    // latency + bytes / bandwidth of the direction (0 bytes still pays the latency).
-    double transfer_time_s(std::int64_t bytes, bool forward) const override;
+    double latency_s(bool forward) const override {
+        return (forward ? params_.forward : params_.backward).latency_s;
+    }
+    double bandwidth_Bps(bool forward) const override {
+        return (forward ? params_.forward : params_.backward).bandwidth_Bps;
+    }
     std::string converting_component() const override { return params_.convert_on; }
 
     const DmaLinkParams& params() const { return params_; }
@@ -46,6 +50,8 @@ private:
 //           backward: {bandwidth: .., latency: ..}, convert_on: cpu }
 //   pcie: { type: pcie, endpoints: [host, gpu], bandwidth: 12 GB/s, latency: 5 us,
 //           forward: {..optional override..}, backward: {..}, convert_on: host }
+// Both also take `one_way: true` (only endpoints[0] -> endpoints[1] exists; a dma then
+// needs no `backward`) and `arbitration: shared | fifo` (docs/DESIGN.md "Contention").
 void build_dma_link(const sim::ConfigNode& node, const std::string& name, sim::Platform& platform);
 void build_pcie_link(const sim::ConfigNode& node, const std::string& name, sim::Platform& platform);
 

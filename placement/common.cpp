@@ -1,6 +1,6 @@
 // Helpers every placer shares: capability queries, device-name resolution and one
 // evaluation path (lower + the study's evaluator), so that every placer scores placements
-// exactly as the study will (DESIGN.md "The flow of data").
+// exactly as the study will (docs/DESIGN.md "The flow of data").
 #include <fmt/format.h>
 
 #include <algorithm>

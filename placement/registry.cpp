@@ -1,5 +1,5 @@
 // The placer registry: every built-in placer is one line in instance(), so a new placer is
-// one new file plus one registration line (DESIGN.md "The flow of data").
+// one new file plus one registration line (docs/DESIGN.md "The flow of data").
 #include <fmt/format.h>
 
 #include "placement/classic/exhaustive.hpp"

@@ -26,7 +26,7 @@ struct Event {
 // current instant is processed first, then the touched slots dispatch; tasks of zero duration
 // complete in the next wave at the same instant. This mirrors the DES's delta cycles.
 void simulate(const ExecGraph& exec, int samples, RunRecorder& recorder) {
-    Dispatcher dispatcher(exec, samples, /*unlimited_links=*/true);
+    Dispatcher dispatcher(exec, samples, /*contention_free=*/true);
     std::priority_queue<Event, std::vector<Event>, std::greater<>> events;
     std::int64_t sequence = 0;
     std::int64_t now = 0;
@@ -65,16 +65,19 @@ void simulate(const ExecGraph& exec, int samples, RunRecorder& recorder) {
 }  // namespace
 
 Metrics AnalyticEvaluator::evaluate(const ExecGraph& exec, Trace* trace) {
+    check_run_limits(exec, std::max(1, options_.samples));
     ++evaluations_;
     Metrics metrics;
     RunRecorder single(exec, 1, trace);
     simulate(exec, 1, single);
     single.finish_latency_run(metrics);
+    single.merge_memory(metrics);
     metrics.samples = options_.samples;
     if (options_.samples > 1) {
         RunRecorder stream(exec, options_.samples, nullptr);
         simulate(exec, options_.samples, stream);
         metrics.throughput_per_s = throughput_from_finishes(stream.sample_finish_ps());
+        stream.merge_memory(metrics);
     } else {
         metrics.throughput_per_s = throughput_from_finishes(single.sample_finish_ps());
     }

@@ -1,10 +1,20 @@
-// DesEvaluator: the SystemC/TLM-2.0 reference simulation of an ExecGraph.
+// DesEvaluator: the SystemC/TLM-2.0 reference simulation of an ExecGraph
+// (docs/DESIGN.md "The simulation core").
 //
-// One SlotServer module per resource slot (a device's execution resource, or one direction
-// of a link) with its own queue; link servers move data as TLM-2.0 generic-payload writes
-// into the destination memory's target socket, which annotates its access delay. An
-// Executor module counts missing inputs (through the shared Dispatcher) and submits ready
-// task instances. All processes are SC_METHODs: no coroutine stacks, which keeps the
+// One Engine module runs every started task instance in up to two phases: a fixed phase
+// (op overheads and compute, a link's latency, plus the access latency the destination
+// memory's TLM-2.0 target annotates on a transfer's write), then a flow phase that streams
+// the task's bytes through the shared resources it crosses (a shared link direction, a
+// memory that declares a bandwidth). Concurrent flows share those resources max-min fairly
+// (sim/fluid_share.hpp), recomputed whenever a flow starts or ends: processor sharing on a
+// link, and cores and DMA streams competing for a DRAM. Without contention every task
+// takes exactly its lowered duration_ps, so the DES agrees with the AnalyticEvaluator to
+// the picosecond; every difference between them is contention.
+//
+// Transfers are TLM-2.0 generic-payload writes into a MemoryTarget per component, in
+// chunks of at most kChunkBytes from a zero-filled buffer (the graph path carries sizes,
+// not tensor contents); the chunks are pipelined, so a transfer pays the memory's access
+// latency once. All processes are SC_METHODs: no coroutine stacks, which keeps the
 // simulation fast and clean under AddressSanitizer.
 //
 // SystemC elaborates once per process: the modules are built on first use and kept; later
@@ -12,17 +22,22 @@
 // back to back with sc_start().
 #include <tlm_utils/multi_passthrough_target_socket.h>
 #include <tlm_utils/simple_initiator_socket.h>
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <map>
+#include <queue>
 #include <set>
 #include <stdexcept>
 #include <systemc>
 #include <tlm>
+#include <tuple>
 
 #include <fmt/format.h>
 
 #include "sim/dispatch.hpp"
 #include "sim/evaluator.hpp"
+#include "sim/fluid_share.hpp"
 #include "sim/run_recorder.hpp"
 
 namespace hetsim::sim {
@@ -33,13 +48,15 @@ std::int64_t now_ps() {
     return static_cast<std::int64_t>(sc_core::sc_time_stamp().value());  // resolution 1 ps
 }
 
+constexpr unsigned int kChunkBytes = 1u << 20;
+
 // The memory of a component, as a TLM-2.0 target. Transfers write into it; it adds its
-// access latency to the transaction's annotated delay and counts the bytes it received.
-// A component reached over several links (a host with one PCIe link per accelerator) has
-// one initiator bound per link direction, hence the multi-bind socket.
+// access latency to each transaction's annotated delay and counts the bytes it received.
+// A component reached over several links has one initiator bound per link direction
+// (hence the multi-bind socket); one reached by none leaves it unbound (optional socket).
 class MemoryTarget : public sc_core::sc_module {
 public:
-    tlm_utils::multi_passthrough_target_socket<MemoryTarget> socket;
+    tlm_utils::multi_passthrough_target_socket_optional<MemoryTarget> socket;
     std::int64_t bytes_written = 0;
     sc_core::sc_time access_latency = sc_core::SC_ZERO_TIME;
 
@@ -58,69 +75,31 @@ private:
     }
 };
 
-class Executor;
-
-// A queue-served execution resource: up to `capacity` units busy at once.
-class SlotServer : public sc_core::sc_module {
+// Runs task instances: fixed phases on timers, flow phases in the fluid model.
+class Engine : public sc_core::sc_module {
 public:
-    SC_HAS_PROCESS(SlotServer);
-    SlotServer(sc_core::sc_module_name name, Executor& executor, MemoryTarget* destination)
-        : sc_module(name), executor_(executor), destination_(destination) {
-        SC_METHOD(on_done);
-        sensitive << done_;
-        dont_initialize();
-        if (destination_ != nullptr) {
-            // Only link directions move data, so only they have a DMA initiator socket.
-            initiator_ = std::make_unique<tlm_utils::simple_initiator_socket<SlotServer>>("dma");
-            initiator_->bind(destination_->socket);
-        }
-    }
-
-    void start(const StartedTask& started, const Task& task) {
-        sc_core::sc_time duration(static_cast<double>(task.duration_ps), sc_core::SC_PS);
-        if (destination_ != nullptr) {
-            // The transfer is a TLM-2.0 write of task.bytes into the destination memory.
-            // Timing only: the graph path carries sizes, not tensor contents.
-            tlm::tlm_generic_payload payload;
-            payload.set_command(tlm::TLM_WRITE_COMMAND);
-            payload.set_address(static_cast<sc_dt::uint64>(task.tensor < 0 ? 0 : task.tensor));
-            payload.set_data_ptr(&scratch_);
-            payload.set_data_length(static_cast<unsigned int>(task.bytes));
-            payload.set_streaming_width(static_cast<unsigned int>(task.bytes));
-            payload.set_byte_enable_ptr(nullptr);
-            payload.set_dmi_allowed(false);
-            payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-            sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-            (*initiator_)->b_transport(payload, delay);
-            if (payload.is_response_error()) {
-                throw std::runtime_error(fmt::format("DES: transfer '{}' failed: {}", task.name,
-                                                     payload.get_response_string()));
-            }
-            duration += delay;
-        }
-        running_.emplace(now_ps() + static_cast<std::int64_t>(duration.value()), started);
-        done_.notify(duration);
-    }
-
-private:
-    void on_done();
-
-    Executor& executor_;
-    MemoryTarget* destination_;
-    std::unique_ptr<tlm_utils::simple_initiator_socket<SlotServer>> initiator_;
-    sc_core::sc_event_queue done_;
-    std::multimap<std::int64_t, StartedTask> running_;  // by finish time
-    unsigned char scratch_ = 0;
-};
-
-// Submits ready task instances to their servers and handles completions.
-class Executor : public sc_core::sc_module {
-public:
-    SC_HAS_PROCESS(Executor);
-    explicit Executor(sc_core::sc_module_name name) : sc_module(name) {
+    SC_HAS_PROCESS(Engine);
+    // `destinations`: per resource slot, the memory its transfers write into (nullptr for
+    // device resources and unused link directions). Ports must be made in the constructor:
+    // SystemC binds a port to the module under construction.
+    Engine(sc_core::sc_module_name name, const std::vector<MemoryTarget*>& destinations)
+        : sc_module(name), chunk_(kChunkBytes, 0) {
         SC_METHOD(dispatch);
         sensitive << dispatch_event_;
         dont_initialize();
+        SC_METHOD(on_wake);
+        sensitive << wake_;
+        dont_initialize();
+        for (MemoryTarget* destination : destinations) {
+            if (destination == nullptr) {
+                ports_.emplace_back();
+                continue;
+            }
+            auto port = std::make_unique<tlm_utils::simple_initiator_socket<Engine>>(
+                sc_core::sc_gen_unique_name("dma"));
+            port->bind(destination->socket);
+            ports_.push_back(std::move(port));
+        }
     }
 
     void begin(const ExecGraph& exec, Dispatcher& dispatcher, RunRecorder& recorder) {
@@ -128,9 +107,90 @@ public:
         dispatcher_ = &dispatcher;
         recorder_ = &recorder;
         run_start_ps_ = now_ps();
+        capacity_Bps_.clear();
+        for (const auto& r : exec.shared_resources)
+            capacity_Bps_.push_back(r.capacity_Bps);
+        timers_ = {};
+        flows_.clear();
+        last_advance_ps_ = run_start_ps_;
         for (int s = 0; s < dispatcher.slot_count(); ++s)
             touched_.push_back(s);
         dispatch_event_.notify(sc_core::SC_ZERO_TIME);
+    }
+
+private:
+    struct Timer {
+        std::int64_t time_ps;
+        std::int64_t sequence;  // start order: deterministic among equal times
+        StartedTask started;
+        bool then_flow;  // the fixed phase ends here and the flow phase follows
+        bool operator>(const Timer& o) const {
+            return std::tie(time_ps, sequence) > std::tie(o.time_ps, o.sequence);
+        }
+    };
+    struct Flow {
+        StartedTask started;
+        double remaining_ps;    // work left, in ps at the flow's full rate
+        double progress = 1.0;  // allocated rate / full rate
+        std::int64_t sequence;
+    };
+
+    const Task& task_of(const StartedTask& s) const {
+        return exec_->tasks[static_cast<std::size_t>(s.instance.task)];
+    }
+
+    // The transfer's TLM-2.0 write; returns the annotated delay in ps.
+    std::int64_t write_transfer(const Task& task) {
+        auto& port = ports_[static_cast<std::size_t>(task.resource)];
+        if (!port)
+            throw std::logic_error(fmt::format("DES: no DMA port for transfer '{}'", task.name));
+        sc_core::sc_time worst = sc_core::SC_ZERO_TIME;
+        std::int64_t offset = 0;
+        do {
+            const auto length = static_cast<unsigned int>(std::min<std::int64_t>(
+                kChunkBytes, std::max<std::int64_t>(0, task.bytes - offset)));
+            tlm::tlm_generic_payload payload;
+            payload.set_command(tlm::TLM_WRITE_COMMAND);
+            payload.set_address(static_cast<sc_dt::uint64>(offset));
+            payload.set_data_ptr(chunk_.data());
+            payload.set_data_length(length);
+            payload.set_streaming_width(length);
+            payload.set_byte_enable_ptr(nullptr);
+            payload.set_dmi_allowed(false);
+            payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+            sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+            (*port)->b_transport(payload, delay);
+            if (payload.is_response_error()) {
+                throw std::runtime_error(fmt::format("DES: transfer '{}' failed: {}", task.name,
+                                                     payload.get_response_string()));
+            }
+            worst = std::max(worst, delay);  // chunks are pipelined
+            offset += length;
+        } while (offset < task.bytes);
+        return static_cast<std::int64_t>(worst.value());
+    }
+
+    void start(const StartedTask& started) {
+        const Task& task = task_of(started);
+        std::int64_t fixed = task.fixed_ps;
+        if (task.kind == TaskKind::transfer)
+            fixed += write_transfer(task);
+        const bool flows = task.flow_ps > 0 && !task.shared.empty();
+        // A flow phase that crosses no shared resource always runs at its full rate.
+        const std::int64_t phase = flows ? fixed : fixed + task.flow_ps;
+        push_timer(Timer{now_ps() + phase, sequence_++, started, flows});
+    }
+
+    void push_timer(Timer timer) {
+        const std::int64_t at = timer.time_ps;
+        timers_.push(std::move(timer));
+        wake_at(at);
+    }
+
+    void wake_at(std::int64_t time_ps) {
+        // sc_event keeps the earliest pending notification; a stale earlier wake-up finds
+        // nothing due and schedules the next one.
+        wake_.notify(sc_core::sc_time(static_cast<double>(time_ps - now_ps()), sc_core::SC_PS));
     }
 
     void complete(const StartedTask& started) {
@@ -141,17 +201,74 @@ public:
         dispatch_event_.notify(sc_core::SC_ZERO_TIME);
     }
 
-    std::vector<SlotServer*> servers;
+    void advance_flows(std::int64_t now) {
+        const double elapsed = static_cast<double>(now - last_advance_ps_);
+        if (elapsed > 0.0) {
+            for (auto& f : flows_)
+                f.remaining_ps -= elapsed * f.progress;
+        }
+        last_advance_ps_ = now;
+    }
 
-private:
+    void allocate() {
+        std::vector<FluidFlow> demand;
+        demand.reserve(flows_.size());
+        for (const auto& f : flows_) {
+            const Task& task = task_of(f.started);
+            demand.push_back(FluidFlow{task.flow_rate_Bps, &task.shared});
+        }
+        const std::vector<double> rates = max_min_fair_rates(capacity_Bps_, demand);
+        for (std::size_t i = 0; i < flows_.size(); ++i)
+            flows_[i].progress = rates[i] / demand[i].cap_Bps;
+    }
+
+    void on_wake() {
+        const std::int64_t now = now_ps();
+        advance_flows(now);
+        bool changed = false;
+        while (!timers_.empty() && timers_.top().time_ps <= now) {
+            Timer t = timers_.top();
+            timers_.pop();
+            if (t.then_flow) {
+                flows_.push_back(Flow{t.started, static_cast<double>(task_of(t.started).flow_ps),
+                                      1.0, t.sequence});
+                changed = true;
+            } else {
+                complete(t.started);
+            }
+        }
+        // A flow is done when less than half a picosecond of work is left (rates are
+        // rounded to whole picoseconds).
+        for (std::size_t i = 0; i < flows_.size();) {
+            if (flows_[i].remaining_ps <= 0.5) {
+                complete(flows_[i].started);
+                flows_.erase(flows_.begin() + static_cast<std::ptrdiff_t>(i));
+                changed = true;
+            } else {
+                ++i;
+            }
+        }
+        if (changed && !flows_.empty())
+            allocate();
+        std::int64_t next = timers_.empty() ? -1 : timers_.top().time_ps;
+        for (const auto& f : flows_) {
+            const std::int64_t end =
+                now + std::max<std::int64_t>(1, std::llround(f.remaining_ps / f.progress));
+            next = next < 0 ? end : std::min(next, end);
+        }
+        if (next >= 0)
+            wake_at(next);
+    }
+
     void dispatch() {
-        std::set<int> slots(touched_.begin(), touched_.end());
-        touched_.clear();
+        std::sort(touched_.begin(), touched_.end());
+        touched_.erase(std::unique(touched_.begin(), touched_.end()), touched_.end());
+        std::vector<int> slots;
+        slots.swap(touched_);
         for (int slot : slots) {
             for (const auto& started : dispatcher_->start_ready(slot)) {
                 recorder_->on_start(started, now_ps() - run_start_ps_);
-                servers[static_cast<std::size_t>(slot)]->start(
-                    started, exec_->tasks[static_cast<std::size_t>(started.instance.task)]);
+                start(started);
             }
         }
     }
@@ -162,16 +279,15 @@ private:
     std::int64_t run_start_ps_ = 0;
     std::vector<int> touched_;
     sc_core::sc_event dispatch_event_;
+    sc_core::sc_event wake_;
+    std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;
+    std::vector<Flow> flows_;
+    std::vector<double> capacity_Bps_;
+    std::int64_t last_advance_ps_ = 0;
+    std::int64_t sequence_ = 0;
+    std::vector<std::unique_ptr<tlm_utils::simple_initiator_socket<Engine>>> ports_;
+    std::vector<unsigned char> chunk_;
 };
-
-void SlotServer::on_done() {
-    const std::int64_t now = now_ps();
-    while (!running_.empty() && running_.begin()->first <= now) {
-        StartedTask started = running_.begin()->second;
-        running_.erase(running_.begin());
-        executor_.complete(started);
-    }
-}
 
 std::string slot_signature(const std::vector<ExecResourceSlot>& slots) {
     std::string sig;
@@ -186,8 +302,7 @@ std::string slot_signature(const std::vector<ExecResourceSlot>& slots) {
 struct DesEvaluator::Impl {
     std::string signature;
     std::vector<std::unique_ptr<MemoryTarget>> memories;
-    std::unique_ptr<Executor> executor;
-    std::vector<std::unique_ptr<SlotServer>> servers;
+    std::unique_ptr<Engine> engine;
     bool in_use = false;
 
     explicit Impl(const Platform& platform) : signature(slot_signature(resource_slots(platform))) {
@@ -197,29 +312,26 @@ struct DesEvaluator::Impl {
                 sc_core::sc_gen_unique_name(fmt::format("mem_{}", c.name).c_str())));
             memory_of[c.name] = memories.back().get();
         }
-        executor = std::make_unique<Executor>("executor");
-        int index = 0;
-        for (const auto& r : platform.resources()) {
-            servers.push_back(std::make_unique<SlotServer>(
-                sc_core::sc_gen_unique_name(fmt::format("res_{}", r.name).c_str()), *executor,
-                nullptr));
-            ++index;
-        }
+        std::vector<MemoryTarget*> destinations(platform.resources().size(), nullptr);
         for (const auto& link : platform.links()) {
-            servers.push_back(std::make_unique<SlotServer>(
-                sc_core::sc_gen_unique_name(fmt::format("{}_fwd", link.name).c_str()), *executor,
-                memory_of.at(link.endpoint_b)));
-            servers.push_back(std::make_unique<SlotServer>(
-                sc_core::sc_gen_unique_name(fmt::format("{}_bwd", link.name).c_str()), *executor,
-                memory_of.at(link.endpoint_a)));
+            destinations.push_back(memory_of.at(link.endpoint_b));
+            destinations.push_back(link.one_way ? nullptr : memory_of.at(link.endpoint_a));
         }
-        for (auto& s : servers)
-            executor->servers.push_back(s.get());
+        engine = std::make_unique<Engine>("engine", destinations);
     }
 
     void run(const ExecGraph& exec, int samples, RunRecorder& recorder) {
-        Dispatcher dispatcher(exec, samples, /*unlimited_links=*/false);
-        executor->begin(exec, dispatcher, recorder);
+        // The memories' access latencies come from the platform the graph was lowered for
+        // (the elaborated modules outlive one platform object).
+        if (exec.platform != nullptr) {
+            const auto& components = exec.platform->components();
+            for (std::size_t c = 0; c < components.size() && c < memories.size(); ++c) {
+                memories[c]->access_latency = sc_core::sc_time(
+                    static_cast<double>(to_ps(components[c].memory_latency_s)), sc_core::SC_PS);
+            }
+        }
+        Dispatcher dispatcher(exec, samples, /*contention_free=*/false);
+        engine->begin(exec, dispatcher, recorder);
         sc_core::sc_start();
         if (!dispatcher.all_done()) {
             throw std::logic_error("DesEvaluator: the simulation drained with tasks left undone");
@@ -257,16 +369,19 @@ Metrics DesEvaluator::evaluate(const ExecGraph& exec, Trace* trace) {
     if (slot_signature(exec.resources) != g_model->signature) {
         throw std::invalid_argument("DesEvaluator: ExecGraph was lowered for another platform");
     }
+    check_run_limits(exec, std::max(1, options_.samples));
     ++evaluations_;
     Metrics metrics;
     RunRecorder single(exec, 1, trace);
     g_model->run(exec, 1, single);
     single.finish_latency_run(metrics);
+    single.merge_memory(metrics);
     metrics.samples = options_.samples;
     if (options_.samples > 1) {
         RunRecorder stream(exec, options_.samples, nullptr);
         g_model->run(exec, options_.samples, stream);
         metrics.throughput_per_s = throughput_from_finishes(stream.sample_finish_ps());
+        stream.merge_memory(metrics);
     } else {
         metrics.throughput_per_s = throughput_from_finishes(single.sample_finish_ps());
     }

@@ -4,13 +4,13 @@
 
 namespace hetsim::sim {
 
-Dispatcher::Dispatcher(const ExecGraph& exec, int samples, bool unlimited_links)
+Dispatcher::Dispatcher(const ExecGraph& exec, int samples, bool contention_free)
     : exec_(exec), samples_(samples), sequential_(exec.dispatch == DispatchMode::sequential) {
     if (samples < 1)
         throw std::invalid_argument("Dispatcher: samples must be >= 1");
     for (const auto& r : exec.resources) {
         SlotState s;
-        s.capacity = (r.is_link && unlimited_links) ? -1 : r.capacity;
+        s.capacity = (r.is_link && (contention_free || r.shared)) ? -1 : r.capacity;
         s.free_units = s.capacity;
         s.lane_busy.assign(static_cast<std::size_t>(s.capacity > 0 ? s.capacity : 0), false);
         slots_.push_back(std::move(s));

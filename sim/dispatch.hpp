@@ -29,10 +29,11 @@ struct StartedTask {
 
 class Dispatcher {
 public:
-    // `unlimited_links`: link slots accept any number of concurrent transfers (the analytic
-    // model's "no contention"); otherwise each direction serves one transfer at a time (FIFO
-    // DMA engine per direction).
-    Dispatcher(const ExecGraph& exec, int samples, bool unlimited_links);
+    // `contention_free` (the AnalyticEvaluator): every link slot accepts any number of
+    // concurrent transfers at full speed. Otherwise (the DES) a slot of a shared link
+    // direction accepts any number too (the DES divides its bandwidth), and a `fifo` one
+    // serves one transfer at a time (one DMA queue per direction).
+    Dispatcher(const ExecGraph& exec, int samples, bool contention_free);
 
     // Starts every ready instance that fits on `slot`, greedily in priority order.
     std::vector<StartedTask> start_ready(int slot);

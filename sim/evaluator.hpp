@@ -26,6 +26,16 @@ struct TaskTiming {
     double duration_s() const { return static_cast<double>(finish_ps - start_ps) * 1e-12; }
 };
 
+// Bytes resident in one component's memory (docs/DESIGN.md "Memory capacity").
+struct MemoryUse {
+    std::string component;
+    std::string devices;              // the devices on it, for messages: "CPU_S, CPU_P"
+    std::int64_t capacity_bytes = 0;  // 0 = unlimited
+    std::int64_t peak_bytes = 0;      // weights + live activations at the worst instant
+    std::string at_peak;              // the task whose allocation reached the peak
+    bool exceeded() const { return capacity_bytes > 0 && peak_bytes > capacity_bytes; }
+};
+
 struct Metrics {
     double latency_s = 0.0;         // one sample alone: first dispatch -> last task done
     double throughput_per_s = 0.0;  // steady state of `samples` back-to-back samples
@@ -38,6 +48,12 @@ struct Metrics {
     std::map<std::string, double> time_by_kind_s;
     int tasks_executed = 0;
     std::vector<TaskTiming> task_timings;  // per ExecGraph task, single-sample run
+    // Peak memory per component over the latency run and the throughput stream. A
+    // placement whose peak exceeds a capacity is infeasible: its times are not numbers a
+    // user may compare, and `infeasible_reason` says which memory overflowed and where.
+    std::vector<MemoryUse> memory;
+    bool feasible = true;
+    std::string infeasible_reason;
 };
 
 class Evaluator {

@@ -34,7 +34,22 @@ struct Task {
     int units = 1;        // resource units it occupies
     // Durations are costed once at lowering and rounded to the DES time resolution (1 ps),
     // so both evaluators work on the same integers and agree exactly without contention.
+    // duration_ps = fixed_ps + access_ps + flow_ps is what the task takes alone: the
+    // AnalyticEvaluator's number. The DES runs the pieces (docs/DESIGN.md "Contention"):
+    // first fixed_ps (never shared: op overheads, a link's latency), plus for a transfer the
+    // access latency its TLM-2.0 write into the destination memory annotates (access_ps
+    // here), then flow_ps of streaming at flow_rate_Bps through the shared resources in
+    // `shared`, slowed down when they are oversubscribed.
     std::int64_t duration_ps = 0;
+    std::int64_t fixed_ps = 0;
+    std::int64_t access_ps = 0;
+    std::int64_t flow_ps = 0;
+    double flow_rate_Bps = 0.0;
+    std::vector<int> shared;  // indices into ExecGraph::shared_resources
+    // Memory: the buffer this task fills (-1: none) and the buffers it reads; a buffer is
+    // freed when its last reader finishes (docs/DESIGN.md "Memory capacity").
+    int fills_buffer = -1;
+    std::vector<int> reads_buffers;
     std::int64_t bytes = 0;  // transfer/convert: bytes moved or produced
     std::vector<int> successors;
     int predecessor_count = 0;
@@ -47,11 +62,34 @@ struct ExecResourceSlot {
     std::string thread;   // trace thread: "exec" or "a->b"
     int capacity = 1;
     bool is_link = false;
+    // A link direction whose transfers share its bandwidth in the DES (no queue): the
+    // dispatcher starts every ready transfer at once.
+    bool shared = false;
+};
+
+// A bandwidth shared by concurrent flows in the DES: a memory that declares a bandwidth,
+// or a link direction with `arbitration: shared`.
+struct SharedResource {
+    std::string name;  // "mem:cpu", "link:pcie0:cpu->acc0"
+    double capacity_Bps = 0.0;
+};
+
+// Bytes resident in one component's memory: a weight, a graph input, or one copy of a
+// tensor (produced there, converted there, or transferred there).
+struct Buffer {
+    int component = -1;  // index into Platform::components()
+    std::int64_t bytes = 0;
+    int tensor = -1;
+    int producer = -1;        // task that fills it; -1: present before the run
+    int readers = 0;          // tasks that read it; freed after the last one finishes
+    bool persistent = false;  // weights and graph outputs in the host: never freed in a run
 };
 
 struct ExecGraph {
     std::vector<Task> tasks;  // in dispatch order (Task::order == index)
     std::vector<ExecResourceSlot> resources;
+    std::vector<SharedResource> shared_resources;
+    std::vector<Buffer> buffers;
     DispatchMode dispatch = DispatchMode::dataflow;
     const Graph* graph = nullptr;        // for trace args (op type, shapes)
     const Platform* platform = nullptr;  // for trace args (device names)
@@ -64,7 +102,12 @@ std::vector<ExecResourceSlot> resource_slots(const Platform& platform);
 int link_slot(const Platform& platform, int link_index, bool forward);
 
 constexpr double kSecondsPerPs = 1e-12;
-std::int64_t to_ps(double seconds);
+// The DES's time is a 64-bit count of picoseconds; hetsim keeps every run below 2^62 ps
+// (about 53 days of simulated time) so that sums of durations cannot overflow.
+constexpr std::int64_t kMaxSimulatedPs = std::int64_t{1} << 62;
+// Rounds to the nearest ps. `what` names the task in the error for a negative, NaN or
+// out-of-range duration.
+std::int64_t to_ps(double seconds, std::string_view what = "a cost model");
 
 // Thrown when a placement cannot be lowered (unsupported op on its device, no route
 // between two components, a conversion nobody can do). The message names op and device.
@@ -72,6 +115,17 @@ class LoweringError : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
 };
+
+// A run that would pass one of the simulator's limits (simulated time range, memory for
+// its bookkeeping), detected before it starts. Bad input, like a LoweringError.
+class LimitError : public LoweringError {
+public:
+    using LoweringError::LoweringError;
+};
+
+// Throws LimitError when `samples` back-to-back samples of `exec` could overflow the
+// simulated time range or need more bookkeeping memory than hetsim allows.
+void check_run_limits(const ExecGraph& exec, int samples);
 
 // Builds the ExecGraph of one sample. Transfers follow the platform's routes; a float
 // tensor crossing components whose devices compute in different dtypes gets a convert task

@@ -109,11 +109,21 @@ int Graph::add_tensor(std::string name, Shape shape, DType dtype, TensorKind kin
     if (tensor_by_name_.count(name) != 0) {
         throw GraphError(fmt::format("graph '{}': tensor '{}' defined twice", name_, name));
     }
+    // Sizes are 64-bit byte counts: keep every tensor far enough below 2^63 bytes that sums
+    // of a graph's bytes cannot overflow either.
+    constexpr std::int64_t kMaxElements = std::int64_t{1} << 50;
+    std::int64_t elements = 1;
     for (auto d : shape) {
         if (d < 0) {
             throw GraphError(fmt::format("graph '{}': tensor '{}' has negative dimension in {}",
                                          name_, name, to_string(shape)));
         }
+        if (d > 0 && elements > kMaxElements / d) {
+            throw GraphError(fmt::format(
+                "graph '{}': tensor '{}' of shape {} has more than 2^50 elements, hetsim's limit",
+                name_, name, to_string(shape)));
+        }
+        elements *= d;
     }
     int id = tensor_count();
     tensor_by_name_.emplace(name, id);
@@ -126,6 +136,13 @@ int Graph::add_op(std::string name, std::string type, std::vector<int> inputs,
                   std::vector<int> outputs, Attributes attrs) {
     if (op_by_name_.count(name) != 0) {
         throw GraphError(fmt::format("graph '{}': op '{}' defined twice", name_, name));
+    }
+    // The largest published graphs have tens of thousands of ops; a limit checked here ends a
+    // runaway model size with a message instead of exhausting memory in lowering and the DES.
+    constexpr int kMaxOps = 1'000'000;
+    if (op_count() >= kMaxOps) {
+        throw GraphError(
+            fmt::format("graph '{}' has more than {} ops, hetsim's limit", name_, kMaxOps));
     }
     int id = op_count();
     for (int t : inputs) {

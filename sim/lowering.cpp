@@ -20,11 +20,46 @@ std::string_view to_string(TaskKind kind) {
     return "?";
 }
 
-std::int64_t to_ps(double seconds) {
+std::int64_t to_ps(double seconds, std::string_view what) {
     if (!(seconds >= 0.0) || !std::isfinite(seconds)) {
-        throw LoweringError(fmt::format("invalid duration {} s from a cost model", seconds));
+        throw LoweringError(fmt::format("invalid duration {} s from {}", seconds, what));
     }
-    return std::llround(seconds / kSecondsPerPs);
+    const double ps = seconds / kSecondsPerPs;
+    if (ps > static_cast<double>(kMaxSimulatedPs)) {
+        throw LimitError(fmt::format(
+            "{} takes {:.3g} s, beyond the simulator's time range ({:.3g} s = 2^62 ps); "
+            "check the workload's size and the platform's clock and bandwidths",
+            what, seconds, static_cast<double>(kMaxSimulatedPs) * kSecondsPerPs));
+    }
+    return std::llround(ps);
+}
+
+void check_run_limits(const ExecGraph& exec, int samples) {
+    // Bookkeeping of a run: a start time and a pending-input count per task instance, plus
+    // the dispatcher's ready sets; 64 B per instance is a safe upper bound.
+    constexpr double kBytesPerInstance = 64.0;
+    constexpr double kMaxBookkeepingBytes = 8.0 * 1024 * 1024 * 1024;
+    const double instances = static_cast<double>(exec.tasks.size()) * samples;
+    if (instances * kBytesPerInstance > kMaxBookkeepingBytes) {
+        throw LimitError(fmt::format(
+            "{} tasks x {} samples = {:.3g} task instances need about {:.3g} GiB of "
+            "simulator memory, over the limit of {:.0f} GiB; lower `samples` or the model size",
+            exec.tasks.size(), samples, instances,
+            instances * kBytesPerInstance / (1024.0 * 1024 * 1024),
+            kMaxBookkeepingBytes / (1024.0 * 1024 * 1024)));
+    }
+    // Serialised, the run cannot take longer than the sum of its durations.
+    double total_ps = 0.0;
+    for (const auto& t : exec.tasks)
+        total_ps += static_cast<double>(t.duration_ps);
+    total_ps *= samples;
+    if (total_ps > static_cast<double>(kMaxSimulatedPs)) {
+        throw LimitError(fmt::format(
+            "{} samples of this placement may take up to {:.3g} s of simulated time, beyond "
+            "the simulator's time range ({:.3g} s = 2^62 ps); lower `samples` or the model size",
+            samples, total_ps * kSecondsPerPs,
+            static_cast<double>(kMaxSimulatedPs) * kSecondsPerPs));
+    }
 }
 
 int ExecGraph::compute_task_count() const {
@@ -40,10 +75,11 @@ std::vector<ExecResourceSlot> resource_slots(const Platform& platform) {
         slots.push_back(ExecResourceSlot{r.name, "exec", r.capacity, false});
     }
     for (const auto& link : platform.links()) {
+        const bool shared = link.arbitration == Arbitration::shared;
         slots.push_back(ExecResourceSlot{
-            link.name, fmt::format("{}->{}", link.endpoint_a, link.endpoint_b), 1, true});
+            link.name, fmt::format("{}->{}", link.endpoint_a, link.endpoint_b), 1, true, shared});
         slots.push_back(ExecResourceSlot{
-            link.name, fmt::format("{}->{}", link.endpoint_b, link.endpoint_a), 1, true});
+            link.name, fmt::format("{}->{}", link.endpoint_b, link.endpoint_a), 1, true, shared});
     }
     return slots;
 }
@@ -66,6 +102,34 @@ public:
         exec_.dispatch = platform.dispatch;
         exec_.graph = &graph;
         exec_.platform = &platform;
+        // Shared resources: every memory that declares a bandwidth, every link direction
+        // with shared arbitration (docs/DESIGN.md "Contention").
+        const auto& components = platform.components();
+        memory_resource_.assign(components.size(), -1);
+        for (std::size_t c = 0; c < components.size(); ++c) {
+            if (components[c].memory_bandwidth_Bps > 0.0) {
+                memory_resource_[c] = static_cast<int>(exec_.shared_resources.size());
+                exec_.shared_resources.push_back(SharedResource{
+                    fmt::format("mem:{}", components[c].name), components[c].memory_bandwidth_Bps});
+            }
+        }
+        const auto& links = platform.links();
+        link_resource_.assign(2 * links.size(), -1);
+        for (std::size_t l = 0; l < links.size(); ++l) {
+            if (links[l].arbitration != Arbitration::shared)
+                continue;
+            for (bool forward : {true, false}) {
+                if (!forward && links[l].one_way)
+                    continue;
+                link_resource_[2 * l + (forward ? 0 : 1)] =
+                    static_cast<int>(exec_.shared_resources.size());
+                exec_.shared_resources.push_back(
+                    SharedResource{fmt::format("link:{}:{}->{}", links[l].name,
+                                               forward ? links[l].endpoint_a : links[l].endpoint_b,
+                                               forward ? links[l].endpoint_b : links[l].endpoint_a),
+                                   links[l].model->bandwidth_Bps(forward)});
+            }
+        }
     }
 
     ExecGraph run() {
@@ -75,12 +139,16 @@ public:
         }
         for (int op_id : graph_.topo_order())
             lower_op(op_id);
-        // Graph outputs end in the host memory in their declared dtype.
+        // Graph outputs end in the host memory in their declared dtype, and stay there.
         for (int t = 0; t < graph_.tensor_count(); ++t) {
             const Tensor& tensor = graph_.tensor(t);
             if (!tensor.is_graph_output || tensor.producer < 0)
                 continue;
             make_available(t, platform_.host_component, tensor.dtype);
+            for (const auto& loc : where_[t]) {
+                if (loc.component == platform_.host_component && loc.dtype == tensor.dtype)
+                    exec_.buffers[static_cast<std::size_t>(loc.buffer)].persistent = true;
+            }
         }
         return std::move(exec_);
     }
@@ -89,7 +157,8 @@ private:
     struct Location {
         std::string component;
         DType dtype;
-        int task;  // task that made it available there; -1 = available from the start
+        int task;    // task that made it available there; -1 = available from the start
+        int buffer;  // ExecGraph::buffers entry holding it
     };
 
     int add_task(Task task, const std::vector<int>& preds) {
@@ -105,6 +174,34 @@ private:
         return id;
     }
 
+    int add_buffer(const std::string& component, std::int64_t bytes, int tensor, int producer,
+                   bool persistent) {
+        Buffer b;
+        b.component = platform_.component_index(component);
+        b.bytes = bytes;
+        b.tensor = tensor;
+        b.producer = producer;
+        b.persistent = persistent;
+        exec_.buffers.push_back(b);
+        const int id = static_cast<int>(exec_.buffers.size()) - 1;
+        if (producer >= 0)
+            exec_.tasks[static_cast<std::size_t>(producer)].fills_buffer = id;
+        return id;
+    }
+
+    void add_reader(int task, int buffer) {
+        exec_.tasks[static_cast<std::size_t>(task)].reads_buffers.push_back(buffer);
+        ++exec_.buffers[static_cast<std::size_t>(buffer)].readers;
+    }
+
+    // Records a new copy of `tensor_id` made by `task` in `component` as `dtype`.
+    Location record(int tensor_id, const std::string& component, DType dtype, int task) {
+        const std::int64_t bytes = graph_.tensor(tensor_id).elements() * dtype_size_bytes(dtype);
+        Location loc{component, dtype, task, add_buffer(component, bytes, tensor_id, task, false)};
+        where_[tensor_id].push_back(loc);
+        return loc;
+    }
+
     DType dtype_on(const Device& device, DType declared) const {
         return is_float(declared) ? device.model->compute_dtype() : declared;
     }
@@ -118,99 +215,136 @@ private:
         return -1;
     }
 
-    int add_convert(int tensor_id, const std::string& component, DType from, DType to, int pred) {
-        const Component* comp = platform_.find_component(component);
-        int device = converter_device(component);
+    Location add_convert(int tensor_id, const Location& src, DType to) {
+        const Component* comp = platform_.find_component(src.component);
+        int device = converter_device(src.component);
         if (comp == nullptr || comp->converter == nullptr || device < 0) {
             throw LoweringError(fmt::format(
                 "tensor '{}' must be converted {} -> {} on component '{}', which cannot convert",
-                graph_.tensor(tensor_id).name, to_string(from), to_string(to), component));
+                graph_.tensor(tensor_id).name, to_string(src.dtype), to_string(to), src.component));
         }
         const Tensor& tensor = graph_.tensor(tensor_id);
         Task task;
         task.kind = TaskKind::convert;
-        task.name = fmt::format("{} {}->{}", tensor.name, to_string(from), to_string(to));
+        task.name = fmt::format("{} {}->{}", tensor.name, to_string(src.dtype), to_string(to));
         task.tensor = tensor_id;
         task.device = device;
         task.resource = platform_.device(device).resource;
         task.units = 1;
-        task.duration_ps = to_ps(comp->converter->conversion_time_s(tensor.elements(), from, to));
+        task.duration_ps =
+            to_ps(comp->converter->conversion_time_s(tensor.elements(), src.dtype, to),
+                  fmt::format("converting tensor '{}'", tensor.name));
+        task.fixed_ps = task.duration_ps;
         task.bytes = tensor.elements() * dtype_size_bytes(to);
-        return add_task(std::move(task), {pred});
+        const int id = add_task(std::move(task), {src.task});
+        add_reader(id, src.buffer);
+        return record(tensor_id, src.component, to, id);
     }
 
-    int add_transfer(int tensor_id, const std::string& from, const std::string& to, DType dtype,
-                     int pred) {
-        auto route = platform_.route(from, to);
-        if (!route) {
-            throw LoweringError(
-                fmt::format("tensor '{}' must move from '{}' to '{}', but no link "
-                            "connects them",
-                            graph_.tensor(tensor_id).name, from, to));
-        }
+    // One hop of a route: a DMA transfer from the memory of one component into the next.
+    Location add_transfer(int tensor_id, const Location& src, const Hop& hop) {
+        const Link& link = platform_.links()[static_cast<std::size_t>(hop.link)];
+        const std::string& to = hop.forward ? link.endpoint_b : link.endpoint_a;
         const Tensor& tensor = graph_.tensor(tensor_id);
-        int link_index = static_cast<int>(route->link - platform_.links().data());
         Task task;
         task.kind = TaskKind::transfer;
-        task.name = fmt::format("{} {}->{}", tensor.name, from, to);
+        task.name = fmt::format("{} {}->{}", tensor.name, src.component, to);
         task.tensor = tensor_id;
-        task.link = link_index;
-        task.forward = route->forward;
-        task.resource = link_slot(platform_, link_index, route->forward);
-        task.bytes = tensor.elements() * dtype_size_bytes(dtype);
-        task.duration_ps = to_ps(route->link->model->transfer_time_s(task.bytes, route->forward));
-        return add_task(std::move(task), {pred});
+        task.link = hop.link;
+        task.forward = hop.forward;
+        task.resource = link_slot(platform_, hop.link, hop.forward);
+        task.bytes = tensor.elements() * dtype_size_bytes(src.dtype);
+        const std::string what = fmt::format("the transfer '{}'", task.name);
+        // Store and forward: each hop pays its link's latency, the destination memory's
+        // access latency and its bandwidth.
+        const double bandwidth = link.model->bandwidth_Bps(hop.forward);
+        task.fixed_ps = to_ps(link.model->latency_s(hop.forward), what);
+        task.access_ps = to_ps(platform_.find_component(to)->memory_latency_s, what);
+        task.flow_ps = to_ps(static_cast<double>(task.bytes) / bandwidth, what);
+        task.flow_rate_Bps = bandwidth;
+        const int link_res =
+            link_resource_[2 * static_cast<std::size_t>(hop.link) + (hop.forward ? 0 : 1)];
+        for (int r :
+             {link_res,
+              memory_resource_[static_cast<std::size_t>(platform_.component_index(src.component))],
+              memory_resource_[static_cast<std::size_t>(platform_.component_index(to))]}) {
+            if (r >= 0)
+                task.shared.push_back(r);
+        }
+        task.duration_ps = task.fixed_ps + task.access_ps + task.flow_ps;
+        const int id = add_task(std::move(task), {src.task});
+        add_reader(id, src.buffer);
+        return record(tensor_id, to, src.dtype, id);
+    }
+
+    // The copy to start from: the producer's, unless a copy staged in a relay on the way to
+    // an earlier reader (in the producer's dtype) is fewer hops away, so a tensor crosses
+    // each hop at most once. Copies in other memories are never re-sent, and conversions
+    // stay where lowering has always put them (on the link's converting side, per copy),
+    // which the lee2022 DP's cost model relies on.
+    Location best_source(int tensor_id, const std::string& component) const {
+        const auto& locations = where_.at(tensor_id);
+        const DType produced = locations.front().dtype;
+        const Location* best = nullptr;
+        std::size_t best_hops = 0;
+        for (const auto& loc : locations) {
+            if (&loc != &locations.front() &&
+                (loc.dtype != produced || !platform_.is_relay(loc.component)))
+                continue;
+            const std::vector<Hop>* r = platform_.route(loc.component, component);
+            if (r != nullptr && (best == nullptr || r->size() < best_hops)) {
+                best = &loc;
+                best_hops = r->size();
+            }
+        }
+        if (best == nullptr) {
+            throw LoweringError(
+                fmt::format("tensor '{}' must move from '{}' to '{}', but no route connects them",
+                            graph_.tensor(tensor_id).name, locations.front().component, component));
+        }
+        return *best;
     }
 
     // Returns the task after which `tensor_id` is in `component` as `dtype` (-1: from start).
     int make_available(int tensor_id, const std::string& component, DType dtype) {
-        auto& locations = where_[tensor_id];
-        for (const auto& loc : locations) {
-            if (loc.component == component && loc.dtype == dtype)
-                return loc.task;
-        }
-        if (locations.empty()) {
+        return make_available_at(tensor_id, component, dtype).task;
+    }
+
+    Location make_available_at(int tensor_id, const std::string& component, DType dtype) {
+        auto it = where_.find(tensor_id);
+        if (it == where_.end() || it->second.empty()) {
             throw LoweringError(fmt::format("tensor '{}' is read before it is produced",
                                             graph_.tensor(tensor_id).name));
         }
-        Location src = locations.front();  // where it was produced
-        const std::string& host = platform_.host_component;
-        if (src.component != component && !platform_.route(src.component, component) &&
-            !host.empty() && src.component != host && component != host &&
-            platform_.route(src.component, host) && platform_.route(host, component)) {
-            // No direct link: stage through the host's memory, once per tensor, so that every
-            // other reader copies from there (tarnawski2020 §3: accelerators exchange data
-            // through CPU DRAM, the producer's transfer out paid once).
-            const int at_host = make_available(tensor_id, host, src.dtype);
-            src = Location{host, src.dtype, at_host};
+        for (const auto& loc : it->second) {
+            if (loc.component == component && loc.dtype == dtype)
+                return loc;
         }
-        int ready = src.task;
-        if (src.component == component) {
-            // Same memory, other dtype: convert in place.
-            ready = add_convert(tensor_id, component, src.dtype, dtype, ready);
-        } else {
-            auto route = platform_.route(src.component, component);
-            std::string converter =
-                route ? route->link->model->converting_component() : std::string{};
-            if (src.dtype != dtype && converter == src.component) {
-                ready = add_convert(tensor_id, src.component, src.dtype, dtype, ready);
-                ready = add_transfer(tensor_id, src.component, component, dtype, ready);
-            } else if (src.dtype != dtype) {
-                ready = add_transfer(tensor_id, src.component, component, src.dtype, ready);
-                if (converter != component) {
-                    throw LoweringError(fmt::format(
-                        "tensor '{}' crosses '{}' -> '{}' as {} but is needed as {}, and the "
-                        "link converts on neither side",
-                        graph_.tensor(tensor_id).name, src.component, component,
-                        to_string(src.dtype), to_string(dtype)));
-                }
-                ready = add_convert(tensor_id, component, src.dtype, dtype, ready);
+        Location cur = best_source(tensor_id, component);
+        const std::vector<Hop>& hops = *platform_.route(cur.component, component);
+        for (const Hop& hop : hops) {
+            const Link& link = platform_.links()[static_cast<std::size_t>(hop.link)];
+            const std::string converter = link.model->converting_component();
+            // A link converts on one of its sides (lee2022 §2.3: the CPU, before a transfer
+            // leaves it or after one arrives).
+            if (cur.dtype != dtype && converter == cur.component)
+                cur = add_convert(tensor_id, cur, dtype);
+            cur = add_transfer(tensor_id, cur, hop);
+            if (cur.dtype != dtype && converter == cur.component)
+                cur = add_convert(tensor_id, cur, dtype);
+        }
+        if (cur.dtype != dtype) {
+            if (hops.empty()) {
+                cur = add_convert(tensor_id, cur, dtype);  // same memory: convert in place
             } else {
-                ready = add_transfer(tensor_id, src.component, component, dtype, ready);
+                throw LoweringError(fmt::format(
+                    "tensor '{}' reaches '{}' as {} but is needed as {}, and no link on its "
+                    "route converts",
+                    graph_.tensor(tensor_id).name, component, to_string(cur.dtype),
+                    to_string(dtype)));
             }
         }
-        locations.push_back(Location{component, dtype, ready});
-        return ready;
+        return cur;
     }
 
     void lower_op(int op_id) {
@@ -228,14 +362,27 @@ private:
                                             op.name, op.type, device.name, support.reason));
         }
         std::vector<int> preds;
+        std::vector<int> reads;
         for (int t : op.inputs) {
             const Tensor& tensor = graph_.tensor(t);
-            if (tensor.kind == TensorKind::weight)
-                continue;  // resident where it is used
-            if (tensor.kind == TensorKind::input && where_.count(t) == 0) {
-                where_[t].push_back(Location{platform_.host_component, tensor.dtype, -1});
+            if (tensor.kind == TensorKind::weight) {
+                // Resident where it is used, for the whole run, once per component.
+                const auto key = std::make_pair(t, device.component);
+                if (weight_buffer_.count(key) == 0) {
+                    weight_buffer_[key] =
+                        add_buffer(device.component, tensor.size_bytes(), t, -1, true);
+                }
+                continue;
             }
-            preds.push_back(make_available(t, device.component, dtype_on(device, tensor.dtype)));
+            if (tensor.kind == TensorKind::input && where_.count(t) == 0) {
+                const int buffer =
+                    add_buffer(platform_.host_component, tensor.size_bytes(), t, -1, false);
+                where_[t].push_back(Location{platform_.host_component, tensor.dtype, -1, buffer});
+            }
+            const Location loc =
+                make_available_at(t, device.component, dtype_on(device, tensor.dtype));
+            preds.push_back(loc.task);
+            reads.push_back(loc.buffer);
         }
         Task task;
         task.kind = TaskKind::compute;
@@ -244,13 +391,27 @@ private:
         task.device = device_index;
         task.resource = device.resource;
         task.units = device.units;
-        task.duration_ps = to_ps(device.model->op_time_s(graph_, op));
+        const std::string what = fmt::format("op '{}' ({}) on {}", op.name, op.type, device.name);
+        const int memory_res =
+            memory_resource_[static_cast<std::size_t>(platform_.component_index(device.component))];
+        const DeviceModel::Timing timing =
+            memory_res >= 0 ? device.model->op_timing(graph_, op) : DeviceModel::Timing{};
+        if (memory_res >= 0 && timing.memory_bytes > 0.0 && timing.memory_rate_Bps > 0.0) {
+            task.fixed_ps = to_ps(timing.fixed_s, what);
+            task.flow_ps = to_ps(timing.memory_bytes / timing.memory_rate_Bps, what);
+            task.flow_rate_Bps = timing.memory_rate_Bps;
+            task.shared.push_back(memory_res);
+            task.duration_ps = task.fixed_ps + task.flow_ps;
+        } else {
+            task.duration_ps = to_ps(device.model->op_time_s(graph_, op), what);
+            task.fixed_ps = task.duration_ps;
+        }
         task.bytes = op.bytes_written;
         int id = add_task(std::move(task), preds);
-        for (int t : op.outputs) {
-            where_[t].push_back(
-                Location{device.component, dtype_on(device, graph_.tensor(t).dtype), id});
-        }
+        for (int b : reads)
+            add_reader(id, b);
+        for (int t : op.outputs)
+            record(t, device.component, dtype_on(device, graph_.tensor(t).dtype), id);
     }
 
     const Graph& graph_;
@@ -258,6 +419,9 @@ private:
     const Platform& platform_;
     ExecGraph exec_;
     std::map<int, std::vector<Location>> where_;
+    std::map<std::pair<int, std::string>, int> weight_buffer_;
+    std::vector<int> memory_resource_;  // per component: shared resource or -1
+    std::vector<int> link_resource_;    // per link direction (2 l + backward): or -1
 };
 
 }  // namespace

@@ -30,17 +30,97 @@ std::vector<std::string> Platform::device_names() const {
     return names;
 }
 
-std::optional<Platform::Route> Platform::route(const std::string& from_component,
-                                               const std::string& to_component) const {
-    for (const auto& link : links_) {
-        if (link.endpoint_a == from_component && link.endpoint_b == to_component) {
-            return Route{&link, true};
+std::string_view to_string(Arbitration arbitration) {
+    return arbitration == Arbitration::shared ? "shared" : "fifo";
+}
+
+bool Platform::is_relay(const std::string& component) const {
+    return relays_all || std::find(relays.begin(), relays.end(), component) != relays.end();
+}
+
+int Platform::component_index(const std::string& component_name) const {
+    for (std::size_t i = 0; i < components_.size(); ++i) {
+        if (components_[i].name == component_name)
+            return static_cast<int>(i);
+    }
+    return -1;
+}
+
+void Platform::compute_routes() const {
+    const std::size_t n = components_.size();
+    routes_.assign(n * n, std::nullopt);
+    // Out-edges of every component in (link index, forward first) order: BFS over them with
+    // a FIFO queue reaches every component first along its lexicographically smallest
+    // shortest route.
+    std::vector<std::vector<std::pair<Hop, int>>> out(n);
+    for (std::size_t i = 0; i < links_.size(); ++i) {
+        const int a = component_index(links_[i].endpoint_a);
+        const int b = component_index(links_[i].endpoint_b);
+        if (a < 0 || b < 0)
+            continue;  // parse_platform reports unknown endpoints
+        out[static_cast<std::size_t>(a)].push_back({Hop{static_cast<int>(i), true}, b});
+        if (!links_[i].one_way)
+            out[static_cast<std::size_t>(b)].push_back({Hop{static_cast<int>(i), false}, a});
+    }
+    for (std::size_t from = 0; from < n; ++from) {
+        std::vector<int> parent(n, -1);
+        std::vector<Hop> via(n);
+        std::vector<bool> seen(n, false);
+        std::vector<std::size_t> queue{from};
+        seen[from] = true;
+        for (std::size_t head = 0; head < queue.size(); ++head) {
+            const std::size_t u = queue[head];
+            if (u != from && !is_relay(components_[u].name))
+                continue;  // reached, but data is not forwarded through it
+            for (const auto& [hop, v] : out[u]) {
+                const auto vi = static_cast<std::size_t>(v);
+                if (seen[vi])
+                    continue;
+                seen[vi] = true;
+                parent[vi] = static_cast<int>(u);
+                via[vi] = hop;
+                queue.push_back(vi);
+            }
         }
-        if (link.endpoint_b == from_component && link.endpoint_a == to_component) {
-            return Route{&link, false};
+        for (std::size_t to = 0; to < n; ++to) {
+            if (!seen[to])
+                continue;
+            std::vector<Hop> hops;
+            for (std::size_t v = to; v != from; v = static_cast<std::size_t>(parent[v]))
+                hops.push_back(via[v]);
+            std::reverse(hops.begin(), hops.end());
+            routes_[from * n + to] = std::move(hops);
         }
     }
-    return std::nullopt;
+    routes_valid_ = true;
+}
+
+const std::vector<Hop>* Platform::route(const std::string& from_component,
+                                        const std::string& to_component) const {
+    const int from = component_index(from_component);
+    const int to = component_index(to_component);
+    if (from < 0 || to < 0)
+        return nullptr;
+    if (!routes_valid_)
+        compute_routes();
+    const auto& r =
+        routes_[static_cast<std::size_t>(from) * components_.size() + static_cast<std::size_t>(to)];
+    return r ? &*r : nullptr;
+}
+
+std::optional<double> Platform::transfer_time_s(const std::string& from_component,
+                                                const std::string& to_component,
+                                                std::int64_t bytes) const {
+    const std::vector<Hop>* hops = route(from_component, to_component);
+    if (hops == nullptr)
+        return std::nullopt;
+    double total = 0.0;
+    for (const Hop& hop : *hops) {
+        const Link& link = links_[static_cast<std::size_t>(hop.link)];
+        const Component* dst = find_component(hop.forward ? link.endpoint_b : link.endpoint_a);
+        total += link.model->transfer_time_s(bytes, hop.forward) + dst->memory_latency_s;
+    }
+    return total;
 }
 
 int Platform::add_resource(ExecResource resource) {
@@ -55,10 +135,12 @@ int Platform::add_device(Device device) {
 
 void Platform::add_component(Component component) {
     components_.push_back(std::move(component));
+    routes_valid_ = false;
 }
 
 void Platform::add_link(Link link) {
     links_.push_back(std::move(link));
+    routes_valid_ = false;
 }
 
 ComponentRegistry& ComponentRegistry::instance() {
@@ -83,9 +165,70 @@ std::vector<const ComponentType*> ComponentRegistry::all() const {
     return out;
 }
 
+namespace {
+
+// relays: [cpu] | all
+void parse_relays(const ConfigNode& node, Platform& platform) {
+    if (!node.has("relays"))
+        return;
+    const ConfigNode relays = node.at("relays");
+    if (relays.is_scalar() && relays.as_string() == "all") {
+        platform.relays_all = true;
+        return;
+    }
+    if (!relays.is_sequence())
+        relays.fail("expected 'all' or a list of component names, e.g. [cpu]");
+    for (std::size_t i = 0; i < relays.size(); ++i) {
+        const std::string name = relays.at(i).as_string();
+        if (platform.find_component(name) == nullptr) {
+            relays.at(i).fail(fmt::format("relay '{}' is not a component of this platform", name));
+        }
+        platform.relays.push_back(name);
+    }
+}
+
+void check_links_and_routes(const ConfigNode& components, const Platform& platform) {
+    const auto& links = platform.links();
+    for (std::size_t i = 0; i < links.size(); ++i) {
+        for (std::size_t j = 0; j < i; ++j) {
+            const Link& a = links[i];
+            const Link& b = links[j];
+            const bool same = a.endpoint_a == b.endpoint_a && a.endpoint_b == b.endpoint_b;
+            const bool reversed = a.endpoint_a == b.endpoint_b && a.endpoint_b == b.endpoint_a;
+            // Two links may join a pair only as two one-way links in opposite directions.
+            const bool overlap = same || (reversed && !(a.one_way && b.one_way));
+            if (overlap) {
+                components.at(a.name).fail(fmt::format(
+                    "links '{}' and '{}' both join '{}' and '{}'; a route uses one link per "
+                    "pair of components, so describe them as one link (summed bandwidth) or as "
+                    "two one-way links in opposite directions",
+                    b.name, a.name, a.endpoint_a, a.endpoint_b));
+            }
+        }
+    }
+    // Every component must reach every other: a placement may put a producer and a consumer
+    // on any two devices, and graph inputs start (outputs end) in the host's memory.
+    for (const auto& from : platform.components()) {
+        for (const auto& to : platform.components()) {
+            if (from.name == to.name || platform.route(from.name, to.name) != nullptr)
+                continue;
+            components.fail(fmt::format(
+                "no route from '{}' to '{}': they must exchange data (any op may run on any "
+                "device), but no chain of links{} joins them; add a link, or declare the "
+                "component in between under 'relays:'",
+                from.name, to.name,
+                platform.relays.empty() && !platform.relays_all
+                    ? " (no component is declared a relay)"
+                    : " through the relays"));
+        }
+    }
+}
+
+}  // namespace
+
 Platform parse_platform(const ConfigNode& node) {
     node.expect_map();
-    node.expect_keys({"name", "description", "dispatch", "host", "components"});
+    node.expect_keys({"name", "description", "dispatch", "host", "relays", "components"});
     Platform platform;
     platform.source_file = node.file();
     platform.name = node.get_string("name", "platform");
@@ -157,6 +300,8 @@ Platform parse_platform(const ConfigNode& node) {
         node["host"].fail(
             fmt::format("host '{}' is not a component of this platform", platform.host_component));
     }
+    parse_relays(node, platform);
+    check_links_and_routes(components, platform);
     return platform;
 }
 

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/config.hpp"
@@ -33,6 +34,19 @@ public:
     virtual Support supports(const Graph& graph, const Op& op) const = 0;
     // Duration of one execution of `op` on this device, inputs already in its memory.
     virtual double op_time_s(const Graph& graph, const Op& op) const = 0;
+    // The same duration split for the DES's shared memory bandwidth: `fixed_s` that no
+    // other stream slows (dispatch, fork/join), then `memory_bytes` streamed from the
+    // component's memory at up to `memory_rate_Bps`, so that
+    // op_time_s = fixed_s + memory_bytes / memory_rate_Bps. The default has no streaming
+    // part: the whole op is fixed.
+    struct Timing {
+        double fixed_s = 0.0;
+        double memory_bytes = 0.0;
+        double memory_rate_Bps = 0.0;
+    };
+    virtual Timing op_timing(const Graph& graph, const Op& op) const {
+        return Timing{op_time_s(graph, op), 0.0, 0.0};
+    }
     // Floating-point element type the device computes and stores activations in.
     virtual DType compute_dtype() const { return DType::f32; }
 };
@@ -45,13 +59,21 @@ public:
 };
 
 // The cost model of one link (both directions). Direction `forward` = from the link's
-// first endpoint to its second, as written in the platform file.
+// first endpoint to its second, as written in the platform file. A link is two numbers per
+// direction, as in ASTRA-sim's analytical network: a per-transfer latency (descriptor
+// set-up, doorbell, completion; never shared) and a streaming bandwidth (shared by the
+// transfers on the direction at the same time, docs/DESIGN.md "Contention").
 class LinkModel {
 public:
     virtual ~LinkModel() = default;
     virtual std::string type() const = 0;  // "dma", "pcie"
-    // Time a transfer of `bytes` takes when it has the direction to itself.
-    virtual double transfer_time_s(std::int64_t bytes, bool forward) const = 0;
+    virtual double latency_s(bool forward) const = 0;
+    virtual double bandwidth_Bps(bool forward) const = 0;
+    // Time a transfer of `bytes` takes when it has the direction to itself:
+    // latency + bytes / bandwidth (0 bytes still pay the latency).
+    double transfer_time_s(std::int64_t bytes, bool forward) const {
+        return latency_s(forward) + static_cast<double>(bytes) / bandwidth_Bps(forward);
+    }
     // Component that performs fp32<->bf16 conversions for transfers over this link
     // (lee2022 §2.3: the CPU converts in both directions); empty = no conversion support.
     virtual std::string converting_component() const { return {}; }
@@ -71,17 +93,39 @@ struct Device {
     std::shared_ptr<const DeviceModel> model;
 };
 
+// A component is a memory domain: the devices on it read and write its memory, and links
+// move data between components.
 struct Component {
     std::string name;                                  // YAML key: "cpu", "pim"
     std::string type;                                  // YAML type
-    std::int64_t memory_bytes = 0;                     // 0 = unlimited
+    std::int64_t memory_bytes = 0;                     // capacity; 0 = unlimited
     std::shared_ptr<const ConversionModel> converter;  // null if it cannot convert
+    // Bandwidth of the memory, shared in the DES by the memory-bound part of the ops of its
+    // devices and by the DMA streams reading or writing it; 0 = not a shared resource.
+    double memory_bandwidth_Bps = 0.0;
+    // Access latency of the memory, paid once by every transfer written into it (applied
+    // by the DES's TLM-2.0 target, and added to the transfer's duration by lowering).
+    double memory_latency_s = 0.0;
 };
+
+// How the transfers on one link direction share it in the DES. `shared`: processor
+// sharing, each of n concurrent transfers streams at bandwidth/n, recomputed whenever one
+// starts or ends. `fifo`: one transfer at a time, in dispatch order (one DMA queue).
+enum class Arbitration { shared, fifo };
+std::string_view to_string(Arbitration arbitration);
 
 struct Link {
     std::string name;
     std::string endpoint_a, endpoint_b;  // component names; forward = a -> b
     std::shared_ptr<const LinkModel> model;
+    bool one_way = false;  // only a -> b exists
+    Arbitration arbitration = Arbitration::shared;
+};
+
+// One link crossed in one direction.
+struct Hop {
+    int link = -1;  // index into Platform::links()
+    bool forward = true;
 };
 
 // How ops are dispatched: `sequential` is ONNX Runtime's sequential executor (one node at
@@ -107,13 +151,27 @@ public:
     const Component* find_component(const std::string& name) const;
     std::vector<std::string> device_names() const;
 
-    // The link between two components and whether a->b is its forward direction.
-    struct Route {
-        const Link* link = nullptr;
-        bool forward = true;
-    };
-    std::optional<Route> route(const std::string& from_component,
-                               const std::string& to_component) const;
+    // Components a transfer may pass through on its way (store and forward through their
+    // memory): the host of a PCIe tree that stages accelerator-to-accelerator copies
+    // (tarnawski2020 §3), the chiplets of a ring. A platform declares them (`relays:`);
+    // no component relays by default.
+    std::vector<std::string> relays;
+    bool relays_all = false;  // `relays: all`
+    bool is_relay(const std::string& component) const;
+
+    // The route with the fewest hops from one component's memory to another's: links form a
+    // directed graph (a one-way link has only its forward edge), intermediate components
+    // must be relays. Ties go to the route whose sequence of (link index, direction) is
+    // lexicographically smallest, so routes never depend on hash order. nullptr: no route.
+    // An empty route means from == to.
+    const std::vector<Hop>* route(const std::string& from_component,
+                                  const std::string& to_component) const;
+    // Store-and-forward time of `bytes` over the route (each hop pays its latency and its
+    // bandwidth, as in the DES without contention); nullopt when there is no route.
+    std::optional<double> transfer_time_s(const std::string& from_component,
+                                          const std::string& to_component,
+                                          std::int64_t bytes) const;
+    int component_index(const std::string& name) const;  // -1 when unknown
 
     // Builders, used by component factories while the platform file is parsed.
     int add_resource(ExecResource resource);
@@ -122,10 +180,15 @@ public:
     void add_link(Link link);
 
 private:
+    void compute_routes() const;
+
     std::vector<Device> devices_;
     std::vector<ExecResource> resources_;
     std::vector<Component> components_;
     std::vector<Link> links_;
+    // routes_[from * n + to]; computed on first use after the last change.
+    mutable std::vector<std::optional<std::vector<Hop>>> routes_;
+    mutable bool routes_valid_ = false;
 };
 
 // --- component registry -----------------------------------------------------------------
@@ -159,6 +222,10 @@ private:
 //   host: cpu
 //   components: { <name>: { type: <registered type>, ... }, ... }   (links are components too)
 // Throws InputError naming the file and YAML path of whatever is wrong.
+// Every pair of components must have a route both ways (any op may be placed on any
+// device, and graph inputs and outputs live in the host): an InputError names the first
+// pair without one. Two links joining the same two components in the same direction are
+// an error too (routes would silently use only one of them).
 Platform parse_platform(const ConfigNode& node);
 Platform load_platform(const std::string& file);
 

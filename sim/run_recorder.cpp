@@ -14,7 +14,44 @@ RunRecorder::RunRecorder(const ExecGraph& exec, int samples, Trace* trace)
       first_slice_(exec.tasks.size(), -1),
       busy_s_(exec.resources.size(), 0.0),
       bytes_(exec.resources.size(), 0),
-      timings_(exec.tasks.size()) {}
+      timings_(exec.tasks.size()),
+      readers_left_(exec.buffers.size() * static_cast<std::size_t>(samples), -1) {
+    const std::size_t components =
+        exec.platform != nullptr ? exec.platform->components().size() : 0;
+    resident_.assign(components, 0);
+    peak_.assign(components, 0);
+    peak_task_.assign(components, -1);
+    // Weights are resident from the start, once for every sample.
+    for (std::size_t b = 0; b < exec.buffers.size(); ++b) {
+        const Buffer& buffer = exec.buffers[b];
+        if (buffer.producer < 0 && buffer.persistent)
+            allocate(0, static_cast<int>(b), -1);
+    }
+}
+
+void RunRecorder::allocate(std::size_t sample, int buffer, int task) {
+    const Buffer& b = exec_.buffers[static_cast<std::size_t>(buffer)];
+    if (b.component < 0 || static_cast<std::size_t>(b.component) >= resident_.size())
+        return;
+    int& left = readers_left_[sample * exec_.buffers.size() + static_cast<std::size_t>(buffer)];
+    if (left >= 0)
+        return;  // already resident
+    left = b.readers;
+    const auto c = static_cast<std::size_t>(b.component);
+    resident_[c] += b.bytes;
+    if (resident_[c] > peak_[c]) {
+        peak_[c] = resident_[c];
+        peak_task_[c] = task;
+    }
+}
+
+void RunRecorder::release(std::size_t sample, int buffer) {
+    const Buffer& b = exec_.buffers[static_cast<std::size_t>(buffer)];
+    if (b.persistent || b.component < 0 ||
+        static_cast<std::size_t>(b.component) >= resident_.size())
+        return;
+    resident_[static_cast<std::size_t>(b.component)] -= b.bytes;
+}
 
 namespace {
 
@@ -30,8 +67,16 @@ std::string lane_thread(const ExecResourceSlot& slot, int lane) {
 
 void RunRecorder::on_start(const StartedTask& started, std::int64_t time_ps) {
     const std::size_t n = exec_.tasks.size();
-    start_ps_[static_cast<std::size_t>(started.instance.sample) * n +
-              static_cast<std::size_t>(started.instance.task)] = time_ps;
+    const auto sample = static_cast<std::size_t>(started.instance.sample);
+    start_ps_[sample * n + static_cast<std::size_t>(started.instance.task)] = time_ps;
+    // A task's output occupies memory from its start; a graph input from its first reader.
+    const Task& task = exec_.tasks[static_cast<std::size_t>(started.instance.task)];
+    for (int b : task.reads_buffers) {
+        if (exec_.buffers[static_cast<std::size_t>(b)].producer < 0)
+            allocate(sample, b, started.instance.task);
+    }
+    if (task.fills_buffer >= 0)
+        allocate(sample, task.fills_buffer, started.instance.task);
 }
 
 void RunRecorder::on_finish(const StartedTask& started, std::int64_t time_ps) {
@@ -41,6 +86,16 @@ void RunRecorder::on_finish(const StartedTask& started, std::int64_t time_ps) {
     const Task& task = exec_.tasks[task_index];
     ++finished_;
     sample_finish_ps_[sample] = std::max(sample_finish_ps_[sample], time_ps);
+    // Free every buffer whose last reader this was, and an output nobody reads.
+    for (int b : task.reads_buffers) {
+        int& left = readers_left_[sample * exec_.buffers.size() + static_cast<std::size_t>(b)];
+        if (left > 0 && --left == 0)
+            release(sample, b);
+    }
+    if (task.fills_buffer >= 0 &&
+        exec_.buffers[static_cast<std::size_t>(task.fills_buffer)].readers == 0) {
+        release(sample, task.fills_buffer);
+    }
     if (sample != 0)
         return;
     const std::int64_t start = start_ps_[sample * n + task_index];
@@ -124,6 +179,51 @@ void RunRecorder::finish_latency_run(Metrics& metrics) {
             if (from >= 0 && to >= 0)
                 trace_->flows.push_back(TraceFlow{from, to});
         }
+    }
+}
+
+void RunRecorder::merge_memory(Metrics& metrics) const {
+    if (exec_.platform == nullptr)
+        return;
+    const auto& components = exec_.platform->components();
+    if (metrics.memory.size() != components.size()) {
+        metrics.memory.assign(components.size(), MemoryUse{});
+        for (std::size_t c = 0; c < components.size(); ++c) {
+            MemoryUse& use = metrics.memory[c];
+            use.component = components[c].name;
+            use.capacity_bytes = components[c].memory_bytes;
+            std::vector<std::string> names;
+            for (const auto& d : exec_.platform->devices()) {
+                if (d.component == components[c].name)
+                    names.push_back(d.name);
+            }
+            use.devices = fmt::format("{}", fmt::join(names, ", "));
+        }
+    }
+    for (std::size_t c = 0; c < components.size() && c < peak_.size(); ++c) {
+        MemoryUse& use = metrics.memory[c];
+        if (peak_[c] <= use.peak_bytes)
+            continue;
+        use.peak_bytes = peak_[c];
+        const int t = peak_task_[c];
+        use.at_peak =
+            t < 0 ? std::string("the weights, before the first op")
+                  : fmt::format("{} '{}'", to_string(exec_.tasks[static_cast<std::size_t>(t)].kind),
+                                exec_.tasks[static_cast<std::size_t>(t)].name);
+    }
+    metrics.feasible = true;
+    metrics.infeasible_reason.clear();
+    for (const MemoryUse& use : metrics.memory) {
+        if (!use.exceeded())
+            continue;
+        metrics.feasible = false;
+        metrics.infeasible_reason = fmt::format(
+            "memory of {} ('{}') exceeded: peak {} bytes ({:.3g} GiB) > capacity {} bytes "
+            "({:.3g} GiB), at {}",
+            use.devices.empty() ? use.component : use.devices, use.component, use.peak_bytes,
+            static_cast<double>(use.peak_bytes) / (1024.0 * 1024 * 1024), use.capacity_bytes,
+            static_cast<double>(use.capacity_bytes) / (1024.0 * 1024 * 1024), use.at_peak);
+        break;
     }
 }
 

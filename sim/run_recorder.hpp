@@ -22,8 +22,14 @@ public:
     // Fills latency-run facts (latency, busy time, bytes) and adds flows to the trace.
     void finish_latency_run(Metrics& metrics);
     int tasks_finished() const { return finished_; }
+    // Folds this run's peak memory into metrics.memory (the larger peak wins) and sets
+    // metrics.feasible / infeasible_reason.
+    void merge_memory(Metrics& metrics) const;
 
 private:
+    void allocate(std::size_t sample, int buffer, int task);
+    void release(std::size_t sample, int buffer);
+
     const ExecGraph& exec_;
     Trace* trace_;
     std::vector<std::int64_t> start_ps_;  // per sample * task
@@ -34,6 +40,11 @@ private:
     std::vector<TaskTiming> timings_;  // per task of sample 0
     std::array<double, 3> kind_s_{};   // summed durations of sample 0 by TaskKind
     int finished_ = 0;
+    // Memory: per sample * buffer, readers still to finish (-1 = not allocated yet).
+    std::vector<int> readers_left_;
+    std::vector<std::int64_t> resident_;  // per component, now
+    std::vector<std::int64_t> peak_;      // per component
+    std::vector<int> peak_task_;          // per component: task that reached the peak
 };
 
 // Steady-state throughput from per-sample completion times: (N-1) samples over the span

@@ -9,6 +9,7 @@
 #include "sim/config.hpp"
 #include "sim/exec_graph.hpp"
 #include "sim/workloads/model_zoo.hpp"
+#include "tools/app/agree.hpp"
 #include "tools/app/calibrate.hpp"
 #include "tools/app/inspect.hpp"
 #include "tools/app/place.hpp"
@@ -49,6 +50,22 @@ int cmd_run(const std::string& file, const std::vector<std::string>& overrides,
     for (auto& point : app::load_study_points(file, overrides)) {
         app::StudyResult result = app::run_study(point, trace);
         runs.push_back(app::PointRun{std::move(point), std::move(result)});
+    }
+    // A run in which no placement fits the platform's memories has no result to report.
+    std::string reason;
+    bool any_feasible = false;
+    for (const auto& [study, result] : runs) {
+        for (const auto& row : result.rows) {
+            any_feasible = any_feasible || row.metrics.feasible;
+            if (!row.metrics.feasible && reason.empty())
+                reason = fmt::format("{}: {}", row.placer, row.metrics.infeasible_reason);
+        }
+    }
+    if (!any_feasible) {
+        for (const auto& [study, result] : runs)
+            std::cout << app::format_table(study, result);
+        throw sim::InputError(file, "", 0,
+                              fmt::format("every placement is infeasible (first: {})", reason));
     }
     const auto& first = runs.front().config;
     const fs::path out_dir = out.empty() ? fs::path("out") / first.name : fs::path(out);
@@ -116,6 +133,18 @@ int main(int argc, char** argv) {
         "calibrate", "simulated vs published figures of a platform (exit 1 if they do not hold)");
     calibrate->add_option("platform", calibrate_file, "platform YAML")->required();
 
+    std::string agree_file, agree_out;
+    std::vector<std::string> agree_overrides;
+    int agree_samples = 100;
+    std::uint64_t agree_seed = 1;
+    auto* agree = cli.add_subcommand(
+        "agree", "analytic vs DES on random feasible placements of a study (r, rho, differences)");
+    agree->add_option("study", agree_file, "study YAML")->required();
+    agree->add_option("--samples", agree_samples, "random placements to compare (default 100)");
+    agree->add_option("--seed", agree_seed, "seed of the random placements (default 1)");
+    agree->add_option("--out", agree_out, "output directory (default: out/<study>_agree)");
+    agree->add_option("--set", agree_overrides, "override a YAML path: --set samples=4");
+
     app::PlaceRequest place_request;
     auto* place = cli.add_subcommand(
         "place", "run one tarnawski2020 split solver on a workload JSON or a study YAML");
@@ -135,7 +164,15 @@ int main(int argc, char** argv) {
     place->add_option("--set", place_request.overrides,
                       "study override: --set workload.seq_len=32");
 
-    CLI11_PARSE(cli, argc, argv);
+    try {
+        cli.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        // --help exits 0 with CLI11's text; every parse error is bad input: one line, exit 2.
+        if (e.get_exit_code() == 0)
+            return cli.exit(e);
+        std::cerr << "hetsim: error: " << e.what() << " (hetsim --help lists the commands)\n";
+        return kInputErrorExit;
+    }
     try {
         if (run->parsed()) {
             return cmd_run(study_file.empty() ? default_study() : study_file, overrides, out_dir,
@@ -150,6 +187,18 @@ int main(int argc, char** argv) {
         }
         if (list->parsed())
             return cmd_list(list_what);
+        if (agree->parsed()) {
+            const app::StudyConfig study = app::load_study(agree_file, agree_overrides);
+            const app::AgreementReport report =
+                app::measure_agreement(study, agree_samples, agree_seed);
+            const fs::path out_dir =
+                agree_out.empty() ? fs::path("out") / (study.name + "_agree") : fs::path(agree_out);
+            const std::string note = app::write_agreement(report, out_dir);
+            std::cout << app::format_agreement(report)
+                      << fmt::format("results in {}/ (agreement.csv; {})\n", out_dir.string(),
+                                     note);
+            return 0;
+        }
         if (place->parsed()) {
             std::cout << app::place(place_request, std::cerr);
             return 0;

@@ -7,6 +7,7 @@ packages=(
   libsystemc-dev libyaml-cpp-dev libfmt-dev libboost-dev libeigen3-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
   coinor-libcbc-dev libscotch-dev
+  python3-matplotlib
 )
 missing=()
 for p in "${packages[@]}"; do

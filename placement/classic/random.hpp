@@ -1,6 +1,6 @@
 // "random": each op on a device drawn uniformly among those that can run it — the Random
 // schedule of duet §VI-C (Fig. 13) and the sample generator for evaluator-agreement studies
-// (DESIGN.md "Principles"). Deterministic: the same seed gives the same placement.
+// (docs/DESIGN.md "Principles"). Deterministic: the same seed gives the same placement.
 #pragma once
 
 #include <cstdint>
@@ -23,7 +23,7 @@ public:
 
 // A uniform index in [0, n) drawn by rejection, so the sequence is the same on every
 // standard library (std::uniform_int_distribution's algorithm is implementation-defined,
-// which would break DESIGN.md's byte-for-byte determinism across machines).
+// which would break docs/DESIGN.md's byte-for-byte determinism across machines).
 std::size_t uniform_index(std::mt19937_64& rng, std::size_t n);
 
 }  // namespace hetsim::placement

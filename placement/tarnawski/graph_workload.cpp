@@ -25,7 +25,7 @@ GraphWorkload workload_from_graph(const sim::Graph& graph, const sim::Platform& 
         const sim::Device& device = platform.device(d);
         if (is_cpu_core(platform, device))
             gw.cpu_devices.push_back(d);
-        else if (device.component != host && platform.route(host, device.component))
+        else if (device.component != host && platform.route(host, device.component) != nullptr)
             gw.accelerator_devices.push_back(d);
     }
     if (gw.cpu_devices.empty() || gw.accelerator_devices.empty()) {
@@ -36,7 +36,6 @@ GraphWorkload workload_from_graph(const sim::Graph& graph, const sim::Platform& 
     }
     const sim::Device& cpu = platform.device(gw.cpu_devices.front());
     const sim::Device& acc = platform.device(gw.accelerator_devices.front());
-    const auto route = platform.route(host, acc.component);
 
     Workload& w = gw.workload;
     w.max_cpus = static_cast<int>(gw.cpu_devices.size());
@@ -88,7 +87,8 @@ GraphWorkload workload_from_graph(const sim::Graph& graph, const sim::Platform& 
                 bytes_to[v] += graph.tensor(t).size_bytes();
         }
         for (const auto& [v, bytes] : bytes_to) {
-            w.add_edge(u, v, route->link->model->transfer_time_s(bytes, route->forward));
+            // tarnawski2020 §3: an edge costs the transfer over the host <-> accelerator link.
+            w.add_edge(u, v, *platform.transfer_time_s(host, acc.component, bytes));
         }
     }
     return gw;

@@ -91,9 +91,11 @@ TEST(DmaLinkYaml, ParsesBothDirections) {
     // 5 us + 2000 B / 2 GB/s = 6 us; 8 us + 2000 B / 1 GB/s = 10 us.
     EXPECT_DOUBLE_EQ(link.model->transfer_time_s(2000, true), 6e-6);
     EXPECT_DOUBLE_EQ(link.model->transfer_time_s(2000, false), 10e-6);
-    auto route = platform.route("pim", "cpu");
-    ASSERT_TRUE(route.has_value());
-    EXPECT_FALSE(route->forward);
+    const auto* route = platform.route("pim", "cpu");
+    ASSERT_NE(route, nullptr);
+    ASSERT_EQ(route->size(), 1u);
+    EXPECT_EQ(route->front().link, 0);
+    EXPECT_FALSE(route->front().forward);
 }
 
 TEST(DmaLinkYaml, PcieIsSymmetricWithOptionalOverride) {

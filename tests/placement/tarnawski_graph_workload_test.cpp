@@ -3,12 +3,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "tests/fixtures/graph_fixtures.hpp"
-#include "tests/fixtures/yaml_fixtures.hpp"
 #include "placement/placer.hpp"
 #include "placement/tarnawski/graph_workload.hpp"
 #include "placement/tarnawski/max_load_dp.hpp"
 #include "sim/workloads/model_zoo.hpp"
+#include "tests/fixtures/graph_fixtures.hpp"
+#include "tests/fixtures/yaml_fixtures.hpp"
 #include "tools/app/registration.hpp"
 
 #include <fmt/format.h>
@@ -33,6 +33,7 @@ std::string platform_yaml(const std::string& acc1_unsupported = "[]") {
     return R"(
 name: small
 host: cpu
+relays: [cpu]
 components:
   cpu:
     type: cpu

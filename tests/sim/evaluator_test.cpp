@@ -141,8 +141,9 @@ TEST(Evaluators, DesIsSlowerExactlyByLinkContention) {
     const auto [a, d] = evaluate_both(fx, fx.lower_on(g, kForkIntoY), 1);
     // Analytic: both transfers 3->5; C1 5->6, C2 6->7; outputs back 6->8 and 7->9.
     EXPECT_DOUBLE_EQ(a.latency_s, 9 * kUs);
-    // DES: one DMA queue per direction: t1 3->5, t2 5->7; C1 5->6, C2 7->8; o1 back 6->8,
-    // o2 back 8->10. Slower by L - c = 2 - 1 µs.
+    // DES, the link's bandwidth shared: t1 and t2 wait their 1 µs latency together (3->4),
+    // then stream at half speed, both ending at 6; C1 6->7, C2 7->8; o1 back 7->9 alone;
+    // o2's latency 8->9, its stream 9->10 alone.
     EXPECT_DOUBLE_EQ(d.latency_s, 10 * kUs);
 }
 
@@ -251,13 +252,14 @@ TEST(Lowering, RejectsTransfersWithoutARoute) {
         [&] {
             lower(g, Placement{{0, 1, 0}, {}}, p);
         },
-        ::testing::ThrowsMessage<LoweringError>(::testing::HasSubstr("no link")));
+        ::testing::ThrowsMessage<LoweringError>(::testing::HasSubstr("no route connects them")));
 }
 
-TEST(Lowering, StagesThroughTheHostWhenAcceleratorsHaveNoDirectLink) {
-    // Host h and accelerators a0, a1, each linked to h only (tarnawski2020 §3: accelerators
-    // exchange data through CPU DRAM). in -> A(A0) -> B(A1), and A's output also read by D on
-    // the host: a0 -> h once, then h -> a1; D reuses the host copy.
+TEST(Lowering, StagesThroughADeclaredRelay) {
+    // Host h and accelerators a0, a1, each linked to h only, h declared a relay
+    // (tarnawski2020 §3: accelerators exchange data through CPU DRAM). in -> A(A0) -> B(A1),
+    // and A's output also read by D on the host: a0 -> h once, then h -> a1; D reuses the
+    // host copy.
     Platform p;
     add_simple_device(p, "h", "H", std::make_shared<TableDevice>(1 * kUs));
     add_simple_device(p, "a0", "A0", std::make_shared<TableDevice>(1 * kUs));
@@ -265,6 +267,7 @@ TEST(Lowering, StagesThroughTheHostWhenAcceleratorsHaveNoDirectLink) {
     p.add_link(Link{"h0", "h", "a0", std::make_shared<FixedLink>(1 * kUs, 4e9)});
     p.add_link(Link{"h1", "h", "a1", std::make_shared<FixedLink>(1 * kUs, 4e9)});
     p.host_component = "h";
+    p.relays = {"h"};
     Graph g("fork");
     const int in = g.add_tensor("in", {1, 1000}, DType::f32, TensorKind::input);
     const int a = relu(g, "A", in);

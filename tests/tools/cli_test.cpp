@@ -12,50 +12,16 @@
 #include <sstream>
 #include <string>
 
+#include "tests/fixtures/cli_fixtures.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-struct Outcome {
-    int exit_code = -1;
-    std::string output;  // stdout and stderr
-};
-
-Outcome run_hetsim(const std::string& args) {
-    const std::string command = std::string(HETSIM_BINARY) + " " + args + " 2>&1";
-    Outcome outcome;
-    FILE* pipe = popen(command.c_str(), "r");
-    if (pipe == nullptr)
-        return outcome;
-    std::array<char, 4096> buffer{};
-    while (fgets(buffer.data(), static_cast<int>(buffer.size()), pipe) != nullptr) {
-        outcome.output += buffer.data();
-    }
-    int status = pclose(pipe);
-    outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return outcome;
-}
-
-class TempDir {
-public:
-    TempDir() {
-        path_ = fs::temp_directory_path() /
-                ("hetsim_cli_" + std::to_string(::getpid()) + "_" +
-                 ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(path_);
-        fs::create_directories(path_);
-    }
-    ~TempDir() { fs::remove_all(path_); }
-    fs::path write(const std::string& name, const std::string& text) const {
-        std::ofstream(path_ / name) << text;
-        return path_ / name;
-    }
-    const fs::path& path() const { return path_; }
-
-private:
-    fs::path path_;
-};
+using hetsim::testing::Outcome;
+using hetsim::testing::run_hetsim;
+using hetsim::testing::TempDir;
 
 const std::string kPlatform =
     std::string(HETSIM_SOURCE_DIR) + "/configs/platforms/zynq_silentpim.yaml";
@@ -69,10 +35,7 @@ std::string study_with(const std::string& platform, const std::string& extra = "
 }
 
 std::string read(const fs::path& p) {
-    std::ifstream in(p);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
+    return hetsim::testing::read_file(p);
 }
 
 TEST(Cli, RunWritesEveryOutput) {

@@ -339,14 +339,20 @@ StudyResult run_study(const StudyConfig& study, bool record_traces) {
         result.rows.push_back(std::move(row));
     }
     // Speedup over the baseline in the study's objective: latency ratio, or throughput ratio.
+    // An infeasible placement (a memory overflows) has no speedup.
     const sim::Metrics& base = result.rows.front().metrics;
     for (auto& row : result.rows) {
+        if (!row.metrics.feasible || !base.feasible) {
+            row.speedup = 0.0;
+            continue;
+        }
         if (study.objective == placement::Objective::throughput) {
             row.speedup = base.throughput_per_s > 0.0
                               ? row.metrics.throughput_per_s / base.throughput_per_s
                               : 0.0;
         } else {
-            row.speedup = row.metrics.latency_s > 0.0 ? base.latency_s / row.metrics.latency_s : 0.0;
+            row.speedup =
+                row.metrics.latency_s > 0.0 ? base.latency_s / row.metrics.latency_s : 0.0;
         }
     }
     return result;
@@ -388,6 +394,11 @@ std::string format_table(const StudyConfig& study, const StudyResult& result) {
             auto it = kinds.find(kind);
             return it == kinds.end() ? 0.0 : it->second;
         };
+        if (!r.metrics.feasible) {
+            out << fmt::format("{:<{}}  infeasible: {}\n", r.placer, width,
+                               r.metrics.infeasible_reason);
+            continue;
+        }
         out << fmt::format("{:<{}}  {:>12}  {:>14.2f}  {:>7.2f}x  {:>12}  {:>12}  {:>11}  {:>7}\n",
                            r.placer, width, human_time(r.metrics.latency_s),
                            r.metrics.throughput_per_s, r.speedup, human_time(kind_s("compute")),
@@ -402,17 +413,18 @@ void write_outputs(const std::vector<PointRun>& runs, const fs::path& out_dir, b
     std::map<fs::path, std::string> files;
     std::ostringstream csv;
     csv << "study,point,placer,objective,latency_s,throughput_per_s,speedup,placer_time_s,"
-           "profile_runs,evaluator,workload,platform\n";
+           "profile_runs,evaluator,workload,platform,feasible,infeasible_reason\n";
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
     for (const auto& [study, result] : runs) {
         // With several points, every per-placer file carries the point in its name.
         const std::string prefix = runs.size() > 1 ? file_safe(study.point) + "_" : "";
         for (const auto& r : result.rows) {
-            csv << fmt::format("{},\"{}\",\"{}\",{},{:.9g},{:.9g},{:.6g},{:.6g},{},{},\"{}\",{}\n",
-                               study.name, study.point, r.placer, objective_name(study.objective),
-                               r.metrics.latency_s, r.metrics.throughput_per_s, r.speedup,
-                               r.placer_time_s, r.profile_runs, study.evaluator,
-                               study.workload_label, study.platform.name);
+            csv << fmt::format(
+                "{},\"{}\",\"{}\",{},{:.9g},{:.9g},{:.6g},{:.6g},{},{},\"{}\",{},{},\"{}\"\n",
+                study.name, study.point, r.placer, objective_name(study.objective),
+                r.metrics.latency_s, r.metrics.throughput_per_s, r.speedup, r.placer_time_s,
+                r.profile_runs, study.evaluator, study.workload_label, study.platform.name,
+                r.metrics.feasible ? 1 : 0, r.metrics.infeasible_reason);
             nlohmann::ordered_json row;
             row["study"] = study.name;
             row["point"] = study.point;
@@ -432,6 +444,18 @@ void write_outputs(const std::vector<PointRun>& runs, const fs::path& out_dir, b
             row["link_bytes"] = r.metrics.link_bytes;
             row["time_by_kind_s"] = r.metrics.time_by_kind_s;
             row["stats"] = r.stats;
+            row["feasible"] = r.metrics.feasible;
+            if (!r.metrics.feasible)
+                row["infeasible_reason"] = r.metrics.infeasible_reason;
+            // Per device: the peak bytes resident in the memory it works from.
+            nlohmann::ordered_json peaks = nlohmann::ordered_json::object();
+            for (const auto& device : study.platform.devices()) {
+                for (const auto& use : r.metrics.memory) {
+                    if (use.component == device.component)
+                        peaks[device.name] = use.peak_bytes;
+                }
+            }
+            row["peak_memory_bytes"] = peaks;
             rows.push_back(row);
 
             nlohmann::ordered_json placement;
@@ -474,9 +498,15 @@ void write_outputs(const std::vector<PointRun>& runs, const fs::path& out_dir, b
     emitter << runs.front().config.resolved;
     files[out_dir / "study.resolved.yaml"] = std::string(emitter.c_str()) + "\n";
 
-    fs::create_directories(out_dir);
-    for (const auto& [path, content] : files)
-        write_file_atomically(path, content);
+    try {
+        fs::create_directories(out_dir);
+        for (const auto& [path, content] : files)
+            write_file_atomically(path, content);
+    } catch (const std::exception& e) {
+        throw sim::InputError(
+            "", "--out", 0,
+            fmt::format("cannot write the results into '{}': {}", out_dir.string(), e.what()));
+    }
 }
 
 }  // namespace hetsim::app

@@ -1,0 +1,75 @@
+#include "sim/fluid_share.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+namespace hetsim::sim {
+
+std::vector<double> max_min_fair_rates(const std::vector<double>& capacity_Bps,
+                                       const std::vector<FluidFlow>& flows) {
+    const std::size_t n_flows = flows.size();
+    std::vector<double> rate(n_flows, 0.0);
+    std::vector<bool> frozen(n_flows, false);
+    std::vector<double> left = capacity_Bps;               // unallocated capacity
+    std::vector<int> unfrozen_on(capacity_Bps.size(), 0);  // unfrozen flows per resource
+    std::size_t active = 0;
+    for (std::size_t f = 0; f < n_flows; ++f) {
+        if (!(flows[f].cap_Bps > 0.0))
+            throw std::invalid_argument("max_min_fair_rates: a flow's cap must be > 0");
+        if (flows[f].resources == nullptr || flows[f].resources->empty()) {
+            rate[f] = flows[f].cap_Bps;
+            frozen[f] = true;
+            continue;
+        }
+        for (int r : *flows[f].resources)
+            ++unfrozen_on[static_cast<std::size_t>(r)];
+        ++active;
+    }
+    // Each round raises every unfrozen flow by the same amount, up to the first cap reached
+    // or resource filled, then freezes the flows that cannot grow any more. At least one
+    // flow freezes per round.
+    while (active > 0) {
+        double delta = std::numeric_limits<double>::infinity();
+        for (std::size_t r = 0; r < left.size(); ++r) {
+            if (unfrozen_on[r] > 0)
+                delta = std::min(delta, left[r] / unfrozen_on[r]);
+        }
+        for (std::size_t f = 0; f < n_flows; ++f) {
+            if (!frozen[f])
+                delta = std::min(delta, flows[f].cap_Bps - rate[f]);
+        }
+        delta = std::max(delta, 0.0);
+        for (std::size_t f = 0; f < n_flows; ++f) {
+            if (frozen[f])
+                continue;
+            rate[f] += delta;
+            for (int r : *flows[f].resources)
+                left[static_cast<std::size_t>(r)] -= delta;
+        }
+        // A resource is full when what is left is below a relative rounding margin.
+        auto full = [&](int r) {
+            const auto ri = static_cast<std::size_t>(r);
+            return left[ri] <= 1e-12 * capacity_Bps[ri];
+        };
+        for (std::size_t f = 0; f < n_flows; ++f) {
+            if (frozen[f])
+                continue;
+            const bool at_cap = rate[f] >= flows[f].cap_Bps * (1.0 - 1e-12);
+            if (at_cap)
+                rate[f] = flows[f].cap_Bps;  // exactly: an uncontended flow runs at its cap
+            bool stop = at_cap;
+            for (int r : *flows[f].resources)
+                stop = stop || full(r);
+            if (!stop)
+                continue;
+            frozen[f] = true;
+            --active;
+            for (int r : *flows[f].resources)
+                --unfrozen_on[static_cast<std::size_t>(r)];
+        }
+    }
+    return rate;
+}
+
+}  // namespace hetsim::sim

@@ -1,0 +1,23 @@
+// Max-min fair sharing of bandwidths between concurrent flows (progressive filling,
+// Bertsekas & Gallager, "Data Networks", §6.5.2). The DES uses it for every shared
+// resource: a link direction with `arbitration: shared` (processor sharing: n equal flows
+// get bandwidth/n each) and a memory that declares a bandwidth (the streaming part of the
+// ops of its devices and the DMA streams in and out of it). Pure C++, no SystemC.
+#pragma once
+
+#include <vector>
+
+namespace hetsim::sim {
+
+struct FluidFlow {
+    double cap_Bps = 0.0;               // the rate the flow reaches alone (> 0)
+    const std::vector<int>* resources;  // shared resources it crosses (indices)
+};
+
+// Rates (bytes/s) of `flows` over resources of `capacity_Bps`: every flow gets the same rate
+// until it reaches its cap or one of its resources is full, and so on (max-min fairness).
+// Deterministic; a flow that crosses no resource gets its cap.
+std::vector<double> max_min_fair_rates(const std::vector<double>& capacity_Bps,
+                                       const std::vector<FluidFlow>& flows);
+
+}  // namespace hetsim::sim

@@ -1,0 +1,209 @@
+// `hetsim agree`, memory capacity in `hetsim run`, and the limits and bad inputs that used to
+// crash (issue 11 item 7): each ends with exit 2 and one line naming the input and the limit.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/fixtures/cli_fixtures.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using hetsim::testing::read_file;
+using hetsim::testing::run_hetsim;
+using hetsim::testing::TempDir;
+using ::testing::HasSubstr;
+
+const std::string kZynq = std::string(HETSIM_SOURCE_DIR) + "/configs/platforms/zynq_silentpim.yaml";
+
+// A small BERT on the Zynq platform; `extra` is appended (more keys).
+std::string small_study(const std::string& extra = "") {
+    return "study: t\nplatform: " + kZynq +
+           "\nworkload: { model: bert, layers: 1, hidden: 64, heads: 2, ffn: 128, seq_len: 8 }"
+           "\nevaluator: des\nsamples: 2\nbaseline: single:CPU_S\n"
+           "placers: [priority:PIM,CPU_P,CPU_S]\n" +
+           extra;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+        lines.push_back(line);
+    return lines;
+}
+
+// Column `index` of a plain CSV line (no quoted commas).
+std::string column(const std::string& line, std::size_t index) {
+    std::istringstream in(line);
+    std::string cell;
+    for (std::size_t i = 0; i <= index; ++i)
+        std::getline(in, cell, ',');
+    return cell;
+}
+
+TEST(CliAgree, SequentialDispatchHasNoContentionSoBothEvaluatorsAgreeExactly) {
+    TempDir dir;
+    const fs::path study = dir.write("s.yaml", small_study());
+    const auto o = run_hetsim("agree " + study.string() + " --samples 6 --seed 3 --out " +
+                              (dir.path() / "out").string());
+    ASSERT_EQ(o.exit_code, 0) << o.output;
+    EXPECT_THAT(o.output, HasSubstr("Pearson r     1.0000"));
+    EXPECT_THAT(o.output, HasSubstr("max +0.00 %"));
+    const auto lines = lines_of(read_file(dir.path() / "out" / "agreement.csv"));
+    ASSERT_EQ(lines.size(), 7u);
+    EXPECT_EQ(lines[0].rfind("placement,analytic_s,des_s,feasible", 0), 0u) << lines[0];
+    for (std::size_t i = 1; i < lines.size(); ++i) {
+        EXPECT_EQ(column(lines[i], 1), column(lines[i], 2)) << lines[i];
+        EXPECT_EQ(column(lines[i], 3), "1");
+        EXPECT_GT(std::stod(column(lines[i], 1)), 0.0);
+    }
+}
+
+TEST(CliAgree, DataflowIsSeededAndTheDesIsNeverFasterOnALinkOnlyPlatform) {
+    TempDir dir;
+    const fs::path study = dir.write("s.yaml", small_study());
+    const std::string args =
+        "agree " + study.string() + " --set platform.dispatch=dataflow --samples 5 --seed 7 --out ";
+    const auto a = run_hetsim(args + (dir.path() / "a").string());
+    const auto b = run_hetsim(args + (dir.path() / "b").string());
+    ASSERT_EQ(a.exit_code, 0) << a.output;
+    ASSERT_EQ(b.exit_code, 0) << b.output;
+    EXPECT_EQ(read_file(dir.path() / "a" / "agreement.csv"),
+              read_file(dir.path() / "b" / "agreement.csv"));
+    EXPECT_EQ(lines_of(read_file(dir.path() / "a" / "agreement.csv")).size(), 6u);
+}
+
+TEST(CliAgree, NeedsTwoPlacements) {
+    TempDir dir;
+    const fs::path study = dir.write("s.yaml", small_study());
+    const auto o = run_hetsim("agree " + study.string() + " --samples 1 --out " +
+                              (dir.path() / "out").string());
+    EXPECT_EQ(o.exit_code, 2);
+    EXPECT_THAT(o.output, HasSubstr("--samples: needs at least 2 placements, got 1"));
+}
+
+TEST(CliMemory, APlacementOverACapacityIsAnInfeasibleRowNotANumber) {
+    TempDir dir;
+    // 64 KiB of PIM memory cannot hold the encoder's weights: the PIM-first placement is
+    // infeasible, single:CPU_S is not.
+    const fs::path study = dir.write("s.yaml", small_study());
+    const fs::path out = dir.path() / "out";
+    const auto o = run_hetsim("run " + study.string() +
+                              " --set platform.components.pim.memory=64KiB --out " + out.string());
+    ASSERT_EQ(o.exit_code, 0) << o.output;
+    EXPECT_THAT(o.output, HasSubstr("priority:PIM,CPU_P,CPU_S  infeasible: memory of PIM ('pim') "
+                                    "exceeded: peak "));
+    EXPECT_THAT(o.output, HasSubstr("> capacity 65536 bytes"));
+    const auto lines = lines_of(read_file(out / "results.csv"));
+    ASSERT_EQ(lines.size(), 3u);
+    EXPECT_THAT(lines[0], HasSubstr(",platform,feasible,infeasible_reason"));
+    EXPECT_THAT(lines[1], HasSubstr("zynq_silentpim,1,\"\""));
+    EXPECT_THAT(lines[2], HasSubstr("zynq_silentpim,0,\"memory of PIM ('pim') exceeded"));
+    const auto json = nlohmann::json::parse(read_file(out / "results.json"));
+    const auto& rows = json.at("rows");
+    EXPECT_TRUE(rows[0].at("feasible").get<bool>());
+    EXPECT_FALSE(rows[1].at("feasible").get<bool>());
+    EXPECT_GT(rows[1].at("peak_memory_bytes").at("PIM").get<std::int64_t>(), 65536);
+    EXPECT_GT(rows[0].at("peak_memory_bytes").at("CPU_S").get<std::int64_t>(), 0);
+    EXPECT_EQ(rows[0].at("peak_memory_bytes").at("CPU_S"),
+              rows[0].at("peak_memory_bytes").at("CPU_P"));  // one memory
+}
+
+TEST(CliMemory, EveryPlacementInfeasibleEndsWithExit2AndNoOutput) {
+    TempDir dir;
+    const fs::path study = dir.write("s.yaml", small_study());
+    const fs::path out = dir.path() / "out";
+    const auto o = run_hetsim("run " + study.string() +
+                              " --set platform.components.cpu.memory=1KiB --out " + out.string());
+    EXPECT_EQ(o.exit_code, 2);
+    EXPECT_THAT(o.output, HasSubstr("every placement is infeasible (first: single:CPU_S: memory "
+                                    "of CPU_S, CPU_P ('cpu') exceeded"));
+    EXPECT_THAT(o.output, HasSubstr("> capacity 1024 bytes"));
+    EXPECT_FALSE(fs::exists(out / "results.csv"));
+}
+
+struct BadInput {
+    std::string name;
+    std::string set;       // --set assignments
+    std::string expected;  // substring of the one-line message
+};
+
+class CliLimits : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(CliLimits, EndsWithExit2AndOneLine) {
+    TempDir dir;
+    const fs::path study = dir.write("s.yaml", small_study());
+    const auto o = run_hetsim("run " + study.string() + " " + GetParam().set + " --out " +
+                              (dir.path() / "out").string());
+    EXPECT_EQ(o.exit_code, 2) << o.output;
+    EXPECT_THAT(o.output, HasSubstr("hetsim: error: "));
+    EXPECT_THAT(o.output, HasSubstr(GetParam().expected));
+    EXPECT_EQ(lines_of(o.output).size(), 1u) << o.output;
+    EXPECT_FALSE(fs::exists(dir.path() / "out" / "results.csv"));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Issue11, CliLimits,
+    ::testing::Values(BadInput{"ClockTooSlow", "--set \"platform.components.cpu.clock=1e-300 GHz\"",
+                               "beyond the simulator's time range"},
+                      BadInput{"BatchTooLarge", "--set workload.batch=1000000000000",
+                               "beyond the simulator's time range"},
+                      BadInput{"HiddenTooLarge", "--set workload.hidden=2000000000",
+                               "has more than 2^50 elements, hetsim's limit"},
+                      BadInput{"SamplesTooMany", "--set samples=1000000000",
+                               "of simulator memory, over the limit of 8 GiB; lower `samples`"},
+                      BadInput{"PimWithoutLink",
+                               "--set platform.components.dma.endpoints=[cpu,cpu2]",
+                               "link endpoint 'cpu2' is not a component"}),
+    [](const ::testing::TestParamInfo<BadInput>& info) { return info.param.name; });
+
+TEST(CliLimitsPlatform, AnUnwritableOutIsBadInput) {
+    TempDir dir;
+    const fs::path study = dir.write("s.yaml", small_study());
+    const fs::path file = dir.write("a_file", "x");
+    const auto o = run_hetsim("run " + study.string() + " --out " + (file / "sub").string());
+    EXPECT_EQ(o.exit_code, 2);
+    EXPECT_THAT(o.output, HasSubstr("hetsim: error: --out: cannot write the results into '" +
+                                    (file / "sub").string() + "'"));
+}
+
+TEST(CliLimitsPlatform, APimWithNoLinkIsAnErrorNamingBothComponents) {
+    TempDir dir;
+    std::string text = read_file(kZynq);
+    text = text.substr(0, text.find("\n  dma:"));
+    const fs::path platform = dir.write("p.yaml", text + "\n");
+    const auto o = run_hetsim("calibrate " + platform.string());
+    EXPECT_EQ(o.exit_code, 2);
+    EXPECT_THAT(o.output, HasSubstr("p.yaml"));
+    EXPECT_THAT(o.output, HasSubstr("no route from 'cpu' to 'pim'"));
+}
+
+TEST(CliLimitsPlatform, TwoLinksToOneAcceleratorAreAnError) {
+    TempDir dir;
+    const std::string text = read_file(kZynq) +
+                             "  dma2:\n    type: dma\n    endpoints: [pim, cpu]\n"
+                             "    forward: {bandwidth: 1 GB/s}\n"
+                             "    backward: {bandwidth: 1 GB/s}\n";
+    const fs::path platform = dir.write("p.yaml", text);
+    const auto o = run_hetsim("calibrate " + platform.string());
+    EXPECT_EQ(o.exit_code, 2);
+    EXPECT_THAT(o.output, HasSubstr("components.dma2: links 'dma' and 'dma2' both join"));
+}
+
+TEST(CliLimitsPlatform, CommandLineParseErrorsExit2WithOneLine) {
+    for (const std::string args : {"run --bogus", "frobnicate", "agree", "run --out"}) {
+        const auto o = run_hetsim(args);
+        EXPECT_EQ(o.exit_code, 2) << args << ": " << o.output;
+        EXPECT_THAT(o.output, HasSubstr("hetsim: error: ")) << args;
+        EXPECT_EQ(lines_of(o.output).size(), 1u) << o.output;
+    }
+    EXPECT_EQ(run_hetsim("--help").exit_code, 0);
+}
+
+}  // namespace
