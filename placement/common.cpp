@@ -101,6 +101,9 @@ sim::Metrics evaluate_placement(const PlacementContext& context, const sim::Plac
 }
 
 double objective_cost(Objective objective, const sim::Metrics& metrics) {
+    // A placement that overflows a memory is no candidate, whatever its times.
+    if (!metrics.feasible)
+        return std::numeric_limits<double>::infinity();
     switch (objective) {
         case Objective::latency:
             return metrics.latency_s;

@@ -92,7 +92,8 @@ std::vector<int> resolve_devices(const sim::Platform& platform,
                                  const std::string& placer_spec);
 // Lowers and evaluates a placement with the context's evaluator.
 sim::Metrics evaluate_placement(const PlacementContext& context, const sim::Placement& placement);
-// The objective's value to minimise: latency_s, or 1/throughput.
+// The objective's value to minimise: latency_s, or 1/throughput; infinite for a placement
+// that exceeds a memory capacity (sim::Metrics::feasible).
 double objective_cost(Objective objective, const sim::Metrics& metrics);
 
 }  // namespace hetsim::placement

@@ -203,6 +203,36 @@ TEST(ExhaustivePlacer, SkipsPlacementsThePlatformCannotExecute) {
         EXPECT_NE(d, 3);
 }
 
+TEST(ExhaustivePlacer, NeverChoosesAPlacementThatOverflowsAMemory) {
+    // FAST is 100x faster but its 1 KB memory cannot hold the MatMul's 40 kB weight, so the
+    // only feasible placement runs it on the host's SLOW.
+    for (const std::int64_t capacity : {std::int64_t{0}, std::int64_t{1000}}) {
+        sim::Platform platform;
+        platform.add_component(sim::Component{"host", "test", 0, nullptr});
+        platform.add_component(sim::Component{"acc", "test", capacity, nullptr});
+        platform.add_device(sim::Device{"SLOW", "host",
+                                        platform.add_resource(sim::ExecResource{"slow", 1}), 1,
+                                        type_table({{"MatMul", 1e-3}})});
+        platform.add_device(sim::Device{"FAST", "acc",
+                                        platform.add_resource(sim::ExecResource{"fast", 1}), 1,
+                                        type_table({{"MatMul", 1e-5}})});
+        platform.add_link(sim::Link{"pcie", "host", "acc",
+                                    std::make_shared<hetsim::testing::FixedLink>(1e-6, 1e9)});
+        platform.host_component = "host";
+        sim::Graph graph("mm");
+        const int in = graph.add_tensor("in", {1, 1000}, sim::DType::f32, sim::TensorKind::input);
+        const int w = graph.add_tensor("W", {1000, 10}, sim::DType::f32, sim::TensorKind::weight);
+        const int out = graph.add_tensor("out", {1, 10}, sim::DType::f32);
+        graph.add_op("M", "MatMul", {in, w}, {out});
+        graph.finalize();
+        CountingEvaluator evaluator;
+        const PlacementResult r = ExhaustivePlacer("").place(
+            PlacementContext{graph, platform, evaluator, Objective::latency, 1});
+        EXPECT_EQ(platform.device(r.placement.device_of_op[0]).name,
+                  capacity == 0 ? "FAST" : "SLOW");
+    }
+}
+
 TEST(ExhaustivePlacer, RefusesALargeGraphBeforeEvaluating) {
     const sim::Platform platform = make_platform();
     const sim::Graph graph = relu_chain(40);
