@@ -10,8 +10,9 @@
 #include <stdexcept>
 #include <utility>
 
-#include "devices/yaml_params.hpp"
+#include "sim/device_component.hpp"
 #include "sim/op_semantics.hpp"
+#include "sim/yaml_params.hpp"
 
 namespace hetsim::devices {
 
@@ -223,31 +224,32 @@ double CpuConversionModel::conversion_time_s(std::int64_t elements, sim::DType f
 
 void build_cpu(const sim::ConfigNode& node, const std::string& name, sim::Platform& platform) {
     node.expect_map();
-    node.expect_keys({"type", "devices", "cores", "clock", "flops_per_cycle", "l1d", "l2", "l3",
-                      "dram_bandwidth", "dram_bandwidth_all_cores", "op_overhead",
-                      "fork_join_overhead", "gemm_n_half", "memory", "convert_bandwidth",
-                      "convert_overhead", "pinned"});
+    node.expect_keys(sim::device_component_keys(
+        {"devices", "cores", "clock", "flops_per_cycle", "l1d", "l2", "l3", "dram_bandwidth",
+         "dram_bandwidth_all_cores", "op_overhead", "fork_join_overhead", "gemm_n_half", "memory",
+         "convert_bandwidth", "convert_overhead", "pinned"}));
     CpuParams p;
-    p.cores = positive_int(node, "cores");
+    p.cores = sim::positive_int(node, "cores");
     p.clock_hz = node.require_positive_quantity("clock", sim::Quantity::frequency);
-    p.flops_per_cycle = positive_number(node, "flops_per_cycle");
-    p.l1d_bytes = bytes_of(node.require_positive_quantity("l1d", sim::Quantity::data_size));
-    p.l2_bytes = bytes_of(node.require_positive_quantity("l2", sim::Quantity::data_size));
-    p.l3_bytes = bytes_of(optional_positive(node, "l3", sim::Quantity::data_size, 0.0));
+    p.flops_per_cycle = sim::positive_number(node, "flops_per_cycle");
+    p.l1d_bytes = sim::bytes_of(node.require_positive_quantity("l1d", sim::Quantity::data_size));
+    p.l2_bytes = sim::bytes_of(node.require_positive_quantity("l2", sim::Quantity::data_size));
+    p.l3_bytes = sim::bytes_of(sim::optional_positive(node, "l3", sim::Quantity::data_size, 0.0));
     p.dram_bandwidth_Bps =
         node.require_positive_quantity("dram_bandwidth", sim::Quantity::bandwidth);
-    p.dram_bandwidth_all_cores_Bps = optional_positive(
+    p.dram_bandwidth_all_cores_Bps = sim::optional_positive(
         node, "dram_bandwidth_all_cores", sim::Quantity::bandwidth, p.dram_bandwidth_Bps);
-    p.op_overhead_s = non_negative_time(node, "op_overhead");
-    p.fork_join_overhead_s = non_negative_time(node, "fork_join_overhead");
+    p.op_overhead_s = sim::non_negative_time(node, "op_overhead");
+    p.fork_join_overhead_s = sim::non_negative_time(node, "fork_join_overhead");
     p.gemm_n_half = node.get_double("gemm_n_half", 0.0);
     if (p.gemm_n_half < 0.0) {
         node["gemm_n_half"].fail(fmt::format("must be >= 0, got {}", p.gemm_n_half));
     }
-    p.memory_bytes = bytes_of(optional_positive(node, "memory", sim::Quantity::data_size, 0.0));
+    p.memory_bytes =
+        sim::bytes_of(sim::optional_positive(node, "memory", sim::Quantity::data_size, 0.0));
     p.convert_bandwidth_Bps =
-        optional_positive(node, "convert_bandwidth", sim::Quantity::bandwidth, 0.0);
-    p.convert_overhead_s = non_negative_time(node, "convert_overhead");
+        sim::optional_positive(node, "convert_bandwidth", sim::Quantity::bandwidth, 0.0);
+    p.convert_overhead_s = sim::non_negative_time(node, "convert_overhead");
     if (node.has("convert_overhead") && !node.has("convert_bandwidth")) {
         node["convert_overhead"].fail("needs convert_bandwidth as well");
     }
@@ -273,19 +275,15 @@ void build_cpu(const sim::ConfigNode& node, const std::string& name, sim::Platfo
         }
     }
 
-    sim::Component component;
-    component.name = name;
-    component.type = "cpu";
-    component.memory_bytes = p.memory_bytes;
+    sim::DeviceComponentSpec spec;
+    spec.memory_bytes = p.memory_bytes;
     // The DRAM all cores stream from together is the memory the DES shares between the
     // cores' ops and the DMA streams in and out of it.
-    component.memory_bandwidth_Bps = p.dram_bandwidth_all_cores_Bps;
+    spec.memory_bandwidth_Bps = p.dram_bandwidth_all_cores_Bps;
     if (p.convert_bandwidth_Bps > 0.0) {
-        component.converter =
+        spec.converter =
             std::make_shared<CpuConversionModel>(p.convert_bandwidth_Bps, p.convert_overhead_s);
     }
-    platform.add_component(std::move(component));
-
     // One resource of `cores` units: a serial op takes one core, a parallel op all of them,
     // so CPU_S and CPU_P of the same CPU contend for cores. With `pinned: true` every device
     // is one core of its own (tarnawski2020 §3: each of the ℓ CPUs runs one op at a time), so
@@ -305,18 +303,13 @@ void build_cpu(const sim::ConfigNode& node, const std::string& name, sim::Platfo
                                      modes.size(), modes.size(), p.cores));
         }
     }
-    const int shared = pinned ? -1 : platform.add_resource(sim::ExecResource{name, p.cores});
+    spec.sharing = pinned ? sim::ResourceSharing::per_device : sim::ResourceSharing::shared;
+    spec.capacity = p.cores;
     for (const auto& [device_name, mode] : modes) {
-        sim::Device d;
-        d.name = device_name;
-        d.component = name;
-        d.resource = pinned ? platform.add_resource(
-                                  sim::ExecResource{fmt::format("{}_{}", name, device_name), 1})
-                            : shared;
-        d.units = mode == CpuMode::serial ? 1 : p.cores;
-        d.model = std::make_shared<CpuModel>(p, mode);
-        platform.add_device(std::move(d));
+        spec.devices.push_back(sim::DeviceSpec{device_name, std::make_shared<CpuModel>(p, mode),
+                                               mode == CpuMode::serial ? 1 : p.cores});
     }
+    sim::add_device_component(node, name, std::move(spec), platform);
 }
 
 }  // namespace hetsim::devices

@@ -53,6 +53,7 @@ public:
     CpuModel(CpuParams params, CpuMode mode);
 
     std::string type() const override { return "cpu"; }
+    sim::DeviceRole role() const override { return sim::DeviceRole::host_cpu; }
     // Serial mode runs every op; parallel mode only the ops ONNX Runtime has thread-parallel
     // kernels for (see parallelizable()).
     sim::Support supports(const sim::Graph& graph, const sim::Op& op) const override;

@@ -8,8 +8,9 @@
 #include <memory>
 #include <stdexcept>
 
-#include "devices/yaml_params.hpp"
+#include "sim/device_component.hpp"
 #include "sim/op_semantics.hpp"
+#include "sim/yaml_params.hpp"
 
 namespace hetsim::devices {
 
@@ -77,16 +78,16 @@ double GpuModel::op_time_s(const sim::Graph& graph, const sim::Op& op) const {
 
 void build_gpu(const sim::ConfigNode& node, const std::string& name, sim::Platform& platform) {
     node.expect_map();
-    node.expect_keys({"type", "device", "sms", "clock", "fp32_flops_per_cycle_per_sm",
-                      "memory_bandwidth", "launch_overhead", "occupancy_half_threads", "memory",
-                      "unsupported_ops"});
+    node.expect_keys(sim::device_component_keys(
+        {"device", "sms", "clock", "fp32_flops_per_cycle_per_sm", "memory_bandwidth",
+         "launch_overhead", "occupancy_half_threads", "memory", "unsupported_ops"}));
     GpuParams p;
-    p.sms = positive_int(node, "sms");
+    p.sms = sim::positive_int(node, "sms");
     p.clock_hz = node.require_positive_quantity("clock", sim::Quantity::frequency);
-    p.fp32_flops_per_cycle_per_sm = positive_number(node, "fp32_flops_per_cycle_per_sm");
+    p.fp32_flops_per_cycle_per_sm = sim::positive_number(node, "fp32_flops_per_cycle_per_sm");
     p.memory_bandwidth_Bps =
         node.require_positive_quantity("memory_bandwidth", sim::Quantity::bandwidth);
-    p.launch_overhead_s = non_negative_time(node, "launch_overhead");
+    p.launch_overhead_s = sim::non_negative_time(node, "launch_overhead");
     if (node.has("occupancy_half_threads")) {
         p.occupancy_half_threads = node.at("occupancy_half_threads").as_double();
         if (p.occupancy_half_threads < 0.0) {
@@ -94,7 +95,8 @@ void build_gpu(const sim::ConfigNode& node, const std::string& name, sim::Platfo
                 fmt::format("must be >= 0, got {}", p.occupancy_half_threads));
         }
     }
-    p.memory_bytes = bytes_of(optional_positive(node, "memory", sim::Quantity::data_size, 0.0));
+    p.memory_bytes =
+        sim::bytes_of(sim::optional_positive(node, "memory", sim::Quantity::data_size, 0.0));
     if (node.has("unsupported_ops")) {
         for (const auto& type : node.at("unsupported_ops").as_string_list())
             p.unsupported_ops.insert(type);
@@ -103,19 +105,10 @@ void build_gpu(const sim::ConfigNode& node, const std::string& name, sim::Platfo
     if (device_name.empty())
         node["device"].fail("expected a device name, e.g. GPU0");
 
-    sim::Component component;
-    component.name = name;
-    component.type = "gpu";
-    component.memory_bytes = p.memory_bytes;
-    platform.add_component(std::move(component));
-    const int resource = platform.add_resource(sim::ExecResource{name, 1});
-    sim::Device d;
-    d.name = device_name;
-    d.component = name;
-    d.resource = resource;
-    d.units = 1;
-    d.model = std::make_shared<GpuModel>(std::move(p));
-    platform.add_device(std::move(d));
+    sim::DeviceComponentSpec spec;
+    spec.memory_bytes = p.memory_bytes;
+    spec.devices.push_back(sim::DeviceSpec{device_name, std::make_shared<GpuModel>(std::move(p))});
+    sim::add_device_component(node, name, std::move(spec), platform);
 }
 
 }  // namespace hetsim::devices

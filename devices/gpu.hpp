@@ -41,6 +41,7 @@ class GpuModel final : public sim::DeviceModel {
 public:
     explicit GpuModel(GpuParams params);
     std::string type() const override { return "gpu"; }
+    sim::DeviceRole role() const override { return sim::DeviceRole::gpu; }
     sim::Support supports(const sim::Graph& graph, const sim::Op& op) const override;
     double op_time_s(const sim::Graph& graph, const sim::Op& op) const override;
     GpuOpCost cost(const sim::Graph& graph, const sim::Op& op) const;

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "sim/yaml_params.hpp"
+
 namespace hetsim::interconnect {
 
 DmaLinkModel::DmaLinkModel(DmaLinkParams params) : params_(std::move(params)) {
@@ -20,13 +22,6 @@ DmaLinkModel::DmaLinkModel(DmaLinkParams params) : params_(std::move(params)) {
 
 namespace {
 
-double non_negative_time(const sim::ConfigNode& node, const std::string& key, double fallback) {
-    const double value = node.get_quantity(key, sim::Quantity::time, fallback);
-    if (value < 0.0)
-        node[key].fail(fmt::format("must be >= 0, got '{}'", node[key].as_string()));
-    return value;
-}
-
 // `{bandwidth: .., latency: ..}`; with `fallback`, both keys are optional overrides.
 LinkDirection parse_direction(const sim::ConfigNode& node, const LinkDirection* fallback) {
     node.expect_map();
@@ -37,7 +32,7 @@ LinkDirection parse_direction(const sim::ConfigNode& node, const LinkDirection* 
     } else {
         d.bandwidth_Bps = fallback->bandwidth_Bps;
     }
-    d.latency_s = non_negative_time(node, "latency", fallback ? fallback->latency_s : 0.0);
+    d.latency_s = sim::non_negative_time(node, "latency", fallback ? fallback->latency_s : 0.0);
     return d;
 }
 
@@ -137,7 +132,7 @@ void build_pcie_link(const sim::ConfigNode& node, const std::string& name,
     // may override either value.
     LinkDirection both;
     both.bandwidth_Bps = node.require_positive_quantity("bandwidth", sim::Quantity::bandwidth);
-    both.latency_s = non_negative_time(node, "latency", 0.0);
+    both.latency_s = sim::non_negative_time(node, "latency", 0.0);
     params.forward = node.has("forward") ? parse_direction(node.at("forward"), &both) : both;
     params.backward = node.has("backward") ? parse_direction(node.at("backward"), &both) : both;
     params.convert_on = parse_convert_on(node, a, b);

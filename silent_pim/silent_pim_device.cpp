@@ -10,7 +10,9 @@
 #include <stdexcept>
 #include <utility>
 
+#include "sim/device_component.hpp"
 #include "sim/op_semantics.hpp"
+#include "sim/yaml_params.hpp"
 
 namespace hetsim::silent_pim {
 
@@ -448,8 +450,8 @@ double SilentPimDevice::op_time_s(const sim::Graph& graph, const sim::Op& op) co
 void build_silent_pim(const sim::ConfigNode& node, const std::string& name,
                       sim::Platform& platform) {
     node.expect_map();
-    node.expect_keys(
-        {"type", "device", "memspec", "offload_overhead", "memory", "weight_transpose"});
+    node.expect_keys(sim::device_component_keys(
+        {"device", "memspec", "offload_overhead", "memory", "weight_transpose"}));
     SilentPimParams params;
     const sim::ConfigNode memspec = node.at("memspec");
     const std::string bin = memspec.as_string();
@@ -461,11 +463,7 @@ void build_silent_pim(const sim::ConfigNode& node, const std::string& name,
                                  fmt::join(interconnect::ddr4_speed_bins(), ", ")));
     }
     params.timing = *timing;
-    params.offload_overhead_s = node.get_quantity("offload_overhead", sim::Quantity::time, 0.0);
-    if (params.offload_overhead_s < 0.0) {
-        node["offload_overhead"].fail(
-            fmt::format("must be >= 0, got '{}'", node["offload_overhead"].as_string()));
-    }
+    params.offload_overhead_s = sim::non_negative_time(node, "offload_overhead");
     if (node.has("weight_transpose")) {
         // weight_transpose: pim                               (gather kernel on the PIM)
         //                   {on: host, per_element: 120 ns}   (the CPU, uncached accesses)
@@ -489,29 +487,18 @@ void build_silent_pim(const sim::ConfigNode& node, const std::string& name,
             }
         }
     }
-    if (node.has("memory")) {
-        params.memory_bytes = static_cast<std::int64_t>(
-            std::llround(node.require_positive_quantity("memory", sim::Quantity::data_size)));
-    }
+    params.memory_bytes =
+        sim::bytes_of(sim::optional_positive(node, "memory", sim::Quantity::data_size, 0.0));
     const std::string device_name = node.at("device").as_string();
     if (device_name.empty())
         node["device"].fail("expected a device name, e.g. PIM");
 
-    sim::Component component;
-    component.name = name;
-    component.type = "silent_pim";
-    component.memory_bytes = params.memory_bytes;
     // No converter: PIM memory is uncacheable and the CPU converts (lee2022 §2.3).
-    platform.add_component(std::move(component));
-
-    const int resource = platform.add_resource(sim::ExecResource{name, 1});
-    sim::Device d;
-    d.name = device_name;
-    d.component = name;
-    d.resource = resource;
-    d.units = 1;
-    d.model = std::make_shared<SilentPimDevice>(std::move(params));
-    platform.add_device(std::move(d));
+    sim::DeviceComponentSpec spec;
+    spec.memory_bytes = params.memory_bytes;
+    spec.devices.push_back(
+        sim::DeviceSpec{device_name, std::make_shared<SilentPimDevice>(std::move(params))});
+    sim::add_device_component(node, name, std::move(spec), platform);
 }
 
 }  // namespace hetsim::silent_pim

@@ -53,6 +53,7 @@ public:
     explicit SilentPimDevice(SilentPimParams params);
 
     std::string type() const override { return "silent_pim"; }
+    sim::DeviceRole role() const override { return sim::DeviceRole::pim; }
     sim::Support supports(const sim::Graph& graph, const sim::Op& op) const override;
     // +infinity for an op supports() rejects.
     double op_time_s(const sim::Graph& graph, const sim::Op& op) const override;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "sim/config.hpp"
+#include "sim/device_role.hpp"
 #include "sim/graph.hpp"
 
 namespace hetsim::sim {
@@ -26,11 +27,17 @@ struct Support {
 };
 
 // The cost model of one logical device. No SystemC: both evaluators and every placer
-// query the same numbers through this interface.
+// query the same numbers through this interface. What a placer may rely on ("capabilities")
+// is exactly: role() (what the device is), supports() (which ops it runs), op_time_s() and
+// compute_dtype() (the dtype its copies of tensors take, hence whether a copy converts);
+// where its memory is and what reaches it is the platform's (Device::component, the links).
 class DeviceModel {
 public:
     virtual ~DeviceModel() = default;
     virtual std::string type() const = 0;  // YAML type that built it: "cpu", "silent_pim"
+    // What the device is; placers choose devices by role, never by type() or device name. A
+    // platform file may override it per component (`role:`, Device::role_override).
+    virtual DeviceRole role() const = 0;
     virtual Support supports(const Graph& graph, const Op& op) const = 0;
     // Duration of one execution of `op` on this device, inputs already in its memory.
     virtual double op_time_s(const Graph& graph, const Op& op) const = 0;
@@ -91,6 +98,9 @@ struct Device {
     int resource = -1;      // index into Platform::resources()
     int units = 1;          // resource units one op occupies
     std::shared_ptr<const DeviceModel> model;
+    std::optional<DeviceRole> role_override = std::nullopt;  // the platform file's `role:`
+
+    DeviceRole role() const { return role_override ? *role_override : model->role(); }
 };
 
 // A component is a memory domain: the devices on it read and write its memory, and links

@@ -8,7 +8,9 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace hetsim::placement::lee2022 {
 
@@ -100,6 +102,39 @@ std::uint64_t entry(int device, std::uint64_t mask) {
 }
 int entry_device(std::uint64_t e) {
     return static_cast<int>(e >> kDeviceShift) - 1;
+}
+
+// lee2022's method needs what its platform (a CPU and a PIM over one DMA link, §2) had: a host
+// CPU to fall back to (Algorithm 1 line 5, "device 0"), and one direct link between every two
+// device memories, so that each copy crosses one link and a DA edge (§3.2.1) has one fixed
+// cost. A route of several hops stages the copy in a relay's memory, and the copies a tensor
+// needs then depend on the copies made before: no DA edge cost describes them.
+void refuse_unless_applicable(const Dcg& dcg) {
+    const sim::Platform& platform = dcg.platform();
+    if (dcg.host_cpu_device() < 0) {
+        throw PlacementError(fmt::format(
+            "lee2022.als: platform '{}' has no host_cpu device on its host component '{}'; "
+            "Algorithm 1 places what a profiled device cannot run on the host CPU (line 5)",
+            platform.name, platform.host_component));
+    }
+    std::vector<std::string> memories{platform.host_component};
+    for (const sim::Device& d : platform.devices()) {
+        if (std::find(memories.begin(), memories.end(), d.component) == memories.end())
+            memories.push_back(d.component);
+    }
+    for (std::size_t a = 0; a < memories.size(); ++a) {
+        for (std::size_t b = a + 1; b < memories.size(); ++b) {
+            const std::vector<sim::Hop>* there = platform.route(memories[a], memories[b]);
+            const std::vector<sim::Hop>* back = platform.route(memories[b], memories[a]);
+            if (there != nullptr && back != nullptr && there->size() == 1 && back->size() == 1)
+                continue;
+            throw PlacementError(fmt::format(
+                "lee2022.als: platform '{}' has no direct link between memories '{}' and '{}'; "
+                "lee2022's DA edges (§3.2.1) need every copy to cross one link at a fixed cost, "
+                "which a copy staged through another memory does not",
+                platform.name, memories[a], memories[b]));
+        }
+    }
 }
 
 }  // namespace
@@ -322,6 +357,7 @@ std::string AlsPlacer::name() const {
 
 PlacementResult AlsPlacer::place(const PlacementContext& context) {
     const Dcg dcg(context.graph, context.platform);
+    refuse_unless_applicable(dcg);
     const DaEdges da(dcg);
     // DA edges left unmeasured (profiled.unmeasured) are ones no placement exercises, so the
     // DP never asks for them; if it did, it would refuse with the edge's name.

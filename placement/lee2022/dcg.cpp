@@ -38,6 +38,10 @@ Dcg::Dcg(const sim::Graph& graph, const sim::Platform& platform)
                             d.name, d.component, platform.name));
         }
         component_of_device_.push_back(component);
+        if (host_cpu_device_ < 0 && d.role() == sim::DeviceRole::host_cpu &&
+            component == host_component_) {
+            host_cpu_device_ = static_cast<int>(component_of_device_.size()) - 1;
+        }
     }
 
     nodes_.push_back(DcgNode{DcgNode::Kind::start, -1, kHostDevice});
@@ -136,20 +140,11 @@ int Dcg::nodes_on_device(int device) const {
 }
 
 int Dcg::pim_capable_nodes() const {
-    std::vector<int> pim;
-    for (int d = 0; d < platform_->device_count(); ++d) {
-        if (platform_->device(d).model->type() == "silent_pim")
-            pim.push_back(d);
-    }
-    if (pim.empty()) {
-        for (int d = 0; d < platform_->device_count(); ++d) {
-            if (platform_->device(d).name.find("PIM") != std::string::npos)
-                pim.push_back(d);
-        }
-    }
     int count = 0;
-    for (int d : pim)
-        count += nodes_on_device(d);
+    for (int d = 0; d < platform_->device_count(); ++d) {
+        if (platform_->device(d).role() == sim::DeviceRole::pim)
+            count += nodes_on_device(d);
+    }
     return count;
 }
 

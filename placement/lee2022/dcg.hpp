@@ -82,9 +82,12 @@ public:
     int dashed_edge_count() const;
     // Op nodes on `device` (Table 3 "PIM capable nodes" for the PIM device).
     int nodes_on_device(int device) const;
-    // Nodes on devices whose cost model is a Silent-PIM (model type "silent_pim"), or failing
-    // that, on devices whose name contains "PIM": Table 3's "PIM capable nodes".
+    // Op nodes on devices of role pim: Table 3's "PIM capable nodes".
     int pim_capable_nodes() const;
+    // Algorithm 1's "device 0", where an op goes when the device being profiled cannot run it
+    // (line 5) and where ONNX Runtime's default CPU provider runs: the first host_cpu device of
+    // the host component, or -1 when the platform has none.
+    int host_cpu_device() const { return host_cpu_device_; }
 
     // Where tensor `tensor` lives on `device` (kHostDevice: the host memory, declared dtype).
     Location location(int device, int tensor) const;
@@ -99,6 +102,7 @@ private:
     std::vector<int> component_of_device_;   // index into Platform::components()
     int op_edge_count_ = 0;
     int host_component_ = -1;
+    int host_cpu_device_ = -1;
 };
 
 // Whether `dtype` is a floating-point type the devices convert (lowering's rule: only floats

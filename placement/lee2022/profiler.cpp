@@ -150,9 +150,12 @@ sim::Placement to_placement(const Path& path) {
     return p;
 }
 
+// Algorithm 1's "device 0": the host CPU (found by role), else the op's first capable device.
 int fallback_device(const Dcg& dcg, int op) {
     const auto& capable = dcg.capable(op);
-    return std::find(capable.begin(), capable.end(), 0) != capable.end() ? 0 : capable.front();
+    const int home = dcg.host_cpu_device();
+    return std::find(capable.begin(), capable.end(), home) != capable.end() ? home
+                                                                            : capable.front();
 }
 
 // A placement exercising DA edge `index`: some DCG edge of that attribute with its
@@ -216,7 +219,7 @@ sim::Placement node_profiling_run(const Dcg& dcg, int device) {
     p.device_of_op.resize(static_cast<std::size_t>(dcg.graph().op_count()));
     for (int op = 0; op < dcg.graph().op_count(); ++op) {
         const auto& capable = dcg.capable(op);
-        // Line 5: "Set device_priority as [device i, device 0]".
+        // Line 5: "Set device_priority as [device i, device 0]", device 0 = the host CPU.
         p.device_of_op[static_cast<std::size_t>(op)] =
             std::find(capable.begin(), capable.end(), device) != capable.end()
                 ? device

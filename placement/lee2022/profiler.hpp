@@ -5,7 +5,8 @@
 // profiled edge lists L (one bit per DA edge) with their profiled paths P, keeps only the
 // lists not included in another at every merge (lines 19-21), and stops as soon as one list
 // has every DA edge marked (lines 12-14): that path is the one extra run. Every run is a real
-// run of the study's evaluator; costs are read from Metrics::task_timings.
+// run of the study's evaluator; costs are read from Metrics::task_timings. Device 0 is the
+// host CPU, found by role (Dcg::host_cpu_device()), wherever it is in the platform's order.
 #pragma once
 
 #include <cstdint>
@@ -36,7 +37,7 @@ struct TraversalVisit {
 
 struct EdgeProfilingPaths {
     // The extra profile runs, each a complete placement (ops after the node where the
-    // traversal stopped get device 0, or their first capable device).
+    // traversal stopped get device 0, the host CPU, or their first capable device).
     std::vector<sim::Placement> runs;
     // Costed DA edges each run was found to exercise that were not marked before it.
     std::vector<std::vector<int>> newly_covered;
@@ -53,8 +54,9 @@ struct EdgeProfilingPaths {
 EdgeProfilingPaths identify_edge_profiling_paths(const DaEdges& da, std::vector<bool> marked,
                                                  const TraversalOptions& options = {});
 
-// Node-profiling run i (line 5): every op on device i if it can run there, else on device 0,
-// else (a device 0 that cannot run it either) on its first capable device.
+// Node-profiling run i (line 5): every op on device i if it can run there, else on device 0
+// (the host CPU, Dcg::host_cpu_device()), else (a host CPU that cannot run it either, or
+// none) on its first capable device.
 sim::Placement node_profiling_run(const Dcg& dcg, int device);
 
 // Measured costs, in integer picoseconds as the evaluators time tasks.

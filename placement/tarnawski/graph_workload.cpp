@@ -11,9 +11,18 @@ namespace hetsim::placement::tarnawski {
 
 namespace {
 
+// By role, never by device type or name (README "Extending hetsim"): a CPU is a host_cpu
+// device of the host component that occupies one unit (core) of its resource; an accelerator
+// is a device of any other role in another memory that the host reaches over a link.
 bool is_cpu_core(const sim::Platform& platform, const sim::Device& device) {
-    return device.component == platform.host_component && device.model->type() == "cpu" &&
-           device.units == 1;
+    return device.component == platform.host_component &&
+           device.role() == sim::DeviceRole::host_cpu && device.units == 1;
+}
+
+bool is_accelerator(const sim::Platform& platform, const sim::Device& device) {
+    return device.role() != sim::DeviceRole::host_cpu &&
+           device.component != platform.host_component &&
+           platform.route(platform.host_component, device.component) != nullptr;
 }
 
 }  // namespace
@@ -25,13 +34,14 @@ GraphWorkload workload_from_graph(const sim::Graph& graph, const sim::Platform& 
         const sim::Device& device = platform.device(d);
         if (is_cpu_core(platform, device))
             gw.cpu_devices.push_back(d);
-        else if (device.component != host && platform.route(host, device.component) != nullptr)
+        else if (is_accelerator(platform, device))
             gw.accelerator_devices.push_back(d);
     }
     if (gw.cpu_devices.empty() || gw.accelerator_devices.empty()) {
         throw SolverError(fmt::format(
-            "platform '{}' is not a tarnawski2020 instance: it needs serial CPU devices on the "
-            "host '{}' and accelerators linked to it (found {} CPUs, {} accelerators)",
+            "platform '{}' is not a tarnawski2020 instance: it needs one-core host_cpu devices on "
+            "the host '{}' and devices of another role linked to it (found {} CPUs, {} "
+            "accelerators)",
             platform.name, host, gw.cpu_devices.size(), gw.accelerator_devices.size()));
     }
     const sim::Device& cpu = platform.device(gw.cpu_devices.front());

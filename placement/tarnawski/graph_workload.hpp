@@ -2,9 +2,10 @@
 // sim::Placement. This is what lets every SplitSolver run as a Placer on generated models
 // (issue: "hetsim-native graphs").
 //
-//   CPUs (ℓ)          the serial CPU devices of the host component (each one core)
-//   accelerators (k)  the devices of the other components that have a link to the host; they
-//                     must be identical (the DP and IPs assume one p^acc per node)
+//   CPUs (ℓ)          the host_cpu devices of the host component that take one core each
+//   accelerators (k)  the devices of any other role (accelerator, gpu, pim, chiplet) in the
+//                     other components that have a link to the host; they must be identical
+//                     (the DP and IPs assume one p^acc per node)
 //   p_v^cpu, p_v^acc  the device models' op_time_s
 //   m_v               bytes of the weights the op reads plus the activations it writes
 //   edge (u, v)       one per producer -> consumer pair; cost = time of moving the tensors u

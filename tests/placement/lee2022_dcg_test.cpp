@@ -52,7 +52,7 @@ TEST(Lee2022Dcg, CountsNodesAndEdgesOfTheDiamond) {
     EXPECT_EQ(dcg.nodes_on_device(kCpuS), 5);
     EXPECT_EQ(dcg.nodes_on_device(kCpuP), 4);
     EXPECT_EQ(dcg.nodes_on_device(kAcc), 3);
-    EXPECT_EQ(dcg.pim_capable_nodes(), 0);  // no Silent-PIM, no device named PIM
+    EXPECT_EQ(dcg.pim_capable_nodes(), 0);  // no device of role pim
     EXPECT_EQ(dcg.node_of(op_id(graph, "gate"), kAcc), -1);
     EXPECT_EQ(dcg.label(dcg.node_of(op_id(graph, "fc"), kAcc)), "fc@ACC");
 

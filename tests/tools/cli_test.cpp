@@ -116,19 +116,56 @@ TEST(Cli, TraceOfARealRunIsWellFormed) {
     }
 }
 
+// Writes `study_text` into `dir` and runs it with --out <dir>/out.
+Outcome run_study(const TempDir& dir, const std::string& study_text) {
+    const fs::path study = dir.write("s.yaml", study_text);
+    return run_hetsim("run " + study.string() + " --out " + (dir.path() / "out").string());
+}
+
 TEST(Cli, FlowListPriorityKeepsItsDevices) {
     TempDir dir;
-    auto study = dir.write("s.yaml", "study: t\nplatform: " + kPlatform +
+    const auto out = dir.path() / "out";
+    const Outcome o = run_study(dir, "study: t\nplatform: " + kPlatform +
                                          "\nworkload: {model: bert, layers: 1, seq_len: 8}\n"
                                          "evaluator: analytic\nbaseline: single:CPU_S\n"
                                          "placers: [priority:CPU_P,PIM,CPU_S, random]\n");
-    auto out = dir.path() / "out";
-    Outcome o = run_hetsim("run " + study.string() + " --out " + out.string());
     ASSERT_EQ(o.exit_code, 0) << o.output;
     EXPECT_THAT(o.output, HasSubstr("priority:CPU_P,PIM,CPU_S"));
     EXPECT_THAT(o.output, HasSubstr("random"));
     const std::string csv = read(out / "results.csv");
     EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 4);  // header + baseline + 2 placers
+}
+
+// The same CPU and one of its accelerators: every memory pair is linked, so Algorithm 1
+// applies; lee2022.als finds the host CPU (CPU0) and the GPU by role, profiles with DES runs
+// and offloads, beating the CPU alone (its DP minimises the sum of task times, which bounds
+// the dataflow latency; CPU0 alone runs one task at a time either way).
+TEST(Cli, Lee2022AlsRunsOnAPcieAcceleratorOfTheHost) {
+    TempDir dir;
+    const std::string platform =
+        read(fs::path(HETSIM_SOURCE_DIR) / "configs/platforms/pcie_accelerators.yaml");
+    // Keep cpu, acc0 and pcie0: cut the file from acc1 to pcie0, and after pcie0.
+    const auto acc1 = platform.find("  acc1:");
+    const auto pcie0 = platform.find("  pcie0:");
+    const auto pcie1 = platform.find("  pcie1:");
+    ASSERT_NE(acc1, std::string::npos);
+    ASSERT_NE(pcie1, std::string::npos);
+    auto p =
+        dir.write("one.yaml", platform.substr(0, acc1) + platform.substr(pcie0, pcie1 - pcie0));
+    const auto out = dir.path() / "out";
+    const Outcome o = run_study(dir, "study: t\nplatform: " + p.string() +
+                                         "\nworkload: {model: bert, layers: 1, seq_len: 8}\n"
+                                         "evaluator: des\nbaseline: single:CPU0\n"
+                                         "placers: [lee2022.als]\n");
+    ASSERT_EQ(o.exit_code, 0) << o.output;
+    auto results = nlohmann::json::parse(read(out / "results.json"));
+    ASSERT_EQ(results["rows"].size(), 2u);
+    EXPECT_EQ(results["rows"][1]["placer"], "lee2022.als");
+    EXPECT_LT(results["rows"][1]["latency_s"].get<double>(),
+              results["rows"][0]["latency_s"].get<double>());
+    EXPECT_GT(results["rows"][1]["profile_runs"].get<int>(), 5);  // 5 node runs + edge runs
+    const auto placement = nlohmann::json::parse(read(out / "placement_lee2022.als.json"));
+    EXPECT_THAT(placement.dump(), HasSubstr("ACC0"));
 }
 
 TEST(Cli, PointsRunEveryCombination) {
@@ -183,6 +220,22 @@ void expect_input_error(const TempDir& dir, const fs::path& study, const std::st
     EXPECT_THAT(o.output, HasSubstr(expected));
     EXPECT_FALSE(fs::exists(out)) << "partial output written";
     EXPECT_EQ(std::count(o.output.begin(), o.output.end(), '\n'), 1) << o.output;
+}
+
+// pcie_accelerators links each accelerator to the host only, so a copy between two of them is
+// staged through host memory and costs what earlier copies left: lee2022's DA edges (one link,
+// one fixed cost per copy, §3.2.1) cannot describe it, and lee2022.als says so.
+TEST(CliErrors, Lee2022AlsRefusesAcceleratorsWithoutADirectLink) {
+    TempDir dir;
+    auto study = dir.write("s.yaml", "study: t\nplatform: " + std::string(HETSIM_SOURCE_DIR) +
+                                         "/configs/platforms/pcie_accelerators.yaml\n"
+                                         "workload: {model: bert, layers: 1, seq_len: 8}\n"
+                                         "evaluator: analytic\nbaseline: single:CPU0\n"
+                                         "placers: [lee2022.als]\n");
+    expect_input_error(dir, study,
+                       "lee2022.als: platform 'pcie_accelerators' has no direct link between "
+                       "memories 'acc0' and 'acc1'; lee2022's DA edges (§3.2.1) need every copy "
+                       "to cross one link at a fixed cost");
 }
 
 TEST(CliErrors, UnknownKeySuggestsTheKnownOne) {

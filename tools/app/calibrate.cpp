@@ -26,21 +26,21 @@ public:
     explicit OpBench(const sim::Platform& platform)
         : platform_(platform), des_(platform, sim::EvalOptions{1}) {}
 
-    int device(const std::string& name) const {
-        auto d = platform_.find_device(name);
-        if (!d) {
-            throw sim::InputError(
-                platform_.source_file, "components", 0,
-                fmt::format("calibration of '{}' needs a device named '{}'", platform_.name, name));
+    // The first device `is` accepts; `what` says what was looked for when there is none.
+    int find_device(const std::string& what,
+                    const std::function<bool(const sim::Device&)>& is) const {
+        for (int d = 0; d < platform_.device_count(); ++d) {
+            if (is(platform_.device(d)))
+                return d;
         }
-        return *d;
+        throw sim::InputError(platform_.source_file, "components", 0,
+                              fmt::format("calibration of '{}' needs {}", platform_.name, what));
     }
 
-    // Duration of the single compute task of `graph` with every op on `device_name`.
-    double op_time_s(const sim::Graph& graph, const std::string& device_name) {
+    // Duration of the single compute task of `graph` with every op on `device`.
+    double op_time_s(const sim::Graph& graph, int device) {
         sim::Placement placement;
-        placement.device_of_op.assign(static_cast<std::size_t>(graph.op_count()),
-                                      device(device_name));
+        placement.device_of_op.assign(static_cast<std::size_t>(graph.op_count()), device);
         sim::ExecGraph exec = sim::lower(graph, placement, platform_);
         sim::Metrics m = des_.evaluate(exec);
         double total = 0.0;
@@ -51,13 +51,11 @@ public:
         return total;
     }
 
-    // Time to move `graph`'s input to `device_name` and its output back (convert + DMA each
-    // way), split by direction: {host -> device, device -> host}.
-    std::pair<double, double> round_trip_s(const sim::Graph& graph,
-                                           const std::string& device_name) {
+    // Time to move `graph`'s input to `device` and its output back (convert + DMA each way),
+    // split by direction: {host -> device, device -> host}.
+    std::pair<double, double> round_trip_s(const sim::Graph& graph, int device) {
         sim::Placement placement;
-        placement.device_of_op.assign(static_cast<std::size_t>(graph.op_count()),
-                                      device(device_name));
+        placement.device_of_op.assign(static_cast<std::size_t>(graph.op_count()), device);
         sim::ExecGraph exec = sim::lower(graph, placement, platform_);
         sim::Metrics m = des_.evaluate(exec);
         double to_device = 0.0, from_device = 0.0;
@@ -150,13 +148,23 @@ double linear_r2(const std::vector<double>& x, const std::vector<double>& y) {
 // lee2022 §4.2 Fig. 8 and §2.3 Fig. 2(b), with the ranges of spec/simulator.md.
 void lee2022_figures(const sim::Platform& platform, CalibrationReport& report) {
     OpBench bench(platform);
+    // lee2022's three devices, found by role and size, never by name.
+    const int cpu_s = bench.find_device(
+        "a host_cpu device on one core (lee2022's CPU_S)",
+        [](const sim::Device& d) { return d.role() == sim::DeviceRole::host_cpu && d.units == 1; });
+    const int cpu_p = bench.find_device(
+        "a host_cpu device on several cores (lee2022's CPU_P)",
+        [](const sim::Device& d) { return d.role() == sim::DeviceRole::host_cpu && d.units > 1; });
+    const int pim_device =
+        bench.find_device("a device of role pim (lee2022's Silent-PIM)",
+                          [](const sim::Device& d) { return d.role() == sim::DeviceRole::pim; });
     const std::vector<std::int64_t> ps{8, 16, 32, 64};
     std::vector<double> add_pim_s, add_cpu_p_over_s, mm_vs_s, mm_vs_p, add_pim_t;
     for (auto p : ps) {
         const sim::Graph add = elementwise_add_graph(p, 512);
-        const double s = bench.op_time_s(add, "CPU_S");
-        const double par = bench.op_time_s(add, "CPU_P");
-        const double pim = bench.op_time_s(add, "PIM");
+        const double s = bench.op_time_s(add, cpu_s);
+        const double par = bench.op_time_s(add, cpu_p);
+        const double pim = bench.op_time_s(add, pim_device);
         const std::string point = fmt::format("p = {}", p);
         report.rows.push_back({"lee2022 Fig. 8a", "(p x 512) + (p x 512): PIM speedup over CPU_S",
                                point, s / pim, 2.1, 3.4});
@@ -166,9 +174,9 @@ void lee2022_figures(const sim::Platform& platform, CalibrationReport& report) {
         add_cpu_p_over_s.push_back(s / par);
         add_pim_t.push_back(pim);
         const sim::Graph mm = matmul_graph(p, 512, 512);
-        const double mm_s = bench.op_time_s(mm, "CPU_S");
-        const double mm_p = bench.op_time_s(mm, "CPU_P");
-        const double mm_pim = bench.op_time_s(mm, "PIM");
+        const double mm_s = bench.op_time_s(mm, cpu_s);
+        const double mm_p = bench.op_time_s(mm, cpu_p);
+        const double mm_pim = bench.op_time_s(mm, pim_device);
         report.rows.push_back({"lee2022 Fig. 8b", "(p x 512) x (512 x 512): PIM speedup over CPU_S",
                                point, mm_s / mm_pim, 5.6, 10.4});
         report.rows.push_back({"lee2022 Fig. 8b", "(p x 512) x (512 x 512): PIM speedup over CPU_P",
@@ -192,7 +200,7 @@ void lee2022_figures(const sim::Platform& platform, CalibrationReport& report) {
     std::vector<double> sizes, to_pim, from_pim;
     bool faster_to_pim = true;
     for (std::int64_t elements = 4096; elements <= (1 << 20); elements *= 4) {
-        auto [to, from] = bench.round_trip_s(transfer_graph(elements), "PIM");
+        auto [to, from] = bench.round_trip_s(transfer_graph(elements), pim_device);
         sizes.push_back(static_cast<double>(elements));
         to_pim.push_back(to);
         from_pim.push_back(from);

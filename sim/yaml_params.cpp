@@ -1,34 +1,34 @@
-#include "devices/yaml_params.hpp"
+#include "sim/yaml_params.hpp"
 
 #include <fmt/format.h>
 
 #include <cmath>
 
-namespace hetsim::devices {
+namespace hetsim::sim {
 
-int positive_int(const sim::ConfigNode& node, const std::string& key) {
-    const sim::ConfigNode v = node.at(key);
+int positive_int(const ConfigNode& node, const std::string& key) {
+    const ConfigNode v = node.at(key);
     const std::int64_t n = v.as_int();
     if (n <= 0 || n > 1'000'000)
         v.fail(fmt::format("must be a positive integer, got {}", n));
     return static_cast<int>(n);
 }
 
-double positive_number(const sim::ConfigNode& node, const std::string& key) {
-    const sim::ConfigNode v = node.at(key);
+double positive_number(const ConfigNode& node, const std::string& key) {
+    const ConfigNode v = node.at(key);
     const double x = v.as_double();
     if (!(x > 0.0))
         v.fail(fmt::format("must be > 0, got {}", x));
     return x;
 }
 
-double optional_positive(const sim::ConfigNode& node, const std::string& key,
-                         sim::Quantity quantity, double fallback) {
+double optional_positive(const ConfigNode& node, const std::string& key, Quantity quantity,
+                         double fallback) {
     return node.has(key) ? node.require_positive_quantity(key, quantity) : fallback;
 }
 
-double non_negative_time(const sim::ConfigNode& node, const std::string& key) {
-    const double t = node.get_quantity(key, sim::Quantity::time, 0.0);
+double non_negative_time(const ConfigNode& node, const std::string& key, double fallback) {
+    const double t = node.get_quantity(key, Quantity::time, fallback);
     if (t < 0.0)
         node[key].fail(fmt::format("must be >= 0, got '{}'", node[key].as_string()));
     return t;
@@ -38,4 +38,4 @@ std::int64_t bytes_of(double size) {
     return static_cast<std::int64_t>(std::llround(size));
 }
 
-}  // namespace hetsim::devices
+}  // namespace hetsim::sim
