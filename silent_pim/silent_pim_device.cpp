@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "sim/op_semantics.hpp"
+#include "sim/op_table.hpp"
 
 namespace hetsim::silent_pim {
 
@@ -410,18 +410,20 @@ PimPlan SilentPimDevice::plan(const sim::Graph& graph, const sim::Op& op) const 
         return plan;
     }
 
-    switch (sim::classify(type)) {
-        case sim::OpClass::elementwise:
+    switch (sim::op_category(type)) {
+        case sim::OpCategory::elementwise:
             return reject(fmt::format(
                 "Silent-PIM has no {} unit (lee2022 §2.2: no complex functions such as exp or "
                 "tanh; the bf16 datapath only adds, subtracts, multiplies and MACs)",
                 type));
-        case sim::OpClass::reduction:
+        case sim::OpCategory::reduction:
+        case sim::OpCategory::normalization:
             return reject(fmt::format(
                 "Silent-PIM cannot run {}: its 8 lanes have no cross-lane reduction or complex "
                 "function (lee2022 §2.2); {}",
                 type, kTable2));
-        case sim::OpClass::data_movement:
+        case sim::OpCategory::view:
+        case sim::OpCategory::data_movement:
             return reject(
                 fmt::format("Silent-PIM does not run data movement ({}); {}", type, kTable2));
         default:

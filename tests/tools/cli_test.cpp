@@ -202,6 +202,10 @@ TEST(Cli, ListsAndInspects) {
     Outcome models = run_hetsim("list models");
     for (const char* name : {"bert", "roberta", "gpt2"})
         EXPECT_THAT(models.output, HasSubstr(name));
+    Outcome ops = run_hetsim("list ops");
+    EXPECT_EQ(ops.exit_code, 0);
+    EXPECT_THAT(ops.output, HasSubstr("\nReshape" + std::string(17, ' ') + " view\n"));
+    EXPECT_THAT(ops.output, HasSubstr("\nLSTM" + std::string(20, ' ') + " recurrent\n"));
     Outcome inspect = run_hetsim("inspect bert --set seq_len=32");
     EXPECT_EQ(inspect.exit_code, 0);
     EXPECT_THAT(inspect.output, HasSubstr("seq_len=32"));
@@ -290,6 +294,19 @@ TEST(CliErrors, CyclicGraphNamesTheCycle) {
               {"name": "b", "type": "Relu", "inputs": ["a_out"], "outputs": ["b_out"]}]})");
     auto study = dir.write("s.yaml", study_with(kPlatform, "", "{ json: g.json }"));
     expect_input_error(dir, study, "has a cycle: ");
+}
+
+TEST(CliErrors, UnknownOpTypeInAJsonGraphNamesFileNodeAndType) {
+    // Without the check the op would run at zero cost and the study would exit 0.
+    TempDir dir;
+    dir.write("g.json", R"({"tensors": [
+        {"name": "x", "shape": [1, 8], "kind": "input"},
+        {"name": "y", "shape": [1, 8]}, {"name": "z", "shape": [1, 8]}],
+      "ops": [{"name": "act", "type": "Relu", "inputs": ["x"], "outputs": ["y"]},
+              {"name": "mystery", "type": "Frobnicate", "inputs": ["y"], "outputs": ["z"]}]})");
+    auto study = dir.write("s.yaml", study_with(kPlatform, "", "{ json: g.json }"));
+    expect_input_error(dir, study,
+                       "g.json: /ops/1/type: op 'mystery': unknown op type 'Frobnicate'");
 }
 
 TEST(CliErrors, AnOpNoDeviceSupportsIsNamed) {
