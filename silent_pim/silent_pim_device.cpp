@@ -453,16 +453,7 @@ void build_silent_pim(const sim::ConfigNode& node, const std::string& name,
     node.expect_keys(
         {"type", "device", "memspec", "offload_overhead", "memory", "weight_transpose"});
     SilentPimParams params;
-    const sim::ConfigNode memspec = node.at("memspec");
-    const std::string bin = memspec.as_string();
-    auto timing = interconnect::find_ddr4_timing(bin);
-    if (!timing) {
-        const std::string hint = sim::did_you_mean(bin, interconnect::ddr4_speed_bins());
-        memspec.fail(fmt::format("unknown DDR4 speed bin '{}'{}; known: {}", bin,
-                                 hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint),
-                                 fmt::join(interconnect::ddr4_speed_bins(), ", ")));
-    }
-    params.timing = *timing;
+    params.timing = interconnect::memspec_from_config(node.at("memspec"));
     params.offload_overhead_s = node.get_quantity("offload_overhead", sim::Quantity::time, 0.0);
     if (params.offload_overhead_s < 0.0) {
         node["offload_overhead"].fail(

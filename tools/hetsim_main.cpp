@@ -33,15 +33,9 @@ bool is_input_error(const std::exception& e) {
 }
 
 std::string default_study() {
-    const fs::path local = "configs/studies/default.yaml";
-    if (fs::exists(local))
-        return local.string();
-#ifdef HETSIM_SOURCE_DIR
-    const fs::path installed = fs::path(HETSIM_SOURCE_DIR) / local;
-    if (fs::exists(installed))
-        return installed.string();
-#endif
-    return local.string();
+    const fs::path relative = "studies/default.yaml";
+    const auto found = sim::find_config_file(relative);
+    return found ? found->string() : (fs::path("configs") / relative).string();
 }
 
 int cmd_run(const std::string& file, const std::vector<std::string>& overrides,

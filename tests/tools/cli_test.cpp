@@ -244,7 +244,7 @@ std::string platform_text(const std::string& cpu_clock, const std::string& fwd_b
            "    dram_bandwidth: 4 GB/s\n    dram_bandwidth_all_cores: 8 GB/s\n"
            "    op_overhead: 1 us\n    fork_join_overhead: 10 us\n    memory: 2 GiB\n"
            "    convert_bandwidth: 2 GB/s\n    convert_overhead: 1 us\n"
-           "  pim:\n    type: silent_pim\n    device: PIM\n    memspec: DDR4-2400\n"
+           "  pim:\n    type: silent_pim\n    device: PIM\n    memspec: ddr4-2400\n"
            "    offload_overhead: 2 us\n    memory: 4 GiB\n"
            "  dma:\n    type: dma\n    endpoints: [cpu, pim]\n"
            "    forward: {bandwidth: " +
@@ -315,7 +315,7 @@ TEST(CliErrors, AnOpNoDeviceSupportsIsNamed) {
     auto platform = dir.write(
         "p.yaml",
         "name: pim_only\nhost: pim\ncomponents:\n  pim:\n    type: silent_pim\n    device: PIM\n"
-        "    memspec: DDR4-2400\n    offload_overhead: 2 us\n    memory: 4 GiB\n");
+        "    memspec: ddr4-2400\n    offload_overhead: 2 us\n    memory: 4 GiB\n");
     auto study = dir.write("s.yaml", "study: t\nplatform: " + platform.string() +
                                          "\nworkload: {model: bert, layers: 1}\n"
                                          "placers: [single:PIM]\n");
