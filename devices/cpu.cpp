@@ -6,24 +6,16 @@
 #include <cmath>
 #include <limits>
 #include <memory>
-#include <set>
 #include <stdexcept>
 #include <utility>
 
 #include "sim/device_component.hpp"
-#include "sim/op_semantics.hpp"
+#include "sim/op_table.hpp"
 #include "sim/yaml_params.hpp"
 
 namespace hetsim::devices {
 
 namespace {
-
-// Ops whose output aliases their input in ONNX Runtime (no copy): only the dispatch cost.
-bool is_view(const std::string& type) {
-    static const std::set<std::string> views = {"Reshape",  "Squeeze", "Unsqueeze", "Flatten",
-                                                "Identity", "Shape",   "Size"};
-    return views.count(type) != 0;
-}
 
 // M (rows of the left operand), K and N of a MatMul/Gemm, 0 when the shapes do not say.
 struct GemmShape {
@@ -65,36 +57,22 @@ CpuModel::CpuModel(CpuParams params, CpuMode mode) : params_(std::move(params)),
 
 bool CpuModel::parallelizable(const std::string& op_type) {
     // This follows which ONNX Runtime CPU kernels use the intra-op thread pool (lee2022
-    // §4.3 (2): CPU_P gets "all the thread-parallelizable operators"): MLAS GEMM, the
-    // element-wise math and activation kernels, Softmax, reductions and LayerNorm are
+    // §4.3 (2): CPU_P gets "all the thread-parallelizable operators"): MLAS GEMM and conv, the
+    // element-wise math and activation kernels, Softmax, reductions and normalisations are
     // parallelised; pure data movement (views, Gather, Slice, Concat, Split, Transpose) and
-    // Cast run on the calling thread.
-    static const std::set<std::string> always = {"MatMul",
-                                                 "Gemm",
-                                                 "Softmax",
-                                                 "LogSoftmax",
-                                                 "LayerNormalization",
-                                                 "SkipLayerNormalization",
-                                                 "Gelu",
-                                                 "FastGelu",
-                                                 "BiasGelu",
-                                                 "Attention"};
-    static const std::set<std::string> never = {
-        "Reshape", "Squeeze", "Unsqueeze", "Flatten",         "Identity",  "Shape", "Size",
-        "Gather",  "Slice",   "Concat",    "Split",           "Transpose", "Cast",  "Expand",
-        "Tile",    "Pad",     "Constant",  "ConstantOfShape", "Range"};
-    if (always.count(op_type) != 0)
-        return true;
-    if (never.count(op_type) != 0)
-        return false;
-    switch (sim::classify(op_type)) {
-        case sim::OpClass::matmul:
-        case sim::OpClass::elementwise:
-        case sim::OpClass::reduction:
-        case sim::OpClass::conv:
+    // Cast (an element-wise op whose ORT kernel is a plain loop) run on the calling thread.
+    switch (sim::op_category(op_type)) {
+        case sim::OpCategory::matmul:
+        case sim::OpCategory::conv:
+        case sim::OpCategory::reduction:
+        case sim::OpCategory::normalization:
             return true;
-        case sim::OpClass::data_movement:
-        case sim::OpClass::other:
+        case sim::OpCategory::elementwise:
+            return op_type != "Cast";
+        case sim::OpCategory::view:
+        case sim::OpCategory::data_movement:
+        case sim::OpCategory::recurrent:
+        case sim::OpCategory::unknown:
             return false;
     }
     return false;
@@ -121,15 +99,16 @@ double CpuModel::gemm_efficiency(double m) const {
 double CpuModel::dram_bytes(const sim::Graph& graph, const sim::Op& op) const {
     const double read = static_cast<double>(op.bytes_read);
     const double written = static_cast<double>(op.bytes_written);
-    const sim::OpClass cls = sim::classify(op.type);
-    if (cls == sim::OpClass::data_movement || is_view(op.type)) {
-        // Views cost no traffic; a copy reads what it writes (Gather/Slice read only the
-        // selected part of their input, Expand only its small input).
-        if (is_view(op.type))
-            return 0.0;
+    const sim::OpCategory category = sim::op_category(op.type);
+    // Views alias their input in ONNX Runtime: no traffic.
+    if (category == sim::OpCategory::view)
+        return 0.0;
+    if (category == sim::OpCategory::data_movement) {
+        // A copy reads what it writes (Gather/Slice read only the selected part of their
+        // input, Expand only its small input).
         return std::min(read, written) + written;
     }
-    if (cls == sim::OpClass::matmul && op.inputs.size() >= 2) {
+    if (category == sim::OpCategory::matmul && op.inputs.size() >= 2) {
         const sim::Tensor& a = graph.tensor(op.inputs[0]);
         const double a_bytes = static_cast<double>(a.size_bytes());
         const double b_bytes = static_cast<double>(graph.tensor(op.inputs[1]).size_bytes());
@@ -167,7 +146,7 @@ CpuOpCost CpuModel::cost(const sim::Graph& graph, const sim::Op& op) const {
     const bool parallel = mode_ == CpuMode::parallel;
     const double cores = parallel ? static_cast<double>(params_.cores) : 1.0;
     c.flops = op.flops;
-    if (sim::classify(op.type) == sim::OpClass::matmul) {
+    if (sim::op_category(op.type) == sim::OpCategory::matmul) {
         // With a small M, ONNX Runtime/MLAS splits N across threads, so each thread still
         // sees the full M: the same efficiency in both modes.
         c.efficiency = gemm_efficiency(gemm_shape(graph, op).m);

@@ -9,24 +9,10 @@
 #include <stdexcept>
 
 #include "sim/device_component.hpp"
-#include "sim/op_semantics.hpp"
+#include "sim/op_table.hpp"
 #include "sim/yaml_params.hpp"
 
 namespace hetsim::devices {
-
-namespace {
-
-bool is_recurrent(const std::string& type) {
-    return type == "LSTM" || type == "GRU" || type == "RNN";
-}
-
-// Views alias their input on the device: no kernel at all.
-bool is_view(const std::string& type) {
-    return type == "Reshape" || type == "Squeeze" || type == "Unsqueeze" || type == "Flatten" ||
-           type == "Identity" || type == "Shape" || type == "Size";
-}
-
-}  // namespace
 
 GpuModel::GpuModel(GpuParams params) : params_(std::move(params)) {
     if (params_.sms <= 0 || !(params_.clock_hz > 0.0) ||
@@ -47,14 +33,15 @@ sim::Support GpuModel::supports(const sim::Graph&, const sim::Op& op) const {
 
 GpuOpCost GpuModel::cost(const sim::Graph& graph, const sim::Op& op) const {
     GpuOpCost c;
-    if (is_view(op.type)) {
+    const sim::OpCategory category = sim::op_category(op.type);
+    if (category == sim::OpCategory::view) {  // views alias their input: no kernel at all
         c.kernels = 0.0;
         return c;
     }
     double threads = 0.0;
     for (int t : op.outputs)
         threads += static_cast<double>(sim::element_count(graph.tensor(t).shape));
-    if (is_recurrent(op.type) && !op.inputs.empty()) {
+    if (category == sim::OpCategory::recurrent && !op.inputs.empty()) {
         // ONNX LSTM/GRU/RNN input X is (seq_length, batch, input_size): one kernel per step,
         // each producing 1/seq_length of the outputs.
         const sim::Shape& x = graph.tensor(op.inputs[0]).shape;

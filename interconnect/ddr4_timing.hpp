@@ -97,15 +97,9 @@ struct Ddr4Timing {
     }
 };
 
-// Built-in JEDEC speed bins (8 Gb x8 devices, x64 rank): "DDR4-2400" (2400R, 16-16-16)
-// and "DDR4-3200" (3200AA, 22-22-22).
-std::vector<std::string> ddr4_speed_bins();
-std::optional<Ddr4Timing> find_ddr4_timing(std::string_view speed_bin);
-// Throws std::invalid_argument naming the known bins when `speed_bin` is unknown.
-Ddr4Timing ddr4_timing(std::string_view speed_bin);
-
 // Memspec files (configs/memspecs/ddr4-2400.yaml, ddr4-3200.yaml), DRAMSys-style: the
-// organisation and every JESD79-4 timing in tCK cycles, tCK in ps:
+// organisation and every JESD79-4 timing in tCK cycles, tCK in ps. They are the only place
+// the DDR4 speed bins live:
 //   name: DDR4-2400
 //   architecture: {bank_groups, banks_per_group, rows, columns, burst_length, bus_width_bits}
 //   timing: {tCK_ps, CL, CWL, tRCD, tRP, tRAS, tRC, tCCD_S, tCCD_L, tRRD_S, tRRD_L, tFAW,
@@ -114,5 +108,16 @@ Ddr4Timing ddr4_timing(std::string_view speed_bin);
 // YAML path (sim::InputError: file, line, path).
 Ddr4Timing load_memspec(const std::filesystem::path& path);
 Ddr4Timing parse_memspec(const sim::ConfigNode& node);
+
+// Memspecs by name: "<name>" is memspecs/<name>.yaml in the config search path
+// (sim::config_search_path(): $HETSIM_CONFIG_PATH, ./configs, the source tree's configs/), so
+// `memspec: ddr4-2400` loads configs/memspecs/ddr4-2400.yaml.
+std::vector<std::string> memspec_names();  // sorted, every folder of the search path
+std::optional<std::filesystem::path> find_memspec_file(std::string_view name);
+// Throws std::invalid_argument naming `name` and the known names when there is no such file.
+Ddr4Timing named_memspec(std::string_view name);
+// A platform YAML's `memspec: <name>` value: fails naming `node` (with the known names and a
+// "did you mean") when the name is unknown.
+Ddr4Timing memspec_from_config(const sim::ConfigNode& node);
 
 }  // namespace hetsim::interconnect

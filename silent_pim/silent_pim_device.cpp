@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "sim/device_component.hpp"
-#include "sim/op_semantics.hpp"
+#include "sim/op_table.hpp"
 #include "sim/yaml_params.hpp"
 
 namespace hetsim::silent_pim {
@@ -412,18 +412,20 @@ PimPlan SilentPimDevice::plan(const sim::Graph& graph, const sim::Op& op) const 
         return plan;
     }
 
-    switch (sim::classify(type)) {
-        case sim::OpClass::elementwise:
+    switch (sim::op_category(type)) {
+        case sim::OpCategory::elementwise:
             return reject(fmt::format(
                 "Silent-PIM has no {} unit (lee2022 §2.2: no complex functions such as exp or "
                 "tanh; the bf16 datapath only adds, subtracts, multiplies and MACs)",
                 type));
-        case sim::OpClass::reduction:
+        case sim::OpCategory::reduction:
+        case sim::OpCategory::normalization:
             return reject(fmt::format(
                 "Silent-PIM cannot run {}: its 8 lanes have no cross-lane reduction or complex "
                 "function (lee2022 §2.2); {}",
                 type, kTable2));
-        case sim::OpClass::data_movement:
+        case sim::OpCategory::view:
+        case sim::OpCategory::data_movement:
             return reject(
                 fmt::format("Silent-PIM does not run data movement ({}); {}", type, kTable2));
         default:
@@ -453,16 +455,7 @@ void build_silent_pim(const sim::ConfigNode& node, const std::string& name,
     node.expect_keys(sim::device_component_keys(
         {"device", "memspec", "offload_overhead", "memory", "weight_transpose"}));
     SilentPimParams params;
-    const sim::ConfigNode memspec = node.at("memspec");
-    const std::string bin = memspec.as_string();
-    auto timing = interconnect::find_ddr4_timing(bin);
-    if (!timing) {
-        const std::string hint = sim::did_you_mean(bin, interconnect::ddr4_speed_bins());
-        memspec.fail(fmt::format("unknown DDR4 speed bin '{}'{}; known: {}", bin,
-                                 hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint),
-                                 fmt::join(interconnect::ddr4_speed_bins(), ", ")));
-    }
-    params.timing = *timing;
+    params.timing = interconnect::memspec_from_config(node.at("memspec"));
     params.offload_overhead_s = sim::non_negative_time(node, "offload_overhead");
     if (node.has("weight_transpose")) {
         // weight_transpose: pim                               (gather kernel on the PIM)

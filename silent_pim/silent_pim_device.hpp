@@ -23,7 +23,7 @@
 namespace hetsim::silent_pim {
 
 struct SilentPimParams {
-    interconnect::Ddr4Timing timing = interconnect::ddr4_timing("DDR4-2400");
+    interconnect::Ddr4Timing timing;  // a memspec, e.g. interconnect::named_memspec("ddr4-2400")
     double offload_overhead_s = 0.0;  // DMA descriptor issue + completion, per PIM kernel
     // Who writes a transB = 1 Gemm weight transposed before the vector-matrix products:
     // 0 = the PIM itself (a gather kernel, transpose_cycles()); > 0 = the host CPU, one

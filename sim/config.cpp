@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <set>
 #include <utility>
@@ -123,6 +124,41 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
         }
     }
     return best;
+}
+
+std::vector<std::filesystem::path> config_search_path() {
+    namespace fs = std::filesystem;
+    std::vector<fs::path> candidates;
+    if (const char* env = std::getenv("HETSIM_CONFIG_PATH"); env != nullptr) {
+        std::string_view rest = env;
+        while (!rest.empty()) {
+            const std::size_t colon = rest.find(':');
+            const std::string_view dir = rest.substr(0, colon);
+            if (!dir.empty())
+                candidates.emplace_back(dir);
+            rest = colon == std::string_view::npos ? std::string_view{} : rest.substr(colon + 1);
+        }
+    }
+    candidates.emplace_back("configs");
+#ifdef HETSIM_SOURCE_DIR
+    candidates.push_back(fs::path(HETSIM_SOURCE_DIR) / "configs");
+#endif
+    std::vector<fs::path> existing;
+    for (const fs::path& dir : candidates) {
+        std::error_code ec;
+        if (fs::is_directory(dir, ec))
+            existing.push_back(dir);
+    }
+    return existing;
+}
+
+std::optional<std::filesystem::path> find_config_file(const std::filesystem::path& relative) {
+    for (const auto& dir : config_search_path()) {
+        std::error_code ec;
+        if (std::filesystem::is_regular_file(dir / relative, ec))
+            return dir / relative;
+    }
+    return std::nullopt;
 }
 
 ConfigNode::ConfigNode(YAML::Node node, std::string file, std::string path)

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -35,6 +36,13 @@ private:
 
 // Closest candidate by edit distance when it is close enough to be a likely typo, else "".
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
+
+// Folders holding the configs hetsim ships (memspecs/, platforms/, studies/), in search order:
+// each folder of $HETSIM_CONFIG_PATH (':'-separated; for an installed binary), ./configs, then
+// the configs/ folder of the source tree hetsim was built from. Only existing folders are listed.
+std::vector<std::filesystem::path> config_search_path();
+// The first `relative` (e.g. "memspecs/ddr4-2400.yaml") found in config_search_path().
+std::optional<std::filesystem::path> find_config_file(const std::filesystem::path& relative);
 
 class ConfigNode {
 public:

@@ -7,7 +7,7 @@
 #include <queue>
 #include <set>
 
-#include "sim/op_semantics.hpp"
+#include "sim/op_table.hpp"
 
 namespace hetsim::sim {
 
@@ -357,12 +357,9 @@ void Graph::finalize() {
             }
         }
         o.flops = op_flops(*this, o);
-        o.bytes_read = 0;
-        for (int t : o.inputs)
-            o.bytes_read += tensor(t).size_bytes();
-        o.bytes_written = 0;
-        for (int t : o.outputs)
-            o.bytes_written += tensor(t).size_bytes();
+        const OpBytes bytes = op_bytes(*this, o);
+        o.bytes_read = bytes.read;
+        o.bytes_written = bytes.written;
     }
     // Ops with outputs nobody reads produce graph outputs unless marked otherwise.
     for (auto& t : tensors_) {

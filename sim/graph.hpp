@@ -53,7 +53,7 @@ struct Op {
     std::vector<int> inputs;   // tensor ids
     std::vector<int> outputs;  // tensor ids
 
-    // Derived by Graph::finalize() from shapes (see op_semantics.hpp).
+    // Derived by Graph::finalize() from shapes (see op_table.hpp).
     double flops = 0.0;
     std::int64_t bytes_read = 0;     // all inputs, weights included
     std::int64_t bytes_written = 0;  // all outputs

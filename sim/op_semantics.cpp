@@ -1,4 +1,5 @@
-// Shape inference and FLOP counts for the ONNX operators hetsim's workloads and importers use.
+// Shape inference and FLOP formulas for the ONNX operators hetsim's workloads and importers use;
+// sim/op_table.cpp says which formula each op type uses.
 // The semantics follow the ONNX operator specification (broadcasting as in numpy); where an
 // operator exists in an attribute form (opset < 10) and an input form, the attribute form is
 // what we infer from: the model zoo writes static values as attributes, and for an imported
@@ -11,103 +12,10 @@
 #include <cstdint>
 #include <limits>
 #include <set>
-#include <unordered_map>
-#include <unordered_set>
 
 namespace hetsim::sim {
 
 namespace {
-
-using Shapes = std::vector<Shape>;
-
-const std::unordered_map<std::string, OpClass>& class_table() {
-    static const std::unordered_map<std::string, OpClass> table = [] {
-        std::unordered_map<std::string, OpClass> t;
-        for (const char* s :
-             {"MatMul", "Gemm", "MatMulInteger", "QLinearMatMul", "FusedMatMul", "Einsum"}) {
-            t.emplace(s, OpClass::matmul);
-        }
-        for (const char* s : {"Add",         "Sub",         "Mul",
-                              "Div",         "Pow",         "Sqrt",
-                              "Erf",         "Tanh",        "Relu",
-                              "Sigmoid",     "Exp",         "Log",
-                              "Cast",        "Neg",         "Gelu",
-                              "FastGelu",    "BiasGelu",    "Abs",
-                              "Reciprocal",  "Floor",       "Ceil",
-                              "Round",       "Sign",        "Sin",
-                              "Cos",         "Equal",       "Less",
-                              "Greater",     "LessOrEqual", "GreaterOrEqual",
-                              "Not",         "And",         "Or",
-                              "Xor",         "Where",       "Max",
-                              "Min",         "Sum",         "Mean",
-                              "Mod",         "Clip",        "LeakyRelu",
-                              "PRelu",       "Elu",         "Selu",
-                              "HardSigmoid", "HardSwish",   "Softplus",
-                              "Softsign",    "IsNaN",       "BatchNormalization"}) {
-            t.emplace(s, OpClass::elementwise);
-        }
-        for (const char* s : {"ReduceMean",
-                              "ReduceSum",
-                              "ReduceMax",
-                              "ReduceMin",
-                              "ReduceProd",
-                              "ReduceL1",
-                              "ReduceL2",
-                              "ReduceSumSquare",
-                              "ReduceLogSum",
-                              "ReduceLogSumExp",
-                              "ArgMax",
-                              "ArgMin",
-                              "Softmax",
-                              "LogSoftmax",
-                              "LayerNormalization",
-                              "InstanceNormalization",
-                              "CumSum",
-                              "MaxPool",
-                              "AveragePool",
-                              "GlobalAveragePool",
-                              "GlobalMaxPool"}) {
-            t.emplace(s, OpClass::reduction);
-        }
-        for (const char* s : {"Transpose",   "Reshape",   "Gather",          "GatherElements",
-                              "GatherND",    "Concat",    "Split",           "Slice",
-                              "Unsqueeze",   "Squeeze",   "Flatten",         "Expand",
-                              "Tile",        "Pad",       "Shape",           "Size",
-                              "Identity",    "Dropout",   "Constant",        "ConstantOfShape",
-                              "Range",       "ScatterND", "ScatterElements", "DepthToSpace",
-                              "SpaceToDepth"}) {
-            t.emplace(s, OpClass::data_movement);
-        }
-        t.emplace("Conv", OpClass::conv);
-        t.emplace("ConvTranspose", OpClass::conv);
-        return t;
-    }();
-    return table;
-}
-
-// Operators whose (first) output has the shape of their first input.
-const std::unordered_set<std::string>& same_shape_ops() {
-    static const std::unordered_set<std::string> ops = {
-        "Sqrt",        "Erf",        "Tanh",      "Relu",       "Sigmoid",
-        "Exp",         "Log",        "Cast",      "Neg",        "Identity",
-        "Gelu",        "FastGelu",   "Abs",       "Reciprocal", "Floor",
-        "Ceil",        "Round",      "Sign",      "Sin",        "Cos",
-        "Not",         "Clip",       "LeakyRelu", "Elu",        "Selu",
-        "HardSigmoid", "HardSwish",  "Softplus",  "Softsign",   "IsNaN",
-        "Softmax",     "LogSoftmax", "CumSum",    "Dropout",    "InstanceNormalization"};
-    return ops;
-}
-
-// Operators that broadcast all their inputs against each other (numpy rules).
-const std::unordered_set<std::string>& broadcast_ops() {
-    static const std::unordered_set<std::string> ops = {
-        "Add",     "Sub",  "Mul",     "Div",         "Pow",
-        "Equal",   "Less", "Greater", "LessOrEqual", "GreaterOrEqual",
-        "And",     "Or",   "Xor",     "Where",       "Max",
-        "Min",     "Sum",  "Mean",    "Mod",         "PRelu",
-        "BiasGelu"};
-    return ops;
-}
 
 std::string op_label(const Op& op) {
     return fmt::format("op '{}' ({})", op.name, op.type);
@@ -123,14 +31,6 @@ std::string shapes_text(const Shapes& shapes) {
 
 [[noreturn]] void fail(const Op& op, const std::string& what) {
     throw GraphError(fmt::format("{}: {}", op_label(op), what));
-}
-
-Shapes input_shapes(const Graph& graph, const Op& op) {
-    Shapes shapes;
-    shapes.reserve(op.inputs.size());
-    for (int t : op.inputs)
-        shapes.push_back(graph.tensor(t).shape);
-    return shapes;
 }
 
 void expect_inputs(const Op& op, const Shapes& in, std::size_t min_count, std::size_t max_count) {
@@ -159,9 +59,11 @@ std::size_t idx(std::int64_t i) {
     return static_cast<std::size_t>(i);
 }
 
+}  // namespace
+
 // --- matrix products ------------------------------------------------------------------------
 
-Shape infer_matmul(const Op& op, const Shapes& in) {
+std::optional<Shapes> infer_matmul_shapes(const Op& op, const Shapes& in) {
     expect_inputs(op, in, 2, 2);
     Shape a = in[0];
     Shape b = in[1];
@@ -191,10 +93,10 @@ Shape infer_matmul(const Op& op, const Shapes& in) {
         out.push_back(a[a.size() - 2]);
     if (!b_vec)
         out.push_back(b.back());
-    return out;
+    return Shapes{out};
 }
 
-Shape infer_gemm(const Op& op, const Shapes& in) {
+std::optional<Shapes> infer_gemm_shapes(const Op& op, const Shapes& in) {
     expect_inputs(op, in, 2, 3);
     const Shape& a = in[0];
     const Shape& b = in[1];
@@ -223,12 +125,12 @@ Shape infer_gemm(const Op& op, const Shapes& in) {
                                  to_string(out)));
         }
     }
-    return out;
+    return Shapes{out};
 }
 
 // --- reductions and normalisations ----------------------------------------------------------
 
-std::optional<Shape> infer_reduce(const Op& op, const Shapes& in) {
+std::optional<Shapes> infer_reduce_shapes(const Op& op, const Shapes& in) {
     expect_inputs(op, in, 1, 2);
     if (in.size() == 2 && op.attrs.count("axes") == 0)
         return std::nullopt;  // opset-18 form
@@ -239,7 +141,7 @@ std::optional<Shape> infer_reduce(const Op& op, const Shapes& in) {
     std::vector<bool> reduced(idx(r), false);
     if (axes.empty()) {
         if (op.attr_int("noop_with_empty_axes", 0) != 0)
-            return x;
+            return Shapes{x};
         std::fill(reduced.begin(), reduced.end(), true);  // reduce over all axes
     }
     for (auto a : axes) {
@@ -256,10 +158,10 @@ std::optional<Shape> infer_reduce(const Op& op, const Shapes& in) {
             out.push_back(1);
         }
     }
-    return out;
+    return Shapes{out};
 }
 
-Shape infer_argminmax(const Op& op, const Shapes& in) {
+std::optional<Shapes> infer_argminmax_shapes(const Op& op, const Shapes& in) {
     expect_inputs(op, in, 1, 1);
     const Shape& x = in[0];
     auto axis = normalize_axis(op, op.attr_int("axis", 0), rank_of(x), x);
@@ -269,10 +171,10 @@ Shape infer_argminmax(const Op& op, const Shapes& in) {
     } else {
         out.erase(out.begin() + axis);
     }
-    return out;
+    return Shapes{out};
 }
 
-Shapes infer_layernorm(const Op& op, const Shapes& in) {
+std::optional<Shapes> infer_layernorm_shapes(const Op& op, const Shapes& in) {
     expect_inputs(op, in, 1, 3);
     const Shape& x = in[0];
     auto axis = normalize_axis(op, op.attr_int("axis", -1), rank_of(x), x);
@@ -290,10 +192,10 @@ Shapes infer_layernorm(const Op& op, const Shapes& in) {
     }
     Shape stat(x.begin(), x.begin() + axis);
     stat.resize(x.size(), 1);  // Mean and InvStdDev keep the reduced axes as 1
-    return {x, stat, stat};
+    return Shapes{x, stat, stat};
 }
 
-Shapes infer_batchnorm(const Op& op, const Shapes& in) {
+std::optional<Shapes> infer_batchnorm_shapes(const Op& op, const Shapes& in) {
     expect_inputs(op, in, 5, 5);
     const Shape& x = in[0];
     if (x.size() < 2) {
@@ -306,12 +208,12 @@ Shapes infer_batchnorm(const Op& op, const Shapes& in) {
                                  to_string(in[i]), to_string(channel), to_string(x)));
         }
     }
-    return {x, channel, channel};
+    return Shapes{x, channel, channel};
 }
 
 // --- data movement --------------------------------------------------------------------------
 
-Shape infer_transpose(const Op& op, const Shapes& in) {
+std::optional<Shapes> infer_transpose_shapes(const Op& op, const Shapes& in) {
     expect_inputs(op, in, 1, 1);
     const Shape& x = in[0];
     std::vector<std::int64_t> perm = op.attr_ints("perm");
@@ -333,10 +235,10 @@ Shape infer_transpose(const Op& op, const Shapes& in) {
         used[idx(n)] = true;
         out.push_back(x[idx(n)]);
     }
-    return out;
+    return Shapes{out};
 }
 
-std::optional<Shape> infer_reshape(const Op& op, const Shapes& in) {
+std::optional<Shapes> infer_reshape_shapes(const Op& op, const Shapes& in) {
     expect_inputs(op, in, 1, 2);
     if (op.attrs.count("shape") == 0)
         return std::nullopt;  // target only in a data input
@@ -379,10 +281,10 @@ std::optional<Shape> infer_reshape(const Op& op, const Shapes& in) {
         fail(op, fmt::format("cannot reshape {} ({} elements) to {} ({} elements)", to_string(x),
                              total, to_string(out), known));
     }
-    return out;
+    return Shapes{out};
 }
 
-Shape infer_gather(const Op& op, const Shapes& in) {
+std::optional<Shapes> infer_gather_shapes(const Op& op, const Shapes& in) {
     expect_inputs(op, in, 2, 2);
     const Shape& data = in[0];
     const Shape& indices = in[1];
@@ -392,10 +294,10 @@ Shape infer_gather(const Op& op, const Shapes& in) {
     Shape out(data.begin(), data.begin() + axis);
     out.insert(out.end(), indices.begin(), indices.end());
     out.insert(out.end(), data.begin() + axis + 1, data.end());
-    return out;
+    return Shapes{out};
 }
 
-Shape infer_concat(const Op& op, const Shapes& in) {
+std::optional<Shapes> infer_concat_shapes(const Op& op, const Shapes& in) {
     if (in.empty())
         fail(op, "expects at least 1 input, has 0");
     const Shape& first = in[0];
@@ -413,10 +315,10 @@ Shape infer_concat(const Op& op, const Shapes& in) {
         }
         out[idx(axis)] += in[i][idx(axis)];
     }
-    return out;
+    return Shapes{out};
 }
 
-Shapes infer_split(const Op& op, const Shapes& in) {
+std::optional<Shapes> infer_split_shapes(const Op& op, const Shapes& in) {
     expect_inputs(op, in, 1, 2);
     const Shape& x = in[0];
     auto axis = normalize_axis(op, op.attr_int("axis", 0), rank_of(x), x);
@@ -424,7 +326,7 @@ Shapes infer_split(const Op& op, const Shapes& in) {
     std::vector<std::int64_t> sizes = op.attr_ints("split");
     if (sizes.empty()) {
         if (in.size() == 2)
-            return {};  // sizes only in a data input: trust declared
+            return std::nullopt;  // sizes only in a data input: trust declared
         const auto parts = static_cast<std::int64_t>(op.outputs.size());
         if (parts == 0 || dim % parts != 0) {
             fail(op, fmt::format("cannot split dimension {} of {} into {} equal parts", axis,
@@ -455,7 +357,7 @@ Shapes infer_split(const Op& op, const Shapes& in) {
     return outs;
 }
 
-std::optional<Shape> infer_slice(const Op& op, const Shapes& in) {
+std::optional<Shapes> infer_slice_shapes(const Op& op, const Shapes& in) {
     if (in.empty())
         fail(op, "expects at least 1 input, has 0");
     if (op.attrs.count("starts") == 0 || op.attrs.count("ends") == 0) {
@@ -505,10 +407,10 @@ std::optional<Shape> infer_slice(const Op& op, const Shapes& in) {
         }
         out[idx(axis)] = len;
     }
-    return out;
+    return Shapes{out};
 }
 
-std::optional<Shape> infer_unsqueeze(const Op& op, const Shapes& in) {
+std::optional<Shapes> infer_unsqueeze_shapes(const Op& op, const Shapes& in) {
     expect_inputs(op, in, 1, 2);
     const Shape& x = in[0];
     const auto axes = op.attr_ints("axes");
@@ -534,10 +436,10 @@ std::optional<Shape> infer_unsqueeze(const Op& op, const Shapes& in) {
     for (std::int64_t i = 0; i < out_rank; ++i) {
         out.push_back(inserted[idx(i)] ? 1 : x[next++]);
     }
-    return out;
+    return Shapes{out};
 }
 
-std::optional<Shape> infer_squeeze(const Op& op, const Shapes& in) {
+std::optional<Shapes> infer_squeeze_shapes(const Op& op, const Shapes& in) {
     expect_inputs(op, in, 1, 2);
     const Shape& x = in[0];
     const auto axes = op.attr_ints("axes");
@@ -561,10 +463,10 @@ std::optional<Shape> infer_squeeze(const Op& op, const Shapes& in) {
         if (!drop[i])
             out.push_back(x[i]);
     }
-    return out;
+    return Shapes{out};
 }
 
-Shape infer_flatten(const Op& op, const Shapes& in) {
+std::optional<Shapes> infer_flatten_shapes(const Op& op, const Shapes& in) {
     expect_inputs(op, in, 1, 1);
     const Shape& x = in[0];
     std::int64_t axis = op.attr_int("axis", 1);
@@ -573,11 +475,13 @@ Shape infer_flatten(const Op& op, const Shapes& in) {
     }
     if (axis < 0)
         axis += rank_of(x);
-    return {element_count(Shape(x.begin(), x.begin() + axis)),
-            element_count(Shape(x.begin() + axis, x.end()))};
+    return Shapes{Shape{element_count(Shape(x.begin(), x.begin() + axis)),
+                        element_count(Shape(x.begin() + axis, x.end()))}};
 }
 
 // --- convolution and pooling ----------------------------------------------------------------
+
+namespace {
 
 // Spatial output sizes of a sliding window (Conv, pooling) per the ONNX formula.
 Shape window_output(const Op& op, const Shape& x, const std::vector<std::int64_t>& kernel,
@@ -627,7 +531,9 @@ Shape window_output(const Op& op, const Shape& x, const std::vector<std::int64_t
     return out;
 }
 
-Shape infer_conv(const Op& op, const Shapes& in) {
+}  // namespace
+
+std::optional<Shapes> infer_conv_shapes(const Op& op, const Shapes& in) {
     expect_inputs(op, in, 2, 3);
     const Shape& x = in[0];
     const Shape& w = in[1];
@@ -653,10 +559,10 @@ Shape infer_conv(const Op& op, const Shapes& in) {
     Shape out{x[0], w[0]};
     Shape sp = window_output(op, x, kernel, false);
     out.insert(out.end(), sp.begin(), sp.end());
-    return out;
+    return Shapes{out};
 }
 
-Shapes infer_pool(const Op& op, const Shapes& in) {
+std::optional<Shapes> infer_pool_shapes(const Op& op, const Shapes& in) {
     expect_inputs(op, in, 1, 1);
     const Shape& x = in[0];
     if (x.size() < 3) {
@@ -668,10 +574,10 @@ Shapes infer_pool(const Op& op, const Shapes& in) {
     Shape out{x[0], x[1]};
     Shape sp = window_output(op, x, kernel, op.attr_int("ceil_mode", 0) != 0);
     out.insert(out.end(), sp.begin(), sp.end());
-    return {out, out};  // MaxPool's optional Indices output has the same shape
+    return Shapes{out, out};  // MaxPool's optional Indices output has the same shape
 }
 
-Shape infer_global_pool(const Op& op, const Shapes& in) {
+std::optional<Shapes> infer_global_pool_shapes(const Op& op, const Shapes& in) {
     expect_inputs(op, in, 1, 1);
     const Shape& x = in[0];
     if (x.size() < 3) {
@@ -679,120 +585,25 @@ Shape infer_global_pool(const Op& op, const Shapes& in) {
     }
     Shape out{x[0], x[1]};
     out.resize(x.size(), 1);
-    return out;
+    return Shapes{out};
 }
 
-std::optional<Shapes> infer(const Op& op, const Shapes& in) {
-    const std::string& t = op.type;
-    if (t == "MatMul")
-        return Shapes{infer_matmul(op, in)};
-    if (t == "Gemm")
-        return Shapes{infer_gemm(op, in)};
-    if (broadcast_ops().count(t) != 0) {
-        if (in.empty())
-            fail(op, "expects at least 1 input, has 0");
-        if (t == "Where")
-            expect_inputs(op, in, 3, 3);
-        if (t == "PRelu" || t == "Pow" || t == "Mod")
-            expect_inputs(op, in, 2, 2);
-        Shape out = in[0];
-        for (std::size_t i = 1; i < in.size(); ++i) {
-            out = broadcast_shapes(
-                out, in[i], fmt::format("{}: cannot broadcast {}", op_label(op), shapes_text(in)));
-        }
-        return Shapes{out};
-    }
-    if (same_shape_ops().count(t) != 0) {
-        if (in.empty())
-            fail(op, "expects at least 1 input, has 0");
-        return Shapes{in[0], in[0]};  // Dropout's optional mask matches its output
-    }
-    if (t.rfind("Reduce", 0) == 0 && classify(t) == OpClass::reduction) {
-        auto s = infer_reduce(op, in);
-        if (!s)
-            return std::nullopt;
-        return Shapes{*s};
-    }
-    if (t == "ArgMax" || t == "ArgMin")
-        return Shapes{infer_argminmax(op, in)};
-    if (t == "LayerNormalization")
-        return infer_layernorm(op, in);
-    if (t == "BatchNormalization")
-        return infer_batchnorm(op, in);
-    if (t == "Transpose")
-        return Shapes{infer_transpose(op, in)};
-    if (t == "Reshape") {
-        auto s = infer_reshape(op, in);
-        if (!s)
-            return std::nullopt;
-        return Shapes{*s};
-    }
-    if (t == "Gather")
-        return Shapes{infer_gather(op, in)};
-    if (t == "Concat")
-        return Shapes{infer_concat(op, in)};
-    if (t == "Split") {
-        auto s = infer_split(op, in);
-        if (s.empty())
-            return std::nullopt;
-        return s;
-    }
-    if (t == "Slice") {
-        auto s = infer_slice(op, in);
-        if (!s)
-            return std::nullopt;
-        return Shapes{*s};
-    }
-    if (t == "Unsqueeze" || t == "Squeeze") {
-        auto s = t == "Unsqueeze" ? infer_unsqueeze(op, in) : infer_squeeze(op, in);
-        if (!s)
-            return std::nullopt;
-        return Shapes{*s};
-    }
-    if (t == "Flatten")
-        return Shapes{infer_flatten(op, in)};
-    if (t == "Conv")
-        return Shapes{infer_conv(op, in)};
-    if (t == "MaxPool" || t == "AveragePool")
-        return infer_pool(op, in);
-    if (t == "GlobalAveragePool" || t == "GlobalMaxPool") {
-        return Shapes{infer_global_pool(op, in)};
-    }
-    if (t == "Shape") {
-        expect_inputs(op, in, 1, 1);
-        const std::int64_t r = rank_of(in[0]);
-        std::int64_t start = op.attr_int("start", 0);
-        std::int64_t end = op.attr_int("end", r);
-        if (start < 0)
-            start += r;
-        if (end < 0)
-            end += r;
-        start = std::clamp<std::int64_t>(start, 0, r);
-        end = std::clamp<std::int64_t>(end, 0, r);
-        return Shapes{Shape{std::max<std::int64_t>(0, end - start)}};
-    }
-    if (t == "Size") {
-        expect_inputs(op, in, 1, 1);
-        return Shapes{Shape{}};
-    }
-    return std::nullopt;
-}
+namespace {
 
 double elements(const Shape& s) {
     return static_cast<double>(element_count(s));
 }
 
-bool is_float(DType d) {
-    return d == DType::f32 || d == DType::bf16 || d == DType::f16;
+double output_elements(const OpOperands& o) {
+    return o.outputs.empty() ? 0.0 : elements(o.outputs[0]);
+}
+
+void expect_some_input(const Op& op, const Shapes& in) {
+    if (in.empty())
+        fail(op, "expects at least 1 input, has 0");
 }
 
 }  // namespace
-
-OpClass classify(const std::string& op_type) {
-    const auto& table = class_table();
-    auto it = table.find(op_type);
-    return it == table.end() ? OpClass::other : it->second;
-}
 
 Shape broadcast_shapes(const Shape& a, const Shape& b, const std::string& context) {
     const std::size_t rank = std::max(a.size(), b.size());
@@ -813,99 +624,141 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const std::string& contex
     return out;
 }
 
-std::optional<std::vector<Shape>> infer_output_shapes(const Graph& graph, const Op& op) {
-    auto shapes = infer(op, input_shapes(graph, op));
-    if (!shapes)
-        return std::nullopt;
-    // Ops with optional outputs (Dropout mask, LayerNormalization statistics, MaxPool
-    // indices) report only the outputs the op declares.
-    if (shapes->size() > op.outputs.size()) {
-        shapes->resize(std::max<std::size_t>(op.outputs.size(), 1));
+// --- element-wise and shape-of ops ----------------------------------------------------------
+
+std::optional<Shapes> infer_broadcast_shapes(const Op& op, const Shapes& in) {
+    expect_some_input(op, in);
+    Shape out = in[0];
+    for (std::size_t i = 1; i < in.size(); ++i) {
+        out = broadcast_shapes(
+            out, in[i], fmt::format("{}: cannot broadcast {}", op_label(op), shapes_text(in)));
     }
-    return shapes;
+    return Shapes{out};
 }
 
-double op_flops(const Graph& graph, const Op& op) {
-    const Shapes in = input_shapes(graph, op);
-    Shapes out;
-    out.reserve(op.outputs.size());
-    for (int t : op.outputs)
-        out.push_back(graph.tensor(t).shape);
-    const double out_elems = out.empty() ? 0.0 : elements(out[0]);
-    const std::string& t = op.type;
+std::optional<Shapes> infer_binary_broadcast_shapes(const Op& op, const Shapes& in) {
+    expect_some_input(op, in);
+    expect_inputs(op, in, 2, 2);
+    return infer_broadcast_shapes(op, in);
+}
 
-    if (t == "MatMul") {
-        if (in.size() < 2 || in[0].empty())
-            return 0.0;
-        // One multiply-add per output element and inner index: 2*M*N*K times the batch.
-        return 2.0 * out_elems * static_cast<double>(in[0].back());
-    }
-    if (t == "Gemm") {
-        if (in.size() < 2 || in[0].size() != 2)
-            return 0.0;
-        const double k = static_cast<double>(op.attr_int("transA", 0) != 0 ? in[0][0] : in[0][1]);
-        // 2*M*N*K, plus one add per output element for the bias C (lee2022 §4.2: Gemm time is
-        // the MatMul plus an element-wise addition).
-        return 2.0 * out_elems * k + (in.size() >= 3 ? out_elems : 0.0);
-    }
-    if (t == "Conv") {
-        if (in.size() < 2 || in[1].size() < 3)
-            return 0.0;
-        // 2*N*Cout*Hout*Wout*(Cin/group)*kh*kw: W is [Cout, Cin/group, kh, kw], so the product
-        // of W's trailing dimensions is (Cin/group)*kh*kw. The bias add is not counted.
-        const Shape& w = in[1];
-        return 2.0 * out_elems * elements(Shape(w.begin() + 1, w.end()));
-    }
-    if (t == "MaxPool" || t == "AveragePool") {
-        return out_elems * elements(op.attr_ints("kernel_shape"));
-    }
-    if (t == "GlobalAveragePool" || t == "GlobalMaxPool") {
-        return in.empty() ? 0.0 : elements(in[0]);  // every input element is visited once
-    }
-    if (t == "Softmax" || t == "LogSoftmax") {
-        // max, subtract, exp, sum, divide: ~5 operations per element.
-        return 5.0 * out_elems;
-    }
-    if (t == "LayerNormalization") {
-        // As its ONNX decomposition (ReduceMean, Sub, Pow, ReduceMean, Div, Mul, Add: 7 per
-        // element), so a fused and a decomposed graph cost the same arithmetic.
-        return 7.0 * out_elems;
-    }
-    if (t == "BatchNormalization") {
-        return 2.0 * out_elems;  // inference: folded into one scale and one shift per element
-    }
-    // Integer and boolean arithmetic (shape computations such as Div(size, heads), mask and
-    // position-id bookkeeping) is not floating-point work: it counts only when some operand or
-    // result is floating point.
-    bool float_work = false;
-    for (int id : op.inputs) {
-        if (is_float(graph.tensor(id).dtype))
-            float_work = true;
-    }
-    for (int id : op.outputs) {
-        if (is_float(graph.tensor(id).dtype))
-            float_work = true;
-    }
-    switch (classify(t)) {
-        case OpClass::elementwise:
-            if (!float_work)
-                return 0.0;
-            // One operation per output element. Pow, Erf, Div, Sqrt and Tanh are several
-            // instructions on a real core, but each is one element-wise operator in the CG the
-            // devices' cost models are calibrated on (lee2022 §4.2: all element-wise operators
-            // take the same time), so they count 1 too.
-            return out_elems;
-        case OpClass::reduction:
-            if (!float_work)
-                return 0.0;
-            return in.empty() ? 0.0 : elements(in[0]);  // one operation per input element
-        case OpClass::data_movement:
-        case OpClass::matmul:  // the other matmul types (Einsum, ...) are not modelled
-        case OpClass::conv:
-        case OpClass::other:
-            return 0.0;
-    }
+std::optional<Shapes> infer_where_shapes(const Op& op, const Shapes& in) {
+    expect_some_input(op, in);
+    expect_inputs(op, in, 3, 3);
+    return infer_broadcast_shapes(op, in);
+}
+
+std::optional<Shapes> infer_same_shapes(const Op& op, const Shapes& in) {
+    expect_some_input(op, in);
+    return Shapes{in[0], in[0]};  // Dropout's optional mask matches its output
+}
+
+std::optional<Shapes> infer_shape_op_shapes(const Op& op, const Shapes& in) {
+    expect_inputs(op, in, 1, 1);
+    const std::int64_t r = rank_of(in[0]);
+    std::int64_t start = op.attr_int("start", 0);
+    std::int64_t end = op.attr_int("end", r);
+    if (start < 0)
+        start += r;
+    if (end < 0)
+        end += r;
+    start = std::clamp<std::int64_t>(start, 0, r);
+    end = std::clamp<std::int64_t>(end, 0, r);
+    return Shapes{Shape{std::max<std::int64_t>(0, end - start)}};
+}
+
+std::optional<Shapes> infer_size_op_shapes(const Op& op, const Shapes& in) {
+    expect_inputs(op, in, 1, 1);
+    return Shapes{Shape{}};
+}
+
+// --- FLOP counts: the functions the table rows point at --------------------------------------
+
+double flops_none(const OpOperands& /*operands*/) {
     return 0.0;
+}
+
+double flops_matmul(const OpOperands& o) {
+    const Shapes& in = o.inputs;
+    if (in.size() < 2 || in[0].empty())
+        return 0.0;
+    // One multiply-add per output element and inner index: 2*M*N*K times the batch.
+    return 2.0 * output_elements(o) * static_cast<double>(in[0].back());
+}
+
+double flops_gemm(const OpOperands& o) {
+    const Shapes& in = o.inputs;
+    if (in.size() < 2 || in[0].size() != 2)
+        return 0.0;
+    const double out_elems = output_elements(o);
+    const double k = static_cast<double>(o.op.attr_int("transA", 0) != 0 ? in[0][0] : in[0][1]);
+    // 2*M*N*K, plus one add per output element for the bias C (lee2022 §4.2: Gemm time is
+    // the MatMul plus an element-wise addition).
+    return 2.0 * out_elems * k + (in.size() >= 3 ? out_elems : 0.0);
+}
+
+double flops_conv(const OpOperands& o) {
+    const Shapes& in = o.inputs;
+    if (in.size() < 2 || in[1].size() < 3)
+        return 0.0;
+    // 2*N*Cout*Hout*Wout*(Cin/group)*kh*kw: W is [Cout, Cin/group, kh, kw], so the product
+    // of W's trailing dimensions is (Cin/group)*kh*kw. The bias add is not counted.
+    const Shape& w = in[1];
+    return 2.0 * output_elements(o) * elements(Shape(w.begin() + 1, w.end()));
+}
+
+double flops_window_pool(const OpOperands& o) {
+    return output_elements(o) * elements(o.op.attr_ints("kernel_shape"));
+}
+
+double flops_global_pool(const OpOperands& o) {
+    // Every input element is visited once.
+    return o.inputs.empty() ? 0.0 : elements(o.inputs[0]);
+}
+
+double flops_softmax(const OpOperands& o) {
+    // max, subtract, exp, sum, divide: ~5 operations per element.
+    return 5.0 * output_elements(o);
+}
+
+double flops_layernorm(const OpOperands& o) {
+    // As its ONNX decomposition (ReduceMean, Sub, Pow, ReduceMean, Div, Mul, Add: 7 per
+    // element), so a fused and a decomposed graph cost the same arithmetic.
+    return 7.0 * output_elements(o);
+}
+
+double flops_batchnorm(const OpOperands& o) {
+    return 2.0 * output_elements(o);  // inference: folded into one scale and one shift
+}
+
+// Integer and boolean arithmetic (shape computations such as Div(size, heads), mask and
+// position-id bookkeeping) is not floating-point work: the two formulas below count only when
+// some operand or result is floating point.
+double flops_per_output_element(const OpOperands& o) {
+    if (!o.floating_point)
+        return 0.0;
+    // One operation per output element. Pow, Erf, Div, Sqrt and Tanh are several instructions
+    // on a real core, but each is one element-wise operator in the CG the devices' cost models
+    // are calibrated on (lee2022 §4.2: all element-wise operators take the same time), so they
+    // count 1 too.
+    return output_elements(o);
+}
+
+double flops_per_input_element(const OpOperands& o) {
+    if (!o.floating_point)
+        return 0.0;
+    return o.inputs.empty() ? 0.0 : elements(o.inputs[0]);  // one operation per input element
+}
+
+// --- bytes -----------------------------------------------------------------------------------
+
+OpBytes all_operand_bytes(const Graph& graph, const Op& op) {
+    OpBytes b;
+    for (int t : op.inputs)
+        b.read += graph.tensor(t).size_bytes();
+    for (int t : op.outputs)
+        b.written += graph.tensor(t).size_bytes();
+    return b;
 }
 
 }  // namespace hetsim::sim

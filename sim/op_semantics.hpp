@@ -1,37 +1,53 @@
-// What each ONNX operator means for shapes and work: output-shape inference (used to
-// validate graphs and by importers) and FLOP counts (used by every cost model).
+// The formulas behind the op table (sim/op_table.hpp): shape inference and FLOP counts of the
+// ONNX operators, one function per family of operators. Consumers ask the table, never these
+// functions by name; a new op type picks one of them (or adds one) in its table row.
 #pragma once
 
 #include <optional>
-#include <string>
-#include <vector>
 
-#include "sim/graph.hpp"
+#include "sim/op_table.hpp"
 
 namespace hetsim::sim {
 
-// Broad class of an op, which cost models use to pick their roofline parameters.
-enum class OpClass {
-    matmul,         // MatMul, Gemm: 2*M*N*K FLOPs, weight reuse
-    elementwise,    // Add, Sub, Mul, Div, Pow, Sqrt, Erf, Tanh, Relu, Cast, ...
-    reduction,      // ReduceMean, ReduceSum, Softmax (reduce + elementwise)
-    data_movement,  // Transpose, Reshape, Gather, Concat, Split, Slice, Unsqueeze, ...
-    conv,           // Conv
-    other,
-};
+// --- shape inference (InferShapesFn) ---------------------------------------------------------
+std::optional<Shapes> infer_matmul_shapes(const Op& op, const Shapes& in);  // numpy matmul
+std::optional<Shapes> infer_gemm_shapes(const Op& op, const Shapes& in);    // transA/transB, C
+// Numpy broadcast of all inputs (>= 1, exactly 2, exactly 3 for Where).
+std::optional<Shapes> infer_broadcast_shapes(const Op& op, const Shapes& in);
+std::optional<Shapes> infer_binary_broadcast_shapes(const Op& op, const Shapes& in);
+std::optional<Shapes> infer_where_shapes(const Op& op, const Shapes& in);
+// Output(s) shaped as the first input (unary element-wise, Softmax, Identity, Dropout, ...).
+std::optional<Shapes> infer_same_shapes(const Op& op, const Shapes& in);
+std::optional<Shapes> infer_reduce_shapes(const Op& op, const Shapes& in);  // axes, keepdims
+std::optional<Shapes> infer_argminmax_shapes(const Op& op, const Shapes& in);
+std::optional<Shapes> infer_layernorm_shapes(const Op& op, const Shapes& in);
+std::optional<Shapes> infer_batchnorm_shapes(const Op& op, const Shapes& in);
+std::optional<Shapes> infer_transpose_shapes(const Op& op, const Shapes& in);
+std::optional<Shapes> infer_reshape_shapes(const Op& op, const Shapes& in);
+std::optional<Shapes> infer_gather_shapes(const Op& op, const Shapes& in);
+std::optional<Shapes> infer_concat_shapes(const Op& op, const Shapes& in);
+std::optional<Shapes> infer_split_shapes(const Op& op, const Shapes& in);
+std::optional<Shapes> infer_slice_shapes(const Op& op, const Shapes& in);
+std::optional<Shapes> infer_unsqueeze_shapes(const Op& op, const Shapes& in);
+std::optional<Shapes> infer_squeeze_shapes(const Op& op, const Shapes& in);
+std::optional<Shapes> infer_flatten_shapes(const Op& op, const Shapes& in);
+std::optional<Shapes> infer_conv_shapes(const Op& op, const Shapes& in);
+std::optional<Shapes> infer_pool_shapes(const Op& op, const Shapes& in);  // MaxPool, AveragePool
+std::optional<Shapes> infer_global_pool_shapes(const Op& op, const Shapes& in);
+std::optional<Shapes> infer_shape_op_shapes(const Op& op, const Shapes& in);  // ONNX Shape
+std::optional<Shapes> infer_size_op_shapes(const Op& op, const Shapes& in);   // ONNX Size
 
-OpClass classify(const std::string& op_type);
-
-// Infers the output shapes of `op` from its input tensors' shapes and attributes.
-// Returns std::nullopt for op types it does not know (the caller then trusts the
-// declared shapes). Throws GraphError naming the op when input shapes are incompatible
-// (e.g. MatMul inner dimensions differ, non-broadcastable element-wise operands).
-std::optional<std::vector<Shape>> infer_output_shapes(const Graph& graph, const Op& op);
-
-// Floating-point operations of one execution of `op` (a multiply-add counts 2).
-double op_flops(const Graph& graph, const Op& op);
-
-// Numpy-style broadcast of two shapes; throws GraphError(context) when impossible.
-Shape broadcast_shapes(const Shape& a, const Shape& b, const std::string& context);
+// --- FLOP counts (FlopsFn) -------------------------------------------------------------------
+double flops_none(const OpOperands& operands);  // no floating-point work (or not modelled)
+double flops_matmul(const OpOperands& operands);
+double flops_gemm(const OpOperands& operands);
+double flops_conv(const OpOperands& operands);
+double flops_window_pool(const OpOperands& operands);
+double flops_global_pool(const OpOperands& operands);
+double flops_softmax(const OpOperands& operands);
+double flops_layernorm(const OpOperands& operands);
+double flops_batchnorm(const OpOperands& operands);
+double flops_per_output_element(const OpOperands& operands);  // element-wise
+double flops_per_input_element(const OpOperands& operands);   // reductions
 
 }  // namespace hetsim::sim

@@ -8,6 +8,7 @@
 #include "placement/placer.hpp"
 #include "sim/config.hpp"
 #include "sim/exec_graph.hpp"
+#include "sim/op_table.hpp"
 #include "sim/workloads/model_zoo.hpp"
 #include "tools/app/agree.hpp"
 #include "tools/app/calibrate.hpp"
@@ -33,15 +34,9 @@ bool is_input_error(const std::exception& e) {
 }
 
 std::string default_study() {
-    const fs::path local = "configs/studies/default.yaml";
-    if (fs::exists(local))
-        return local.string();
-#ifdef HETSIM_SOURCE_DIR
-    const fs::path installed = fs::path(HETSIM_SOURCE_DIR) / local;
-    if (fs::exists(installed))
-        return installed.string();
-#endif
-    return local.string();
+    const fs::path relative = "studies/default.yaml";
+    const auto found = sim::find_config_file(relative);
+    return found ? found->string() : (fs::path("configs") / relative).string();
 }
 
 int cmd_run(const std::string& file, const std::vector<std::string>& overrides,
@@ -95,9 +90,14 @@ int cmd_list(const std::string& what) {
             std::cout << fmt::format("{:<10} {}\n{:<10} knobs: {}\n", m.name, m.description, "",
                                      fmt::join(knobs, " "));
         }
+    } else if (what == "ops") {
+        for (const auto& op : sim::op_table()) {
+            std::cout << fmt::format("{:<24} {}\n", op.type, sim::to_string(op.category));
+        }
     } else {
         throw sim::InputError(
-            "", "", 0, fmt::format("cannot list '{}'; expected placers, devices or models", what));
+            "", "", 0,
+            fmt::format("cannot list '{}'; expected placers, devices, models or ops", what));
     }
     return 0;
 }
@@ -118,8 +118,9 @@ int main(int argc, char** argv) {
     run->add_flag("--trace", trace, "write a Perfetto trace per placer");
 
     std::string list_what;
-    auto* list = cli.add_subcommand("list", "list placers, devices (component types) or models");
-    list->add_option("what", list_what, "placers | devices | models")->required();
+    auto* list = cli.add_subcommand(
+        "list", "list placers, devices (component types), models or ops (the op table)");
+    list->add_option("what", list_what, "placers | devices | models | ops")->required();
 
     std::string workload;
     std::vector<std::string> knobs;

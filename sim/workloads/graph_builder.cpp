@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-#include "sim/op_semantics.hpp"
+#include "sim/op_table.hpp"
 
 namespace hetsim::sim::workloads {
 

@@ -1,5 +1,5 @@
 // A small helper for the workload generators: adds ops whose output shapes and dtypes are
-// inferred from their inputs (op_semantics.hpp), names ops and tensors uniquely in the style
+// inferred from their inputs (op_table.hpp), names ops and tensors uniquely in the style
 // of the PyTorch ONNX exporter ("/bert/encoder/layer.0/attention/self/MatMul_1"), and shares
 // scalar constants. Private to sim/workloads.
 #pragma once

@@ -7,6 +7,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "sim/op_table.hpp"
+
 namespace hetsim::sim::workloads {
 
 namespace {
@@ -115,8 +117,20 @@ Graph parse_json_graph(const std::string& text, const std::string& label) {
                 attrs[k] = to_attr(v, label, where + "/attrs/" + k);
             }
         }
-        graph.add_op(field(o, "name", label, where).get<std::string>(),
-                     field(o, "type", label, where).get<std::string>(), ids("inputs"),
+        const json& name = field(o, "name", label, where);
+        if (!name.is_string())
+            bad(label, where + "/name", "expected a string");
+        const json& type = field(o, "type", label, where);
+        if (!type.is_string())
+            bad(label, where + "/type", "expected an ONNX op type, e.g. \"MatMul\"");
+        // An op type hetsim does not know would run with no cost at all: reject it here.
+        try {
+            (void)require_op_info(type.get<std::string>());
+        } catch (const GraphError& e) {
+            bad(label, where + "/type",
+                fmt::format("op '{}': {}", name.get<std::string>(), e.what()));
+        }
+        graph.add_op(name.get<std::string>(), type.get<std::string>(), ids("inputs"),
                      ids("outputs"), std::move(attrs));
     }
     graph.finalize();

@@ -13,7 +13,8 @@
 
 namespace hetsim::sim::workloads {
 
-// Throws std::invalid_argument naming the file and the JSON location of a malformed entry,
+// Throws std::invalid_argument naming the file and the JSON location of a malformed entry or
+// of an op type the op table (sim/op_table.hpp) does not know,
 // and GraphError (from finalize) for dangling tensors, cycles and shape mismatches.
 Graph load_json_graph(const std::string& file);
 Graph parse_json_graph(const std::string& text, const std::string& label);

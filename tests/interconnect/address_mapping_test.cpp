@@ -10,7 +10,7 @@
 namespace hetsim::interconnect {
 namespace {
 
-const Ddr4Timing kT = ddr4_timing("DDR4-2400");
+const Ddr4Timing kT = named_memspec("ddr4-2400");
 
 TEST(AddressMapping, DefaultRowBankBankGroupColumn) {
     const AddressMapping m(kT);

@@ -16,7 +16,7 @@ namespace {
 //   tFAW 26, tWR 18, tWTR_S 3, tWTR_L 9, tRTP 9, tREFI 9360, tRFC 420, BL8 = 4 clocks of data.
 // A read completes at RD + CL + 4 (last data beat), a write at WR + CWL + 4.
 
-const Ddr4Timing kT = ddr4_timing("DDR4-2400");
+const Ddr4Timing kT = named_memspec("ddr4-2400");
 
 // Byte address of (bank group, bank, row, column) under the controller's default mapping
 // row:bank:bankgroup:column.

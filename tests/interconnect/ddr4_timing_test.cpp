@@ -2,11 +2,16 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "sim/config.hpp"
 
@@ -14,9 +19,10 @@ namespace hetsim::interconnect {
 namespace {
 
 TEST(Ddr4Timing, Ddr4_2400SpeedBinInCycles) {
-    const Ddr4Timing t = ddr4_timing("DDR4-2400");
+    const Ddr4Timing t = named_memspec("ddr4-2400");
     EXPECT_EQ(t.name, "DDR4-2400");
     EXPECT_NEAR(t.tCK_ps, 833.333, 1e-3);  // 1200 MHz memspec clock
+    EXPECT_EQ(t.tCK_ps, 1e6 / 1200.0);     // exactly: the file spells this double
     EXPECT_EQ(t.CL, 16);
     EXPECT_EQ(t.CWL, 12);
     EXPECT_EQ(t.tRCD, 16);
@@ -42,7 +48,7 @@ TEST(Ddr4Timing, Ddr4_2400SpeedBinInCycles) {
 }
 
 TEST(Ddr4Timing, CyclesToSecondsInOnePlace) {
-    const Ddr4Timing t = ddr4_timing("DDR4-2400");
+    const Ddr4Timing t = named_memspec("ddr4-2400");
     // 12 cycles x (1 / 1.2 GHz) = 10 ns exactly.
     EXPECT_NEAR(t.seconds(12), 10e-9, 1e-21);
     EXPECT_NEAR(t.clock_hz(), 1.2e9, 1e-3);
@@ -56,7 +62,7 @@ TEST(Ddr4Timing, CyclesToSecondsInOnePlace) {
 }
 
 TEST(Ddr4Timing, Organisation) {
-    const Ddr4Timing t = ddr4_timing("DDR4-2400");
+    const Ddr4Timing t = named_memspec("ddr4-2400");
     // 1024 columns x 8 B (eight x8 devices) = 8 KiB per open row of the rank.
     EXPECT_EQ(t.row_bytes(), 8192);
     // 65536 rows x 8 KiB x 16 banks = 8 GiB (eight 8 Gb devices).
@@ -64,7 +70,7 @@ TEST(Ddr4Timing, Organisation) {
 }
 
 TEST(Ddr4Timing, DerivedTurnarounds) {
-    const Ddr4Timing t = ddr4_timing("DDR4-2400");
+    const Ddr4Timing t = named_memspec("ddr4-2400");
     // RD->WR = RL + BL/2 - WL + 2 = 16 + 4 - 12 + 2.
     EXPECT_EQ(t.read_to_write_cycles(), 10);
     // WR->RD (other bank group) = WL + BL/2 + tWTR_S = 12 + 4 + 3.
@@ -82,30 +88,31 @@ TEST(Ddr4Timing, DerivedTurnarounds) {
 }
 
 TEST(Ddr4Timing, Ddr4_3200SpeedBin) {
-    const Ddr4Timing t = ddr4_timing("DDR4-3200");
-    EXPECT_DOUBLE_EQ(t.tCK_ps, 625.0);
+    const Ddr4Timing t = named_memspec("ddr4-3200");
+    EXPECT_EQ(t.name, "DDR4-3200");
+    EXPECT_EQ(t.tCK_ps, 625.0);
     EXPECT_EQ(t.CL, 22);
+    EXPECT_EQ(t.CWL, 16);
     EXPECT_EQ(t.tRCD, 22);
     EXPECT_EQ(t.tRP, 22);
     EXPECT_EQ(t.tRAS, 52);
+    EXPECT_EQ(t.tRC, 74);
+    EXPECT_EQ(t.tCCD_S, 4);
     EXPECT_EQ(t.tCCD_L, 8);
+    EXPECT_EQ(t.tRRD_S, 4);
+    EXPECT_EQ(t.tRRD_L, 8);
     EXPECT_EQ(t.tFAW, 34);
+    EXPECT_EQ(t.tWR, 24);
+    EXPECT_EQ(t.tWTR_S, 4);
+    EXPECT_EQ(t.tWTR_L, 12);
+    EXPECT_EQ(t.tRTP, 12);
+    EXPECT_EQ(t.tREFI, 12480);
+    EXPECT_EQ(t.tRFC, 560);
+    EXPECT_EQ(t.rows, 65536);
+    EXPECT_EQ(t.columns, 1024);
     // 1600 cycles x 0.625 ns = 1 us; 64 B / 2.5 ns = 25.6 GB/s.
     EXPECT_NEAR(t.seconds(1600), 1e-6, 1e-18);
     EXPECT_NEAR(t.peak_bandwidth_Bps(), 25.6e9, 1.0);
-}
-
-TEST(Ddr4Timing, UnknownSpeedBin) {
-    EXPECT_FALSE(find_ddr4_timing("DDR4-2401").has_value());
-    try {
-        (void)ddr4_timing("DDR4-2401");
-        FAIL() << "expected std::invalid_argument";
-    } catch (const std::invalid_argument& e) {
-        const std::string what = e.what();
-        EXPECT_NE(what.find("DDR4-2401"), std::string::npos) << what;
-        EXPECT_NE(what.find("DDR4-2400"), std::string::npos) << what;
-    }
-    EXPECT_EQ(ddr4_speed_bins().size(), 2u);
 }
 
 // --- memspec files -----------------------------------------------------------------------
@@ -140,11 +147,6 @@ void expect_same_timing(const Ddr4Timing& a, const Ddr4Timing& b) {
     EXPECT_EQ(a.rows, b.rows);
     EXPECT_EQ(a.columns, b.columns);
     EXPECT_EQ(a.bus_width_bits, b.bus_width_bits);
-}
-
-TEST(Memspec, FilesEqualTheBuiltInSpeedBins) {
-    expect_same_timing(load_memspec(memspec_path("ddr4-2400.yaml")), ddr4_timing("DDR4-2400"));
-    expect_same_timing(load_memspec(memspec_path("ddr4-3200.yaml")), ddr4_timing("DDR4-3200"));
 }
 
 std::string memspec_text() {
@@ -187,6 +189,65 @@ TEST(Memspec, BadValues) {
             .find("must exceed tRFC"),
         std::string::npos);
     EXPECT_THROW((void)load_memspec(memspec_path("no-such-file.yaml")), sim::InputError);
+}
+
+TEST(Memspec, ANameIsTheFileInConfigsMemspecs) {
+    expect_same_timing(named_memspec("ddr4-2400"), load_memspec(memspec_path("ddr4-2400.yaml")));
+    expect_same_timing(named_memspec("ddr4-3200"), load_memspec(memspec_path("ddr4-3200.yaml")));
+    EXPECT_EQ(memspec_names(), (std::vector<std::string>{"ddr4-2400", "ddr4-3200"}));
+}
+
+TEST(Memspec, UnknownNameListsTheKnownOnes) {
+    for (const std::string name : {"ddr4-2401", "DDR4-2400", "../memspecs/ddr4-2400", ""}) {
+        EXPECT_FALSE(find_memspec_file(name).has_value()) << name;
+        try {
+            (void)named_memspec(name);
+            ADD_FAILURE() << "'" << name << "' was accepted";
+        } catch (const std::invalid_argument& e) {
+            const std::string what = e.what();
+            EXPECT_NE(what.find("unknown memspec '" + name + "'"), std::string::npos) << what;
+            EXPECT_NE(what.find("known: ddr4-2400, ddr4-3200"), std::string::npos) << what;
+            EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+        }
+    }
+    try {
+        (void)named_memspec("ddr4-2401");
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("(did you mean 'ddr4-2400'?)"), std::string::npos)
+            << e.what();
+    }
+}
+
+// Sets HETSIM_CONFIG_PATH for one test (an installed binary finds its memspecs through it).
+class ConfigPathOverride {
+public:
+    explicit ConfigPathOverride(const std::string& value) { ::setenv(kVar, value.c_str(), 1); }
+    ~ConfigPathOverride() { ::unsetenv(kVar); }
+
+private:
+    static constexpr const char* kVar = "HETSIM_CONFIG_PATH";
+};
+
+TEST(Memspec, ConfigPathFoldersComeFirst) {
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("hetsim_memspec_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir / "memspecs");
+    // A site memspec of a new name, and one that shadows a shipped name.
+    std::ofstream(dir / "memspecs" / "ddr4-site.yaml")
+        << std::regex_replace(memspec_text(), std::regex("name: DDR4-2400"), "name: Site");
+    std::ofstream(dir / "memspecs" / "ddr4-3200.yaml")
+        << std::regex_replace(memspec_text(), std::regex("name: DDR4-2400"), "name: Shadow");
+    {
+        const ConfigPathOverride env("/no/such/folder:" + dir.string());
+        EXPECT_EQ(named_memspec("ddr4-site").name, "Site");
+        EXPECT_EQ(named_memspec("ddr4-site").CL, 16);
+        EXPECT_EQ(named_memspec("ddr4-3200").name, "Shadow");
+        EXPECT_EQ(named_memspec("ddr4-2400").name, "DDR4-2400");  // still from configs/
+        EXPECT_EQ(memspec_names(),
+                  (std::vector<std::string>{"ddr4-2400", "ddr4-3200", "ddr4-site"}));
+    }
+    EXPECT_FALSE(find_memspec_file("ddr4-site").has_value());
+    std::filesystem::remove_all(dir);
 }
 
 }  // namespace

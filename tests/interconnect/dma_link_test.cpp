@@ -45,7 +45,7 @@ components:
   pim:
     type: silent_pim
     device: PIM
-    memspec: DDR4-2400
+    memspec: ddr4-2400
 )" + link;
 }
 

@@ -22,7 +22,7 @@ using interconnect::DramCommand;
 using interconnect::DramRequest;
 using interconnect::RequestKind;
 
-const interconnect::Ddr4Timing k2400 = interconnect::ddr4_timing("DDR4-2400");
+const interconnect::Ddr4Timing k2400 = interconnect::named_memspec("ddr4-2400");
 constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
 
 PimKernel elementwise(std::int64_t p, std::int64_t r, Operand2 o) {
@@ -337,7 +337,7 @@ TEST(PimClosedFormGrid, TransposeWithin5Percent) {
 TEST(PimClosedFormGrid, Ddr4_3200SpotChecks) {
     // The formulas are written in JEDEC parameters, not DDR4-2400 numbers: a few shapes on
     // the 3200AA bin (tCCD_L 8, tWTR_L 12, CL 22, CWL 16, tRFC 560 of 12480).
-    const interconnect::Ddr4Timing t = interconnect::ddr4_timing("DDR4-3200");
+    const interconnect::Ddr4Timing t = interconnect::named_memspec("ddr4-3200");
     const PimCommandModel m(t);
     const SilentPimDevice pim = closed_form(t);
     GridResult g;

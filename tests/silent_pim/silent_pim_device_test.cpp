@@ -37,7 +37,7 @@ constexpr double kRefresh = 9360.0 / 8908.0;
 
 SilentPimDevice device(double offload_s = 0.0) {
     SilentPimParams p;
-    p.timing = interconnect::ddr4_timing("DDR4-2400");
+    p.timing = interconnect::named_memspec("ddr4-2400");
     p.offload_overhead_s = offload_s;
     return SilentPimDevice(p);
 }
@@ -261,7 +261,7 @@ std::string pim_yaml(const std::string& body) {
 
 TEST(SilentPimYaml, BuildsDeviceResourceAndComponent) {
     const sim::Platform p = parse_platform_yaml(
-        pim_yaml("    memspec: DDR4-3200\n    offload_overhead: 3 us\n    memory: 4 GiB\n"));
+        pim_yaml("    memspec: ddr4-3200\n    offload_overhead: 3 us\n    memory: 4 GiB\n"));
     ASSERT_EQ(p.device_count(), 1);
     EXPECT_EQ(p.device(0).name, "PIM");
     EXPECT_EQ(p.device(0).component, "pim");
@@ -279,20 +279,21 @@ TEST(SilentPimYaml, BuildsDeviceResourceAndComponent) {
 }
 
 TEST(SilentPimYaml, UnknownMemspecSuggestsTheClosest) {
-    const std::string e = platform_yaml_error(pim_yaml("    memspec: DDR4-2401\n"));
+    const std::string e = platform_yaml_error(pim_yaml("    memspec: ddr4-2401\n"));
     EXPECT_NE(e.find("components.pim.memspec"), std::string::npos) << e;
-    EXPECT_NE(e.find("did you mean 'DDR4-2400'"), std::string::npos) << e;
+    EXPECT_NE(e.find("did you mean 'ddr4-2400'"), std::string::npos) << e;
+    EXPECT_NE(e.find("known: ddr4-2400, ddr4-3200"), std::string::npos) << e;
 }
 
 TEST(SilentPimYaml, UnknownKeySuggestsTheClosest) {
     const std::string e =
-        platform_yaml_error(pim_yaml("    memspec: DDR4-2400\n    offload_overheads: 2 us\n"));
+        platform_yaml_error(pim_yaml("    memspec: ddr4-2400\n    offload_overheads: 2 us\n"));
     EXPECT_NE(e.find("did you mean 'offload_overhead'"), std::string::npos) << e;
 }
 
 TEST(SilentPimYaml, MissingUnitNamesThePath) {
     const std::string e =
-        platform_yaml_error(pim_yaml("    memspec: DDR4-2400\n    offload_overhead: 2\n"));
+        platform_yaml_error(pim_yaml("    memspec: ddr4-2400\n    offload_overhead: 2\n"));
     EXPECT_NE(e.find("components.pim.offload_overhead"), std::string::npos) << e;
 }
 

@@ -29,7 +29,7 @@ TEST(DeviceComponent, SharedCoresOneResourceAndTheModelsRoles) {
         "name: p\nhost: cpu\ncomponents:\n  cpu:\n    type: cpu\n"
         "    devices: {S: serial, P: parallel}\n" +
         kCpu + "  gpu:\n    type: gpu\n" + kGpu +
-        "  pim: {type: silent_pim, device: M, memspec: DDR4-2400}\n"
+        "  pim: {type: silent_pim, device: M, memspec: ddr4-2400}\n"
         "  pcie: {type: pcie, endpoints: [cpu, gpu], bandwidth: 1 GB/s}\n"
         "  dma: {type: pcie, endpoints: [cpu, pim], bandwidth: 1 GB/s}\n"
         "relays: [cpu]\n");

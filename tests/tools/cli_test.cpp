@@ -202,6 +202,10 @@ TEST(Cli, ListsAndInspects) {
     Outcome models = run_hetsim("list models");
     for (const char* name : {"bert", "roberta", "gpt2"})
         EXPECT_THAT(models.output, HasSubstr(name));
+    Outcome ops = run_hetsim("list ops");
+    EXPECT_EQ(ops.exit_code, 0);
+    EXPECT_THAT(ops.output, HasSubstr("\nReshape" + std::string(17, ' ') + " view\n"));
+    EXPECT_THAT(ops.output, HasSubstr("\nLSTM" + std::string(20, ' ') + " recurrent\n"));
     Outcome inspect = run_hetsim("inspect bert --set seq_len=32");
     EXPECT_EQ(inspect.exit_code, 0);
     EXPECT_THAT(inspect.output, HasSubstr("seq_len=32"));
@@ -256,7 +260,7 @@ std::string platform_text(const std::string& cpu_clock, const std::string& fwd_b
            "    dram_bandwidth: 4 GB/s\n    dram_bandwidth_all_cores: 8 GB/s\n"
            "    op_overhead: 1 us\n    fork_join_overhead: 10 us\n    memory: 2 GiB\n"
            "    convert_bandwidth: 2 GB/s\n    convert_overhead: 1 us\n"
-           "  pim:\n    type: silent_pim\n    device: PIM\n    memspec: DDR4-2400\n"
+           "  pim:\n    type: silent_pim\n    device: PIM\n    memspec: ddr4-2400\n"
            "    offload_overhead: 2 us\n    memory: 4 GiB\n"
            "  dma:\n    type: dma\n    endpoints: [cpu, pim]\n"
            "    forward: {bandwidth: " +
@@ -308,13 +312,26 @@ TEST(CliErrors, CyclicGraphNamesTheCycle) {
     expect_input_error(dir, study, "has a cycle: ");
 }
 
+TEST(CliErrors, UnknownOpTypeInAJsonGraphNamesFileNodeAndType) {
+    // Without the check the op would run at zero cost and the study would exit 0.
+    TempDir dir;
+    dir.write("g.json", R"({"tensors": [
+        {"name": "x", "shape": [1, 8], "kind": "input"},
+        {"name": "y", "shape": [1, 8]}, {"name": "z", "shape": [1, 8]}],
+      "ops": [{"name": "act", "type": "Relu", "inputs": ["x"], "outputs": ["y"]},
+              {"name": "mystery", "type": "Frobnicate", "inputs": ["y"], "outputs": ["z"]}]})");
+    auto study = dir.write("s.yaml", study_with(kPlatform, "", "{ json: g.json }"));
+    expect_input_error(dir, study,
+                       "g.json: /ops/1/type: op 'mystery': unknown op type 'Frobnicate'");
+}
+
 TEST(CliErrors, AnOpNoDeviceSupportsIsNamed) {
     TempDir dir;
     // A platform with the PIM only: BERT's embedding Gather has nowhere to run.
     auto platform = dir.write(
         "p.yaml",
         "name: pim_only\nhost: pim\ncomponents:\n  pim:\n    type: silent_pim\n    device: PIM\n"
-        "    memspec: DDR4-2400\n    offload_overhead: 2 us\n    memory: 4 GiB\n");
+        "    memspec: ddr4-2400\n    offload_overhead: 2 us\n    memory: 4 GiB\n");
     auto study = dir.write("s.yaml", "study: t\nplatform: " + platform.string() +
                                          "\nworkload: {model: bert, layers: 1}\n"
                                          "placers: [single:PIM]\n");

@@ -1,0 +1,93 @@
+// The one table of what hetsim knows about each ONNX operator type: its category, how its
+// output shapes follow from its inputs, its FLOPs and the bytes it moves. Every consumer (graph
+// validation, importers, device cost models, placers) asks this table; a new op type is one
+// row in sim/op_table.cpp (plus a formula in sim/op_semantics.cpp when no existing one fits).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/graph.hpp"
+
+namespace hetsim::sim {
+
+// Broad class of an op: what cost models pick their roofline and traffic model by, and what
+// devices state their support in.
+enum class OpCategory {
+    matmul,         // MatMul, Gemm, ...: 2*M*N*K FLOPs, weight reuse
+    conv,           // Conv, ConvTranspose
+    elementwise,    // Add, Sub, Mul, Div, Pow, Sqrt, Erf, Tanh, Relu, Cast, ...
+    reduction,      // ReduceMean, ReduceSum, ArgMax, Softmax, CumSum, pooling (windowed)
+    normalization,  // LayerNormalization, BatchNormalization, InstanceNormalization
+    view,           // Reshape, Squeeze, Flatten, Identity, Shape, ...: output aliases the input
+    data_movement,  // Transpose, Gather, Concat, Split, Slice, Expand, ...: a copy
+    recurrent,      // LSTM, GRU, RNN: one step per element of the sequence
+    unknown,        // not in the table
+};
+
+std::string_view to_string(OpCategory category);
+
+using Shapes = std::vector<Shape>;
+
+// What a FLOP formula reads: the op, its operand and result shapes, and whether any of them is
+// floating point (integer and boolean arithmetic is bookkeeping, not floating-point work).
+struct OpOperands {
+    const Op& op;
+    Shapes inputs;
+    Shapes outputs;
+    bool floating_point = false;
+};
+
+// Bytes an op reads (all inputs, weights included) and writes (all outputs).
+struct OpBytes {
+    std::int64_t read = 0;
+    std::int64_t written = 0;
+};
+
+// Output shapes from input shapes and attributes; std::nullopt when the op's static form does
+// not say (the caller then trusts the declared shapes). Throws GraphError naming the op when
+// the inputs are incompatible.
+using InferShapesFn = std::optional<Shapes> (*)(const Op& op, const Shapes& inputs);
+// Floating-point operations of one execution (a multiply-add counts 2).
+using FlopsFn = double (*)(const OpOperands& operands);
+using BytesFn = OpBytes (*)(const Graph& graph, const Op& op);
+
+// Every input read once and every output written once: what an op moves unless its row says
+// otherwise (device models refine it by category, e.g. views move nothing on a CPU).
+OpBytes all_operand_bytes(const Graph& graph, const Op& op);
+
+struct OpInfo {
+    std::string_view type;  // ONNX operator type (case-sensitive)
+    OpCategory category = OpCategory::unknown;
+    InferShapesFn infer_shapes = nullptr;  // nullptr: shapes are trusted as declared
+    FlopsFn flops = nullptr;
+    BytesFn bytes = all_operand_bytes;
+};
+
+// Every registered op type, in table order.
+const std::vector<OpInfo>& op_table();
+// The row of `type`, or nullptr when hetsim does not know the op type.
+const OpInfo* find_op_info(std::string_view type);
+// OpCategory::unknown for op types not in the table.
+OpCategory op_category(std::string_view type);
+// The row of `type`; throws GraphError "unknown op type '<type>' (did you mean ...)" when
+// hetsim does not know it (importers call this: an unknown op would silently cost nothing).
+const OpInfo& require_op_info(std::string_view type);
+// Registered op types, sorted (for "known: ..." and "did you mean" messages).
+std::vector<std::string> known_op_types();
+
+// Infers the output shapes of `op` from its input tensors' shapes and attributes (at most as
+// many as the op declares). std::nullopt for op types the table does not know or cannot infer.
+std::optional<Shapes> infer_output_shapes(const Graph& graph, const Op& op);
+// FLOPs of one execution of `op`; 0 for op types the table does not know.
+double op_flops(const Graph& graph, const Op& op);
+// Bytes `op` reads and writes (every operand once for op types the table does not know).
+OpBytes op_bytes(const Graph& graph, const Op& op);
+
+// Numpy-style broadcast of two shapes; throws GraphError(context) when impossible.
+Shape broadcast_shapes(const Shape& a, const Shape& b, const std::string& context);
+
+}  // namespace hetsim::sim

@@ -1,0 +1,160 @@
+// The op table (sim/op_table.hpp): every row is complete, categories are what the cost models
+// rely on, and an op type the table does not know is reported, not silently costed as zero.
+#include "sim/op_table.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "sim/workloads/json_graph.hpp"
+#include "sim/workloads/model_zoo.hpp"
+
+namespace hetsim::sim {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(OpTable, EveryRowHasACategoryAndCostFunctions) {
+    ASSERT_GE(op_table().size(), 100u);
+    std::set<std::string_view> seen;
+    for (const OpInfo& row : op_table()) {
+        EXPECT_FALSE(row.type.empty());
+        EXPECT_TRUE(seen.insert(row.type).second) << row.type << " has two rows";
+        EXPECT_NE(row.category, OpCategory::unknown) << row.type;
+        EXPECT_NE(to_string(row.category), "unknown") << row.type;
+        EXPECT_NE(row.flops, nullptr) << row.type;
+        EXPECT_NE(row.bytes, nullptr) << row.type;
+        EXPECT_EQ(find_op_info(row.type), &row) << row.type;
+        EXPECT_EQ(op_category(row.type), row.category) << row.type;
+    }
+    const std::vector<std::string> known = known_op_types();
+    EXPECT_EQ(known.size(), op_table().size());
+    EXPECT_TRUE(std::is_sorted(known.begin(), known.end()));
+}
+
+TEST(OpTable, CategoriesOfTheOpsCostModelsTreatDifferently) {
+    const std::vector<std::pair<std::string, OpCategory>> expected = {
+        {"MatMul", OpCategory::matmul},
+        {"Gemm", OpCategory::matmul},
+        {"Einsum", OpCategory::matmul},
+        {"Conv", OpCategory::conv},
+        {"ConvTranspose", OpCategory::conv},
+        {"Add", OpCategory::elementwise},
+        {"Pow", OpCategory::elementwise},
+        {"Erf", OpCategory::elementwise},
+        {"Cast", OpCategory::elementwise},
+        {"Where", OpCategory::elementwise},
+        {"Not", OpCategory::elementwise},
+        {"ReduceMean", OpCategory::reduction},
+        {"ArgMax", OpCategory::reduction},
+        {"Softmax", OpCategory::reduction},
+        {"MaxPool", OpCategory::reduction},
+        {"GlobalAveragePool", OpCategory::reduction},
+        {"LayerNormalization", OpCategory::normalization},
+        {"BatchNormalization", OpCategory::normalization},
+        {"InstanceNormalization", OpCategory::normalization},
+        // Views: no copy on a CPU (zero DRAM traffic), no kernel on a GPU.
+        {"Reshape", OpCategory::view},
+        {"Squeeze", OpCategory::view},
+        {"Unsqueeze", OpCategory::view},
+        {"Flatten", OpCategory::view},
+        {"Identity", OpCategory::view},
+        {"Shape", OpCategory::view},
+        {"Size", OpCategory::view},
+        // Copies.
+        {"Transpose", OpCategory::data_movement},
+        {"Gather", OpCategory::data_movement},
+        {"Concat", OpCategory::data_movement},
+        {"Split", OpCategory::data_movement},
+        {"Slice", OpCategory::data_movement},
+        {"Expand", OpCategory::data_movement},
+        {"Dropout", OpCategory::data_movement},
+        // One GPU kernel per time step.
+        {"LSTM", OpCategory::recurrent},
+        {"GRU", OpCategory::recurrent},
+        {"RNN", OpCategory::recurrent},
+    };
+    for (const auto& [type, category] : expected) {
+        EXPECT_EQ(op_category(type), category) << type;
+    }
+}
+
+TEST(OpTable, UnknownOpTypesAreReported) {
+    struct Case {
+        std::string type;
+        std::string hint;  // expected "did you mean" suggestion, empty for none
+    };
+    const std::vector<Case> cases = {
+        {"Mystery", ""},
+        {"NonMaxSuppression", ""},
+        {"matmul", "MatMul"},  // ONNX op types are case-sensitive
+        {"Matmul", "MatMul"},
+        {"Softmx", "Softmax"},
+        {"SkipLayerNormalization", "LayerNormalization"},
+        {"", ""},
+    };
+    for (const auto& c : cases) {
+        EXPECT_EQ(find_op_info(c.type), nullptr) << c.type;
+        EXPECT_EQ(op_category(c.type), OpCategory::unknown) << c.type;
+        try {
+            (void)require_op_info(c.type);
+            ADD_FAILURE() << "'" << c.type << "' was accepted";
+        } catch (const GraphError& e) {
+            const std::string what = e.what();
+            EXPECT_THAT(what, HasSubstr("unknown op type '" + c.type + "'"));
+            EXPECT_THAT(what, HasSubstr("hetsim list ops"));
+            if (c.hint.empty()) {
+                EXPECT_THAT(what, ::testing::Not(HasSubstr("did you mean"))) << what;
+            } else {
+                EXPECT_THAT(what, HasSubstr("(did you mean '" + c.hint + "'?)")) << what;
+            }
+        }
+    }
+    EXPECT_EQ(&require_op_info("MatMul"), find_op_info("MatMul"));
+}
+
+TEST(OpTable, UnknownOpTypesAreTrustedAndCostNothingInsideAGraph) {
+    // Hand-built graphs (tests, placers' fixtures) may hold op types the table does not know:
+    // their declared shapes are kept and they have no FLOPs; only importers reject them.
+    Graph g("g");
+    const int x = g.add_tensor("x", {2, 3}, DType::f32, TensorKind::input);
+    const int y = g.add_tensor("y", {7}, DType::f32);
+    const int op = g.add_op("m", "Mystery", {x}, {y});
+    g.finalize();
+    EXPECT_FALSE(infer_output_shapes(g, g.op(op)).has_value());
+    EXPECT_EQ(op_flops(g, g.op(op)), 0.0);
+    EXPECT_EQ(g.op(op).bytes_read, 2 * 3 * 4);
+    EXPECT_EQ(g.op(op).bytes_written, 7 * 4);
+}
+
+TEST(OpTable, ModelZooUsesOnlyRegisteredOps) {
+    for (const auto& model : workloads::list_models()) {
+        const Graph g = workloads::build_model(model.name, {});
+        for (const Op& op : g.ops()) {
+            EXPECT_NE(find_op_info(op.type), nullptr) << model.name << ": " << op.type;
+        }
+    }
+}
+
+TEST(OpTable, JsonGraphWithAnUnknownOpTypeNamesFileNodeAndType) {
+    const std::string text = R"({"tensors": [
+        {"name": "x", "shape": [1, 8], "kind": "input"}, {"name": "y", "shape": [1, 8]},
+        {"name": "z", "shape": [1, 8]}],
+      "ops": [{"name": "act", "type": "Relu", "inputs": ["x"], "outputs": ["y"]},
+              {"name": "mystery", "type": "Frobnicate", "inputs": ["y"], "outputs": ["z"]}]})";
+    try {
+        (void)workloads::parse_json_graph(text, "graph.json");
+        FAIL() << "an unknown op type was accepted";
+    } catch (const std::invalid_argument& e) {
+        const std::string what = e.what();
+        EXPECT_THAT(what, HasSubstr("graph.json: /ops/1/type: op 'mystery': unknown op type "
+                                    "'Frobnicate'"));
+        EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    }
+}
+
+}  // namespace
+}  // namespace hetsim::sim
