@@ -5,6 +5,7 @@
 #include <map>
 
 #include "sim/exec_graph.hpp"
+#include "sim/op_table.hpp"
 
 namespace hetsim::sim {
 
@@ -362,7 +363,8 @@ private:
                                             op.name, op.type, device.name, support.reason));
         }
         std::vector<int> preds;
-        std::vector<int> reads;
+        std::vector<int> reads;  // buffers, and the tensors in them
+        std::vector<int> read_tensors;
         for (int t : op.inputs) {
             const Tensor& tensor = graph_.tensor(t);
             if (tensor.kind == TensorKind::weight) {
@@ -383,6 +385,7 @@ private:
                 make_available_at(t, device.component, dtype_on(device, tensor.dtype));
             preds.push_back(loc.task);
             reads.push_back(loc.buffer);
+            read_tensors.push_back(t);
         }
         Task task;
         task.kind = TaskKind::compute;
@@ -410,8 +413,21 @@ private:
         int id = add_task(std::move(task), preds);
         for (int b : reads)
             add_reader(id, b);
-        for (int t : op.outputs)
-            record(t, device.component, dtype_on(device, graph_.tensor(t).dtype), id);
+        // A view (Reshape, Squeeze, ...) aliases its input: its output is the same bytes, so
+        // it shares the input's buffer, which then lives until the view's readers are done.
+        const bool aliases = op_category(op.type) == OpCategory::view && reads.size() == 1 &&
+                             op.outputs.size() == 1 &&
+                             graph_.tensor(op.outputs.front()).dtype ==
+                                 graph_.tensor(read_tensors.front()).dtype &&
+                             exec_.buffers[static_cast<std::size_t>(reads.front())].component ==
+                                 platform_.component_index(device.component);
+        for (int t : op.outputs) {
+            const DType dtype = dtype_on(device, graph_.tensor(t).dtype);
+            if (aliases)
+                where_[t].push_back(Location{device.component, dtype, id, reads.front()});
+            else
+                record(t, device.component, dtype, id);
+        }
     }
 
     const Graph& graph_;
