@@ -1,5 +1,7 @@
 #include "placement/tarnawski/dp/dp_solver.hpp"
 
+#include <chrono>
+
 #include <fmt/format.h>
 
 #include "placement/tarnawski/dp/max_load_dp.hpp"
@@ -19,6 +21,11 @@ public:
         DpOptions dp;
         dp.linearize = linearize_;
         dp.replication = replication_;
+        // Past the time limit the full DP stops and DPL's split is the answer (max_load_dp.hpp).
+        if (options.time_limit_s > 0.0)
+            dp.deadline = std::chrono::steady_clock::now() +
+                          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                              std::chrono::duration<double>(options.time_limit_s));
         DpResult r;
         try {
             r = solve_max_load(workload, dp);
@@ -42,6 +49,7 @@ public:
         out.stats["ideals"] = std::to_string(r.stats.ideals);
         out.stats["pairs"] = std::to_string(r.stats.pairs);
         out.stats["dp_s"] = fmt::format("{:.6f}", r.stats.dp_seconds);
+        out.stats["time_limit_hit"] = r.stats.stopped_at_deadline ? "1" : "0";
         if (options.progress != nullptr) {
             *options.progress << fmt::format("{}: {} groups, {} ideals, max load {:.6g}\n", spec_,
                                              r.stats.groups, r.stats.ideals, r.objective);

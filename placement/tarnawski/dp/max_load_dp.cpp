@@ -371,7 +371,17 @@ struct Ideals {
 // t ascending). The Hasse diagram needs no lookups: the maximal groups of I = P ∪ {t} are t and
 // the maximal groups v of P that t does not need, and I \ {v} = (P \ {v}) ∪ {t} is the child
 // with label t of P \ {v}, whose id P's diagram holds (binary search among its children).
-Ideals enumerate_ideals(const Prepared& p, std::size_t max_ideals) {
+// Thrown inside the DP when DpOptions::deadline has passed; solve_max_load turns it into its
+// fallback (the DPL split) or a DpError.
+struct DeadlinePassed {};
+
+void check_deadline(const std::optional<Clock::time_point>& deadline) {
+    if (deadline && Clock::now() >= *deadline)
+        throw DeadlinePassed{};
+}
+
+Ideals enumerate_ideals(const Prepared& p, std::size_t max_ideals,
+                        const std::optional<Clock::time_point>& deadline = std::nullopt) {
     const int g = p.groups;
     const int W = p.words;
     Ideals ids;
@@ -394,6 +404,8 @@ Ideals enumerate_ideals(const Prepared& p, std::size_t max_ideals) {
     ids.down_begin.push_back(0);
     std::vector<std::uint64_t> cur(W);
     for (std::size_t i = 0; i < top.size(); ++i) {
+        if ((i & 1023) == 0)
+            check_deadline(deadline);
         child_begin.push_back(static_cast<std::uint32_t>(top.size()));
         if (i > 0) {
             const std::uint32_t P = parent[i];
@@ -478,7 +490,8 @@ public:
     Solver(const Prepared& p, const Ideals& ids, int accelerators, int cpus, double cap,
            const ReplicationOptions& replication);
 
-    void run();
+    // Throws DeadlinePassed when `deadline` passes before the last ideal.
+    void run(const std::optional<Clock::time_point>& deadline = std::nullopt);
     // dp[whole graph][ℓ][k]; equals the cap when nothing below it exists.
     double objective() const { return value(full(), layer(l_, k_)); }
     // The sets of an optimal chain in pipeline order; needs objective() < cap.
@@ -961,7 +974,7 @@ void Solver::plan_rows() {
     std::fill_n(dp_.begin(), layers_, 0.0);  // ∅ needs no device
 }
 
-void Solver::run() {
+void Solver::run(const std::optional<Clock::time_point>& deadline) {
     const std::size_t n = ids_.count();
     plan_rows();
     row_.resize(layers_);
@@ -970,6 +983,7 @@ void Solver::run() {
     down_begin_ = ids_.down_begin.data();
     down_ = ids_.down.data();
     for (std::size_t I = 1; I < n; ++I) {
+        check_deadline(deadline);
         std::fill(row_.begin(), row_.end(), cap_);
         trans_ = I == n - 1 ? &whole_ : &inner_;
         down_trans_ = trans_->down.data();
@@ -1129,7 +1143,11 @@ DpResult solve_max_load(const Workload& workload, const DpOptions& options) {
     t0 = Clock::now();
     const Ideals chain = chain_ideals(p);
     Solver linear(p, chain, k, l, kInf, options.replication);
-    linear.run();
+    try {
+        linear.run(options.deadline);
+    } catch (const DeadlinePassed&) {
+        throw DpError("the time limit passed before the linearized DP (§5.1.2) finished");
+    }
     result.objective = linear.objective();
     set_split(workload, p, linear, result);
     result.stats.ideals = chain.count();
@@ -1140,15 +1158,28 @@ DpResult solve_max_load(const Workload& workload, const DpOptions& options) {
         return result;
 
     t0 = Clock::now();
-    const Ideals ids = enumerate_ideals(p, options.max_ideals);
+    // Past the deadline, DPL's split is the best found so far.
+    std::optional<Ideals> ids;
+    try {
+        ids = enumerate_ideals(p, options.max_ideals, options.deadline);
+    } catch (const DeadlinePassed&) {
+        result.stats.stopped_at_deadline = true;
+        return result;
+    }
     result.stats.ideals_seconds = seconds_since(t0);
-    result.stats.ideals = ids.count();
-    result.stats.hasse_edges = ids.down.size();
+    result.stats.ideals = ids->count();
+    result.stats.hasse_edges = ids->down.size();
 
     t0 = Clock::now();
     const double cap = options.cap_with_linearization ? result.objective : kInf;
-    Solver solver(p, ids, k, l, cap, options.replication);
-    solver.run();
+    Solver solver(p, *ids, k, l, cap, options.replication);
+    try {
+        solver.run(options.deadline);
+    } catch (const DeadlinePassed&) {
+        result.stats.stopped_at_deadline = true;
+        result.stats.dp_seconds += seconds_since(t0);
+        return result;
+    }
     result.stats.pairs += solver.pairs();
     result.stats.dp_values = solver.stored();
     if (solver.objective() < result.objective) {  // else DPL's split is already optimal

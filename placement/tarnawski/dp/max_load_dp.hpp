@@ -61,8 +61,10 @@
 // (dp_solver.cpp).
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "placement/tarnawski/dp/replication.hpp"
@@ -89,6 +91,10 @@ struct DpOptions {
     ReplicationOptions replication;
     // Refuse graphs with more ideals than this (clear error instead of exhausting memory).
     std::size_t max_ideals = 20'000'000;
+    // Wall-clock deadline (none = unlimited). Past it, the full DP stops and the DPL split (the
+    // best found so far) is returned with DpStats::stopped_at_deadline; a DPL run cut short
+    // throws DpError, having no split yet.
+    std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 struct DpStats {
@@ -100,6 +106,7 @@ struct DpStats {
     double preprocess_seconds = 0.0;
     double ideals_seconds = 0.0;
     double dp_seconds = 0.0;
+    bool stopped_at_deadline = false;  // DpOptions::deadline cut the full DP short
 };
 
 struct DpResult {

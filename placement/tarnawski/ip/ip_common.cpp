@@ -53,6 +53,9 @@ MipResult run_cbc(const MipModel& mip, std::vector<double> warm_columns,
     run.nodes = r.nodes;
     run.bound = r.best_bound;
     run.ip_objective = r.objective;
+    // CBC stops early only at its time limit (or is stopped at the hard deadline).
+    run.time_limit_hit = r.stopped_at_deadline || r.status == MipStatus::feasible ||
+                         r.status == MipStatus::no_solution;
     return r;
 }
 

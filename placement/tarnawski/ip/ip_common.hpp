@@ -1,11 +1,12 @@
 // Internal helpers shared by the tarnawski2020 IP solvers (ip_throughput.cpp, ip_latency.cpp,
-// register_ip_solvers.cpp). Not part of the public API.
+// ip_solver.cpp). Not part of the public API.
 #pragma once
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,22 @@ inline double relative_gap(double objective, double bound) {
     const double gap =
         (objective - std::min(bound, objective)) / std::max(std::fabs(objective), 1e-9);
     return gap < 1e-12 ? 0.0 : gap;
+}
+
+// The warm starts (DP, the latency search) may use the first half of the time limit, so that
+// the MIP's build and CBC get the rest (none without a limit).
+inline std::optional<std::chrono::steady_clock::time_point> warm_start_deadline(
+    const SolveOptions& options, std::chrono::steady_clock::time_point t0) {
+    if (!(options.time_limit_s > 0.0))
+        return std::nullopt;
+    return t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                    std::chrono::duration<double>(options.time_limit_s / 2.0));
+}
+
+// Whether the whole time limit has passed since t0: then the MIP is not even built (a
+// 10,000-node model takes seconds), and the warm start is the answer.
+inline bool out_of_time(const SolveOptions& options, std::chrono::steady_clock::time_point t0) {
+    return options.time_limit_s > 0.0 && seconds_since(t0) >= options.time_limit_s;
 }
 
 // What is left of a wall-clock budget for CBC after the warm start (0 = no limit). CBC always

@@ -520,7 +520,8 @@ struct Candidate {
 // Warm-start candidates: the §7 baselines (greedy, the max-load DP's split, all on the CPUs)
 // and tarnawski.latency's search.
 std::vector<Candidate> candidates(const Workload& w, const LatencyIpOptions& ip, std::uint64_t seed,
-                                  std::ostream* log) {
+                                  std::ostream* log,
+                                  const std::optional<Clock::time_point>& deadline) {
     std::vector<Candidate> out;
     auto consider = [&](std::string source, Assignment a) {
         pool_cpus(w, a.device_of_node);
@@ -545,6 +546,7 @@ std::vector<Candidate> candidates(const Workload& w, const LatencyIpOptions& ip,
         dp.linearize = kind == WarmStart::dpl;
         if (kind == WarmStart::automatic && !few_ideals(w, ip.dp_max_ideals))
             dp.linearize = true;
+        dp.deadline = deadline;
         try {
             const DpResult r = solve_max_load(w, dp);
             if (std::isfinite(r.objective))
@@ -570,6 +572,12 @@ std::vector<Candidate> candidates(const Workload& w, const LatencyIpOptions& ip,
         for (const bool contiguous : {true, false}) {
             if (!contiguous && ip.subgraphs_per_accelerator == 1)
                 continue;
+            if (deadline) {
+                // The search stops at the warm starts' deadline (0 would mean no limit).
+                so.time_limit_s = std::chrono::duration<double>(*deadline - Clock::now()).count();
+                if (so.time_limit_s <= 0.0)
+                    break;
+            }
             LatencyPlacerParams p;
             p.contiguous = contiguous;
             p.name = "ip_latency warm start";
@@ -617,7 +625,8 @@ IpRun solve_latency_ip(const Workload& w, const LatencyIpOptions& ip, const Solv
     IpRun run;
 
     // Warm start: the best candidate by §4 latency that the slot model can represent.
-    std::vector<Candidate> seeds = candidates(w, ip, options.seed, log);
+    std::vector<Candidate> seeds =
+        candidates(w, ip, options.seed, log, warm_start_deadline(options, t0));
     // Stable: on ties the earlier (simpler) candidate is reported as the source.
     std::stable_sort(seeds.begin(), seeds.end(),
                      [](const Candidate& a, const Candidate& b) { return a.latency < b.latency; });
@@ -641,6 +650,13 @@ IpRun solve_latency_ip(const Workload& w, const LatencyIpOptions& ip, const Solv
         big_m = std::min(big_m, std::max(warm->latency, modelled) * (1.0 + 1e-6) + 1e-6);
     }
 
+    if (out_of_time(options, t0)) {
+        run.time_limit_hit = true;
+        run.warm_accepted = warm.has_value();
+        run.status = MipStatus::no_solution;
+        finish_run(run, warm ? &warm->assignment : nullptr, t0);
+        return run;
+    }
     const LatencyModel m = build_model(w, ip, big_m);
     record_model_size(run, m.mip);
     if (log) {

@@ -75,6 +75,7 @@ SolveResult to_result(const std::string& spec, const Workload& w, const IpRun& r
     out.stats["warm_accepted"] = run.warm_accepted ? "1" : "0";
     out.stats["from_warm_start"] = run.from_warm_start ? "1" : "0";
     out.stats["nodes"] = std::to_string(run.nodes);
+    out.stats["time_limit_hit"] = run.time_limit_hit ? "1" : "0";
     out.stats["columns"] = std::to_string(run.columns);
     out.stats["rows"] = std::to_string(run.rows);
     out.stats["nonzeros"] = std::to_string(run.nonzeros);

@@ -86,6 +86,9 @@ struct IpRun {
     double seconds = 0.0;        // total wall time (warm start + model + CBC)
     double mip_seconds = 0.0;    // CBC's wall time
     long nodes = 0;
+    // The time limit ended the run (CBC stopped or was stopped, or no time was left for it):
+    // `assignment` is the best split found so far.
+    bool time_limit_hit = false;
     int columns = 0, rows = 0;
     std::size_t nonzeros = 0;
 };

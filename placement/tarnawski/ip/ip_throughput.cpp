@@ -422,7 +422,8 @@ Assignment assignment_of(const ThroughputModel& m, const Workload& w,
 
 // The heuristic split CBC starts from (§5.1.1 DP, or §5.1.2 DPL on graphs with many ideals).
 std::optional<Assignment> warm_start(const Workload& w, const ThroughputIpOptions& ip,
-                                     std::ostream* log, std::string& source) {
+                                     std::ostream* log, std::string& source,
+                                     const std::optional<Clock::time_point>& deadline) {
     if (ip.initial) {
         source = "given";
         return ip.initial;
@@ -434,6 +435,7 @@ std::optional<Assignment> warm_start(const Workload& w, const ThroughputIpOption
     if (kind == WarmStart::automatic)
         kind = few_ideals(w, ip.dp_max_ideals) ? WarmStart::dp : WarmStart::dpl;
     dp.linearize = kind == WarmStart::dpl;
+    dp.deadline = deadline;
     source = dp.linearize ? "dpl" : "dp";
     try {
         const DpResult r = solve_max_load(w, dp);
@@ -457,11 +459,30 @@ IpRun solve_throughput_ip(const Workload& w, const ThroughputIpOptions& ip,
     std::ostream* log = options.progress;
     IpRun run;
 
-    std::optional<Assignment> warm = warm_start(w, ip, log, run.warm_source);
+    std::optional<Assignment> warm =
+        warm_start(w, ip, log, run.warm_source, warm_start_deadline(options, t0));
     if (warm)
         run.warm_objective = evaluate_assignment(w, *warm).max_load;
     if (!std::isfinite(run.warm_objective))
         warm.reset();
+    if (!warm && !ip.initial && ip.warm_start != WarmStart::none && w.max_cpus > 0) {
+        // The DP failed or ran out of its half of the time limit (DPL alone takes > 10 s on
+        // 10,000 nodes): everything on one CPU, a split of every search space (one contiguous
+        // set, no memory limit), still gives CBC a start and the caller an answer should CBC
+        // find nothing in time.
+        warm = Assignment{std::vector<int>(w.node_count(), cpu_device(w, 0))};
+        run.warm_source = "cpu";
+        run.warm_objective = evaluate_assignment(w, *warm).max_load;
+        if (!std::isfinite(run.warm_objective))
+            warm.reset();
+    }
+    if (out_of_time(options, t0)) {
+        run.time_limit_hit = true;
+        run.warm_accepted = warm.has_value();
+        run.status = MipStatus::no_solution;
+        finish_run(run, warm ? &*warm : nullptr, t0);
+        return run;
+    }
 
     const ThroughputModel m = build_model(w, ip);
     record_model_size(run, m.mip);

@@ -39,12 +39,18 @@ SolveResult place_for_latency(const Workload& w, const SolveOptions& options,
         // Two independent searches, each with half of the time budget; the better one wins. The
         // unrestricted one is not monotone in its seeds (seeding it with the contiguous optimum
         // made InceptionV3 worse, 1264.05 against 1258.78), so it is not seeded from the other.
+        // The second search gets what the first left of the whole budget.
+        const auto started = Clock::now();
         SolveOptions half = options;
         if (options.time_limit_s > 0.0)
             half.time_limit_s = options.time_limit_s / 2.0;
         LatencyPlacerParams one = p;
         one.both_spaces = false;
         SolveResult any = place_for_latency(w, half, one);
+        if (options.time_limit_s > 0.0)  // > 0: 0 would mean no limit
+            half.time_limit_s =
+                std::max(1e-9, options.time_limit_s -
+                                   std::chrono::duration<double>(Clock::now() - started).count());
         one.contiguous = true;
         SolveResult contiguous = place_for_latency(w, half, one);
         const bool take_contiguous = contiguous.objective < any.objective;
@@ -52,6 +58,9 @@ SolveResult place_for_latency(const Workload& w, const SolveOptions& options,
         best.stats["space"] = take_contiguous ? "contiguous" : "any";
         best.stats["latency_any"] = fmt::format("{:.9g}", any.objective);
         best.stats["latency_contiguous"] = fmt::format("{:.9g}", contiguous.objective);
+        best.stats["time_limit_hit"] =
+            any.stats["time_limit_hit"] == "1" || contiguous.stats["time_limit_hit"] == "1" ? "1"
+                                                                                            : "0";
         return std::move(best);
     }
     const auto started = Clock::now();
@@ -92,6 +101,7 @@ SolveResult place_for_latency(const Workload& w, const SolveOptions& options,
             DpOptions o;
             o.linearize = linearize;
             o.max_ideals = 1'000'000;  // a seed, not the answer: skip huge ideal lattices
+            o.deadline = deadline;
             try {
                 const DpResult r = solve_max_load(limited, o);
                 add(to_assignment(w, r.split).device_of_node,
@@ -102,7 +112,7 @@ SolveResult place_for_latency(const Workload& w, const SolveOptions& options,
         }
     }
     auto linear_seed = [&](const std::vector<int>& order) -> std::optional<std::vector<int>> {
-        auto r = linear_latency_dp(w, blocks, order, usable);
+        auto r = linear_latency_dp(w, blocks, order, usable, deadline);
         if (!r)
             return std::nullopt;
         return r->assignment.device_of_node;
@@ -120,7 +130,7 @@ SolveResult place_for_latency(const Workload& w, const SolveOptions& options,
     // under tight memory (BERT-base with 150 MB accelerators) it spends accelerator memory
     // where it pays, where the seeds above spend it on contiguous runs; there it gave 0.63 s
     // against 1.14 s from the other seeds.
-    {
+    if (!past(deadline)) {
         DescentOptions steepest;
         steepest.steepest = true;
         steepest.accelerators = usable;
@@ -229,6 +239,9 @@ SolveResult place_for_latency(const Workload& w, const SolveOptions& options,
     DescentOptions steep = fast;
     steep.steepest = true;
     best.score = descent.descend(best.dev, steep, rng);
+    // Every phase above stops at the deadline and keeps the best split it has, so a search cut
+    // short still returns the best split found so far (at least the §7 greedy's).
+    const bool time_limit_hit = past(deadline);
 
     SolveResult out;
     const Assignment a{best.dev};
@@ -242,6 +255,7 @@ SolveResult place_for_latency(const Workload& w, const SolveOptions& options,
     out.stats["seeds"] = std::to_string(seeds.size());
     out.stats["best_seed"] = best_seed;
     out.stats["rounds"] = std::to_string(rounds);
+    out.stats["time_limit_hit"] = time_limit_hit ? "1" : "0";
     out.stats["improvements"] = std::to_string(improvements);
     out.stats["evaluations"] = std::to_string(scorer.evaluations());
     out.stats["seconds"] =

@@ -148,7 +148,8 @@ Assignment latency_greedy(const Workload& w, int accelerators) {
 }
 
 std::optional<LinearSplit> linear_latency_dp(const Workload& w, const Blocks& blocks,
-                                             const std::vector<int>& order, int accelerators) {
+                                             const std::vector<int>& order, int accelerators,
+                                             const std::optional<Clock::time_point>& deadline) {
     const int n = static_cast<int>(w.node_count());
     const int B = static_cast<int>(order.size());
     const int K =
@@ -188,6 +189,8 @@ std::optional<LinearSplit> linear_latency_dp(const Workload& w, const Blocks& bl
     std::vector<int> in_set(n, -1), counted_in(n, -1), outside(n, 0);
     std::vector<double> finish(n, 0.0);
     for (int a = 0; a < B; ++a) {
+        if (past(deadline))
+            return std::nullopt;
         bool any = false;
         for (int j = 0; j <= K; ++j)
             any |= dp[a][j] < kInf;
@@ -397,7 +400,10 @@ double BlockDescent::descend(std::vector<int>& dev, const DescentOptions& option
         if (options.steepest) {
             double best = current;
             int best_block = -1, best_device = -1;
-            for (int x = 0; x < B; ++x) {
+            bool stopped = false;
+            for (int x = 0; x < B && !stopped; ++x) {
+                // One scan costs blocks × devices evaluations: check the deadline inside it.
+                stopped = past(options.deadline);
                 const int from = dev[blocks_.nodes[x].front()];
                 for (int to : t) {
                     if (to == from || !fits(x, to))
@@ -417,6 +423,8 @@ double BlockDescent::descend(std::vector<int>& dev, const DescentOptions& option
             apply(best_block, dev[blocks_.nodes[best_block].front()], best_device);
             current = best;
             ++steps;
+            if (stopped)  // the best move of the part scanned is still an improvement
+                break;
         } else {
             // One sweep in random order, taking every improving move found.
             std::shuffle(perm.begin(), perm.end(), rng);

@@ -67,8 +67,18 @@ struct LinearSplit {
     Assignment assignment;
     double bound = 0.0;  // Σ segment durations ≥ split_latency
 };
-std::optional<LinearSplit> linear_latency_dp(const Workload& workload, const Blocks& blocks,
-                                             const std::vector<int>& order, int accelerators = -1);
+using Clock = std::chrono::steady_clock;
+
+// The deadline that SolveOptions::time_limit_s seconds from now give (0 = none), and whether
+// it has passed.
+std::optional<Clock::time_point> deadline_after(double seconds);
+bool past(const std::optional<Clock::time_point>& deadline);
+
+// nullopt also when `deadline` passes first (the DP is quadratic in the blocks: seconds on
+// 10,000-node graphs).
+std::optional<LinearSplit> linear_latency_dp(
+    const Workload& workload, const Blocks& blocks, const std::vector<int>& order,
+    int accelerators = -1, const std::optional<Clock::time_point>& deadline = std::nullopt);
 
 // The objective a search minimises: §4 latency (all CPUs pooled into CPU 0) or the §3 max-load.
 class SplitScorer {
@@ -95,8 +105,6 @@ private:
     std::vector<double> load_, bytes_;
     std::uint64_t evaluations_ = 0;
 };
-
-using Clock = std::chrono::steady_clock;
 
 // Block-move local search. A move puts one block on another device; the targets are CPU 0
 // (latency: all cores are one pool) or every CPU (throughput), and accelerators
@@ -134,10 +142,6 @@ bool blocks_consistent(const Blocks& blocks, const std::vector<int>& device_of_n
 // Normalises an assignment for the latency objective: every CPU node onto CPU 0 (the CPU cores
 // are one pool in §4, and colour classes then stay on one device for evaluate_assignment too).
 void pool_cpus(const Workload& workload, std::vector<int>& device_of_node);
-
-// Seconds left until a deadline computed from SolveOptions::time_limit_s (0 = none).
-std::optional<Clock::time_point> deadline_after(double seconds);
-bool past(const std::optional<Clock::time_point>& deadline);
 
 // Objective of an assignment under `objective` (∞ if infeasible), for SolveResult.
 double split_objective(const Workload& workload, const Assignment& assignment,

@@ -1,5 +1,6 @@
 // tarnawski2020 §5.1.1 max-load DP: Table 1 on the shared workloads, exhaustive search over
 // contiguous splits on small random graphs, and strongly branching stress graphs.
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -755,6 +756,26 @@ TEST(TarnawskiDpReplication, RejectsBadOptionsAndCounts) {
     Split moved = r.split;
     std::swap(moved.accelerators[1], moved.accelerators[2]);  // a replica device holds b
     EXPECT_THROW(evaluate_replicated_split(w, moved, {}, {2, 0, 1}, rep), WorkloadError);
+}
+
+// A deadline already past: DPL, having no split yet, refuses with a message naming the time
+// limit; without a deadline the same graph is solved.
+TEST(TarnawskiDp, APassedDeadlineStopsTheDp) {
+    const Workload w = make_branching_workload(3, 3, 3, 4);
+    DpOptions late;
+    late.deadline = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+    for (bool linearize : {true, false}) {
+        late.linearize = linearize;
+        try {
+            solve_max_load(w, late);
+            ADD_FAILURE() << "no error past the deadline";
+        } catch (const DpError& e) {
+            EXPECT_NE(std::string(e.what()).find("time limit"), std::string::npos) << e.what();
+        }
+    }
+    const DpResult r = solve_max_load(w);
+    EXPECT_TRUE(std::isfinite(r.objective));
+    EXPECT_FALSE(r.stats.stopped_at_deadline);
 }
 
 }  // namespace

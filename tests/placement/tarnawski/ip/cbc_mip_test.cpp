@@ -82,5 +82,30 @@ TEST(TarnawskiIpCbc, SolvesAKnapsackWithWarmStartAndWritesNothingToStdout) {
     EXPECT_FALSE(r3.has_solution());
 }
 
+// With a time limit CBC runs in a child process (its root LP cannot be interrupted): the
+// result, the solution and the log come back exactly as from a run in this process.
+TEST(TarnawskiIpCbc, ATimeLimitedRunReturnsTheSameResultThroughItsChildProcess) {
+    MipModel m;
+    MipModel::Terms capacity;
+    const int weights[] = {5, 4, 3, 2}, values[] = {10, 7, 5, 3};
+    for (int i = 0; i < 4; ++i)
+        capacity.emplace_back(m.add_binary("item", -values[i]), weights[i]);
+    m.add_le(capacity, 7);  // best: items 0 and 3 (weight 7, value 13)
+    MipOptions here;
+    MipOptions child = here;
+    child.time_limit_s = 60.0;
+    std::ostringstream log;
+    child.progress = &log;
+    const MipResult a = solve_mip(m, here);
+    const MipResult b = solve_mip(m, child);
+    EXPECT_EQ(a.status, MipStatus::optimal);
+    EXPECT_EQ(b.status, MipStatus::optimal);
+    EXPECT_FALSE(b.stopped_at_deadline);
+    EXPECT_DOUBLE_EQ(b.objective, -13.0);
+    EXPECT_EQ(b.solution, a.solution);
+    EXPECT_EQ(b.solution, (std::vector<double>{1.0, 0.0, 0.0, 1.0}));
+    EXPECT_NE(log.str().find("cbc: status optimal objective -13"), std::string::npos) << log.str();
+}
+
 }  // namespace
 }  // namespace hetsim::placement::tarnawski

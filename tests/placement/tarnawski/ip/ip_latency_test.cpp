@@ -17,7 +17,9 @@
 #include "placement/tarnawski/ip/cbc_mip.hpp"
 #include "placement/tarnawski/ip/ip_solvers.hpp"
 #include "placement/tarnawski/latency/latency.hpp"
+#include "placement/tarnawski/latency/latency_search.hpp"
 #include "placement/tarnawski/split_solver.hpp"
+#include "placement/tarnawski/tarnawski_placer.hpp"
 #include "tests/placement/tarnawski/ip/ip_test_support.hpp"
 #include "tests/placement/tarnawski/test_support.hpp"
 
@@ -177,6 +179,24 @@ TEST(TarnawskiIpShared, LatencyWarmStartFromTheSearchReachesTable4) {
     EXPECT_LE(run.objective, 408.47 + 0.005);
     EXPECT_NEAR(split_latency(w, *run.assignment), run.objective, 1e-9 * run.objective);
     EXPECT_TRUE(evaluate_latency(w, *run.assignment).contiguous);  // q = 1
+}
+
+// An expired time limit: no DP, search or MIP, but the best of the greedy and all-CPU splits,
+// through the SplitSolver interface with the stat that says the limit struck.
+TEST(TarnawskiIpLatency, AnExpiredTimeLimitReturnsTheBestWarmStart) {
+    std::mt19937_64 rng(11);
+    const Workload w = random_instance(rng, false, true).w;
+    register_split_solvers();
+    SolveOptions options;
+    options.objective = SplitObjective::latency;
+    options.time_limit_s = 1e-9;
+    const SolveResult r =
+        SplitSolverRegistry::instance().create("tarnawski.ip_latency")->solve(w, options);
+    EXPECT_EQ(r.stats.at("time_limit_hit"), "1");
+    Assignment all_cpu{std::vector<int>(w.node_count(), cpu_device(w, 0))};
+    const double best = std::min(split_latency(w, latency_greedy(w)), split_latency(w, all_cpu));
+    EXPECT_NEAR(r.objective, best, 1e-9 * (1.0 + best));
+    EXPECT_NEAR(split_latency(w, to_assignment(w, r.split)), r.objective, 1e-9 * (1.0 + best));
 }
 
 }  // namespace

@@ -275,5 +275,24 @@ TEST(TarnawskiIpShared, OneSecondLimitReturnsTheWarmStartOrBetter) {
     }
 }
 
+// A time limit already over when the solve starts: no DP, no MIP, but still a valid split (the
+// best found so far: everything on one CPU) and the run says it hit the limit.
+TEST(TarnawskiIpThroughput, AnExpiredTimeLimitStillReturnsAValidSplit) {
+    std::mt19937_64 rng(5);
+    const Workload w = random_instance(rng, false, true).w;
+    SolveOptions options;
+    options.time_limit_s = 1e-9;
+    const IpRun run = solve_throughput_ip(w, ThroughputIpOptions{}, options);
+    ASSERT_TRUE(run.assignment.has_value());
+    EXPECT_TRUE(run.time_limit_hit);
+    EXPECT_EQ(run.status, MipStatus::feasible);
+    EXPECT_EQ(run.warm_source, "cpu");
+    double cpu_total = 0.0;
+    for (double p : w.cpu_latency)
+        cpu_total += p;
+    EXPECT_DOUBLE_EQ(run.objective, cpu_total);  // one CPU: no transfers
+    expect_consistent_throughput(w, run, "expired", Contiguity::contiguous);
+}
+
 }  // namespace
 }  // namespace hetsim::placement::tarnawski

@@ -152,5 +152,21 @@ TEST(TarnawskiLatencySolvers, TimeLimitIsRespected) {
     EXPECT_TRUE(check_result(w, r, SplitObjective::latency).memory_ok);
 }
 
+// A time limit already over: every phase stops at once and the search still returns a valid,
+// memory-feasible split no worse than the §7 greedy (its first seed), and says so.
+TEST(TarnawskiLatencySolvers, AnExpiredTimeLimitReturnsTheBestSeed) {
+    std::mt19937_64 rng(17);
+    for (int trial = 0; trial < 5; ++trial) {
+        const Workload w = random_instance(rng, 8, 2);
+        SolveOptions o = latency_options();
+        o.time_limit_s = 1e-9;
+        const SolveResult r = create("tarnawski.latency")->solve(w, o);
+        EXPECT_EQ(r.stats.at("time_limit_hit"), "1");
+        EXPECT_EQ(r.stats.at("rounds"), "0");
+        EXPECT_LE(r.objective, create("greedy")->solve(w, latency_options()).objective);
+        EXPECT_TRUE(check_result(w, r, SplitObjective::latency).memory_ok);
+    }
+}
+
 }  // namespace
 }  // namespace hetsim::placement::tarnawski
