@@ -405,7 +405,8 @@ MipResult run_cbc_here(const MipModel& model, const MipOptions& options, bool wa
 
 // The result as bytes: the numbers, the error text, the log, the solution.
 void put(std::string& out, const void* data, std::size_t size) {
-    out.append(static_cast<const char*>(data), size);
+    if (size > 0)  // an empty vector's data() may be null
+        out.append(static_cast<const char*>(data), size);
 }
 template <typename T>
 void put(std::string& out, const T& value) {
@@ -441,14 +442,18 @@ public:
         return value;
     }
     std::string text() {
-        std::string t(get<std::size_t>(), '\0');
+        const auto size = get<std::size_t>();
+        if (size > bytes_.size() - at_)
+            throw std::runtime_error("truncated CBC result");
+        std::string t(size, '\0');
         take(t.data(), t.size());
         return t;
     }
     void take(void* to, std::size_t size) {
         if (size > bytes_.size() - at_)
             throw std::runtime_error("truncated CBC result");
-        std::memcpy(to, bytes_.data() + at_, size);
+        if (size > 0)  // an empty vector's data() may be null
+            std::memcpy(to, bytes_.data() + at_, size);
         at_ += size;
     }
 
@@ -468,7 +473,10 @@ bool deserialise(const std::string& bytes, MipResult& r, std::string& log) {
         r.nodes = in.get<long>();
         r.error = in.text();
         log = in.text();
-        r.solution.resize(in.get<std::size_t>());
+        const auto columns = in.get<std::size_t>();
+        if (columns > bytes.size() / sizeof(double))
+            return false;
+        r.solution.resize(columns);
         in.take(r.solution.data(), r.solution.size() * sizeof(double));
         return true;
     } catch (const std::exception&) {
