@@ -58,6 +58,9 @@ struct PlacerInfo {
     std::string usage;  // "priority:<d1>,<d2>,..."
     std::string description;
     PlacerFactory factory;
+    // One line per key=value argument, from the placer's ArgumentSchema (placer_args.hpp);
+    // empty for placers whose arguments are a device list or a single number.
+    std::vector<std::string> argument_help = {};
 };
 
 class PlacerRegistry {

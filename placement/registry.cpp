@@ -8,9 +8,9 @@
 #include "placement/classic/single.hpp"
 #include "placement/lee2022/als_placer.hpp"
 #include "placement/placer.hpp"
+#include "placement/placer_args.hpp"
 #include "placement/priority/priority.hpp"
 #include "placement/tarnawski/tarnawski_placer.hpp"
-#include "sim/config.hpp"
 
 namespace hetsim::placement {
 
@@ -37,26 +37,15 @@ void PlacerRegistry::add(PlacerInfo info) {
 }
 
 std::unique_ptr<Placer> PlacerRegistry::create(const std::string& spec) const {
-    // "name" or "name:arguments"; only the first ':' separates, so arguments may hold more.
-    const std::size_t colon = spec.find(':');
-    std::string name = spec.substr(0, colon);
-    const std::string arguments = colon == std::string::npos ? "" : spec.substr(colon + 1);
-    const auto first = name.find_first_not_of(" \t");
-    const auto last = name.find_last_not_of(" \t");
-    name = first == std::string::npos ? "" : name.substr(first, last - first + 1);
-
-    auto it = placers_.find(name);
+    const PlacerSpec parts = split_placer_spec(spec);
+    auto it = placers_.find(parts.name);
     if (it == placers_.end()) {
         std::vector<std::string> known;
         for (const auto& [key, info] : placers_)
             known.push_back(key);
-        const std::string hint = sim::did_you_mean(name, known);
-        throw PlacementError(
-            fmt::format("unknown placer '{}'{}; known: {}", name,
-                        hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint),
-                        fmt::join(known, ", ")));
+        throw PlacementError(unknown_placer_message(parts.name, known));
     }
-    return it->second.factory(arguments);
+    return it->second.factory(parts.arguments);
 }
 
 std::vector<const PlacerInfo*> PlacerRegistry::all() const {

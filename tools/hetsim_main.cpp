@@ -77,6 +77,8 @@ int cmd_list(const std::string& what) {
     if (what == "placers") {
         for (const auto* p : placement::PlacerRegistry::instance().all()) {
             std::cout << fmt::format("{:<28} {}\n", p->usage, p->description);
+            for (const std::string& line : p->argument_help)
+                std::cout << fmt::format("    {}\n", line);
         }
     } else if (what == "devices") {
         for (const auto* t : sim::ComponentRegistry::instance().all()) {

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "placement/tarnawski/workload.hpp"
+#include "placement/tarnawski/workload/workload.hpp"
 
 namespace hetsim::placement::tarnawski {
 

@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "sim/config.hpp"
-
 namespace hetsim::placement::tarnawski {
 
 SplitSolverRegistry& SplitSolverRegistry::instance() {
@@ -12,8 +10,8 @@ SplitSolverRegistry& SplitSolverRegistry::instance() {
 }
 
 void SplitSolverRegistry::add(SplitSolverInfo info) {
-    const std::string name = info.name;
-    solvers_[name] = std::move(info);
+    const std::string name = info.name();
+    solvers_.insert_or_assign(name, std::move(info));
 }
 
 bool SplitSolverRegistry::has(const std::string& name) const {
@@ -21,21 +19,17 @@ bool SplitSolverRegistry::has(const std::string& name) const {
 }
 
 std::unique_ptr<SplitSolver> SplitSolverRegistry::create(const std::string& spec) const {
-    const auto colon = spec.find(':');
-    const std::string name = spec.substr(0, colon);
-    const std::string arguments = colon == std::string::npos ? "" : spec.substr(colon + 1);
-    auto it = solvers_.find(name);
+    const PlacerSpec parts = split_placer_spec(spec);
+    auto it = solvers_.find(parts.name);
     if (it == solvers_.end()) {
         std::vector<std::string> names;
         for (const auto& [n, info] : solvers_)
             names.push_back(n);
-        const std::string hint = sim::did_you_mean(name, names);
-        throw SolverError(
-            fmt::format("unknown placer '{}'{}; known: {}", name,
-                        hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint),
-                        fmt::join(names, ", ")));
+        throw PlacementError(unknown_placer_message(parts.name, names));
     }
-    return it->second.factory(arguments);
+    const SplitSolverInfo& info = it->second;
+    return info.factory(join_placer_spec(parts.name, parts.arguments),
+                        info.arguments.parse(parts.arguments));
 }
 
 std::vector<const SplitSolverInfo*> SplitSolverRegistry::all() const {

@@ -13,7 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "placement/tarnawski/workload.hpp"
+#include "placement/placer.hpp"
+#include "placement/placer_args.hpp"
+#include "placement/tarnawski/workload/workload.hpp"
 
 namespace hetsim::placement::tarnawski {
 
@@ -43,22 +45,24 @@ public:
     virtual SolveResult solve(const Workload& workload, const SolveOptions& options) const = 0;
 };
 
-// A solver that cannot run on this input or a bad solver spec; the message says why.
-class SolverError : public std::runtime_error {
+// A solver that cannot run on this input or a bad solver spec; the message says why. A
+// PlacementError, so a bad spec reads the same whether it names a placer or a split solver.
+class SolverError : public PlacementError {
 public:
-    using std::runtime_error::runtime_error;
+    using PlacementError::PlacementError;
 };
 
-// Creates solvers from specs "name" or "name:arguments" ("tarnawski.dp",
-// "expert:path/to/split.json", "tarnawski.ip_latency:q=2").
-using SplitSolverFactory =
-    std::function<std::unique_ptr<SplitSolver>(const std::string& arguments)>;
+// Creates a solver from its spec ("tarnawski.ip_latency:q=2") and its arguments, already
+// parsed and checked against SplitSolverInfo::arguments by the registry.
+using SplitSolverFactory = std::function<std::unique_ptr<SplitSolver>(
+    const std::string& spec, const PlacerArguments& arguments)>;
 
 struct SplitSolverInfo {
-    std::string name;
-    std::string usage;
+    ArgumentSchema arguments;  // the solver's name and its keys; the usage is generated from it
     std::string description;
     SplitSolverFactory factory;
+
+    const std::string& name() const { return arguments.placer(); }
 };
 
 // Wall-time budget of the searches and MIPs (local_search, the IPs) when neither their own
@@ -71,7 +75,7 @@ public:
     static SplitSolverRegistry& instance();
     void add(SplitSolverInfo info);  // replaces a solver of the same name
     bool has(const std::string& name) const;
-    // Throws SolverError for an unknown name (with "did you mean").
+    // Throws PlacementError for an unknown name (with "did you mean") or bad arguments.
     std::unique_ptr<SplitSolver> create(const std::string& spec) const;
     std::vector<const SplitSolverInfo*> all() const;  // sorted by name
 

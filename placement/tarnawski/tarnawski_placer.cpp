@@ -2,12 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "placement/tarnawski/dp_solver.hpp"
-#include "placement/tarnawski/graph_workload.hpp"
-#include "placement/tarnawski/ip_solvers.hpp"
-#include "placement/tarnawski/latency_solvers.hpp"
-#include "placement/tarnawski/register_partitioner_solvers.hpp"
 #include "placement/tarnawski/split_solver.hpp"
+#include "placement/tarnawski/workload/graph_workload.hpp"
 
 namespace hetsim::placement::tarnawski {
 
@@ -43,8 +39,6 @@ public:
             result.stats["cpus"] = std::to_string(gw.workload.max_cpus);
             result.stats["accelerators"] = std::to_string(gw.workload.max_accelerators);
             return result;
-        } catch (const SolverError& e) {
-            throw PlacementError(e.what());
         } catch (const WorkloadError& e) {
             throw PlacementError(fmt::format("{}: {}", solver_->name(), e.what()));
         }
@@ -56,34 +50,17 @@ private:
 
 }  // namespace
 
-void register_split_solvers() {
-    static const bool done = [] {
-        SplitSolverRegistry& registry = SplitSolverRegistry::instance();
-        register_dp_solvers(registry);
-        register_latency_solvers(registry);
-        register_ip_solvers(registry);
-        register_partitioner_solvers(registry);
-        return true;
-    }();
-    (void)done;
-}
-
 void add_split_solver_placers(PlacerRegistry& registry) {
     register_split_solvers();
     for (const SplitSolverInfo* info : SplitSolverRegistry::instance().all()) {
-        const std::string name = info->name;
-        registry.add(
-            PlacerInfo{name, info->usage, info->description + " [tarnawski2020 split solver]",
-                       [name](const std::string& arguments) -> std::unique_ptr<Placer> {
-                           const std::string spec =
-                               arguments.empty() ? name : fmt::format("{}:{}", name, arguments);
-                           try {
-                               return std::make_unique<SplitSolverPlacer>(
-                                   SplitSolverRegistry::instance().create(spec));
-                           } catch (const SolverError& e) {
-                               throw PlacementError(e.what());
-                           }
-                       }});
+        const std::string name = info->name();
+        registry.add(PlacerInfo{
+            name, info->arguments.usage(), info->description + " [tarnawski2020 split solver]",
+            [name](const std::string& arguments) -> std::unique_ptr<Placer> {
+                return std::make_unique<SplitSolverPlacer>(
+                    SplitSolverRegistry::instance().create(join_placer_spec(name, arguments)));
+            },
+            info->arguments.key_help()});
     }
 }
 

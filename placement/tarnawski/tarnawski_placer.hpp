@@ -7,7 +7,8 @@
 
 namespace hetsim::placement::tarnawski {
 
-// Fills SplitSolverRegistry::instance() with every built-in split solver (idempotent).
+// Fills SplitSolverRegistry::instance() with every built-in split solver (idempotent); the one
+// registration site of the family, register_solvers.cpp.
 void register_split_solvers();
 
 // Adds a placer per registered split solver, under the solver's name.

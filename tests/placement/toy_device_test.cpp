@@ -26,7 +26,7 @@
 
 #include "placement/lee2022/dcg.hpp"
 #include "placement/placer.hpp"
-#include "placement/tarnawski/graph_workload.hpp"
+#include "placement/tarnawski/workload/graph_workload.hpp"
 #include "sim/device_component.hpp"
 #include "sim/evaluator.hpp"
 #include "sim/exec_graph.hpp"

@@ -195,6 +195,13 @@ TEST(Cli, ListsAndInspects) {
     for (const char* name : {"single", "priority", "random", "exhaustive"}) {
         EXPECT_THAT(placers.output, HasSubstr(name));
     }
+    // A split solver's arguments, printed from their declarations.
+    EXPECT_THAT(placers.output,
+                HasSubstr("tarnawski.latency[:rounds=N,patience=N,orders=N,contiguous=0|1,dp=0|1,"
+                          "both=0|1]"));
+    EXPECT_THAT(placers.output,
+                HasSubstr("    q=N  contiguous subgraphs per accelerator; an integer in 1..64, "
+                          "default 1"));
     Outcome devices = run_hetsim("list devices");
     for (const char* name : {"cpu", "silent_pim", "dma"}) {
         EXPECT_THAT(devices.output, HasSubstr(name));
@@ -428,7 +435,8 @@ TEST(CliPlace, ReplicationOptionWritesReplicaCounts) {
     EXPECT_EQ(split["fpgas"][1]["replicas"], 0);
     o = run_hetsim("place " + w.string() + " --placer tarnawski.dp:replicas=x");
     EXPECT_EQ(o.exit_code, 2);
-    EXPECT_THAT(o.output, HasSubstr("replicas=x is not a positive number"));
+    EXPECT_THAT(o.output, HasSubstr("placer 'tarnawski.dp': replicas=x: expected an integer in "
+                                    "1..1024 (usage: tarnawski.dp[:replicas=N,"));
 }
 
 TEST(CliPlaceErrors, UnknownPlacerSuggestsTheKnownOne) {

@@ -9,11 +9,11 @@
 #include <ostream>
 #include <sstream>
 
-#include "placement/tarnawski/graph_workload.hpp"
-#include "placement/tarnawski/max_load_dp.hpp"
+#include "placement/tarnawski/dp/max_load_dp.hpp"
 #include "placement/tarnawski/split_solver.hpp"
 #include "placement/tarnawski/tarnawski_placer.hpp"
-#include "placement/tarnawski/workload.hpp"
+#include "placement/tarnawski/workload/graph_workload.hpp"
+#include "placement/tarnawski/workload/workload.hpp"
 #include "sim/config.hpp"
 #include "sim/evaluator.hpp"
 #include "sim/exec_graph.hpp"
@@ -73,7 +73,7 @@ std::string place(const PlaceRequest& request, std::ostream& progress) {
     std::unique_ptr<tw::SplitSolver> solver;
     try {
         solver = tw::SplitSolverRegistry::instance().create(request.placer);
-    } catch (const tw::SolverError& e) {
+    } catch (const placement::PlacementError& e) {
         throw sim::InputError("--placer", "", 0, e.what());
     }
     if (request.time_limit_s < 0.0 || request.relative_gap < 0.0) {

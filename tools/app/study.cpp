@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "placement/placer_args.hpp"
 #include "sim/exec_graph.hpp"
 #include "sim/workloads/json_graph.hpp"
 #include "sim/workloads/model_zoo.hpp"
@@ -197,11 +198,10 @@ StudyConfig parse_study(const sim::ConfigNode& root) {
             where.fail(e.what());
         }
         // Placers whose arguments are device names: check them against this platform now.
-        const auto colon = all[i].find(':');
-        const std::string name = all[i].substr(0, colon);
-        if (colon == std::string::npos || (name != "single" && name != "priority"))
+        const placement::PlacerSpec spec = placement::split_placer_spec(all[i]);
+        if (spec.arguments.empty() || (spec.name != "single" && spec.name != "priority"))
             continue;
-        std::stringstream args(all[i].substr(colon + 1));
+        std::stringstream args(spec.arguments);
         for (std::string device; std::getline(args, device, ',');) {
             if (std::find(devices.begin(), devices.end(), device) != devices.end())
                 continue;

@@ -38,7 +38,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "placement/tarnawski/max_load_dp.hpp"
+#include "placement/tarnawski/dp/max_load_dp.hpp"
 
 namespace {
 

@@ -1,0 +1,121 @@
+#include "placement/tarnawski/workload/graph_workload.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <utility>
+
+namespace hetsim::placement::tarnawski {
+
+namespace {
+
+// By role, never by device type or name (README "Extending hetsim"): a CPU is a host_cpu
+// device of the host component that occupies one unit (core) of its resource; an accelerator
+// is a device of any other role in another memory that the host reaches over a link.
+bool is_cpu_core(const sim::Platform& platform, const sim::Device& device) {
+    return device.component == platform.host_component &&
+           device.role() == sim::DeviceRole::host_cpu && device.units == 1;
+}
+
+bool is_accelerator(const sim::Platform& platform, const sim::Device& device) {
+    return device.role() != sim::DeviceRole::host_cpu &&
+           device.component != platform.host_component &&
+           platform.route(platform.host_component, device.component) != nullptr;
+}
+
+}  // namespace
+
+GraphWorkload workload_from_graph(const sim::Graph& graph, const sim::Platform& platform) {
+    GraphWorkload gw;
+    const std::string& host = platform.host_component;
+    for (int d = 0; d < platform.device_count(); ++d) {
+        const sim::Device& device = platform.device(d);
+        if (is_cpu_core(platform, device))
+            gw.cpu_devices.push_back(d);
+        else if (is_accelerator(platform, device))
+            gw.accelerator_devices.push_back(d);
+    }
+    if (gw.cpu_devices.empty() || gw.accelerator_devices.empty()) {
+        throw SolverError(fmt::format(
+            "platform '{}' is not a tarnawski2020 instance: it needs one-core host_cpu devices on "
+            "the host '{}' and devices of another role linked to it (found {} CPUs, {} "
+            "accelerators)",
+            platform.name, host, gw.cpu_devices.size(), gw.accelerator_devices.size()));
+    }
+    const sim::Device& cpu = platform.device(gw.cpu_devices.front());
+    const sim::Device& acc = platform.device(gw.accelerator_devices.front());
+
+    Workload& w = gw.workload;
+    w.max_cpus = static_cast<int>(gw.cpu_devices.size());
+    w.max_accelerators = static_cast<int>(gw.accelerator_devices.size());
+    w.max_size_per_accelerator = std::numeric_limits<double>::infinity();
+    for (int d : gw.accelerator_devices) {
+        const sim::Component* c = platform.find_component(platform.device(d).component);
+        if (c != nullptr && c->memory_bytes > 0) {
+            w.max_size_per_accelerator =
+                std::min(w.max_size_per_accelerator, static_cast<double>(c->memory_bytes));
+        }
+    }
+
+    for (int v = 0; v < graph.op_count(); ++v) {
+        const sim::Op& op = graph.op(v);
+        const sim::Support on_cpu = cpu.model->supports(graph, op);
+        if (!on_cpu.ok) {
+            throw SolverError(fmt::format("op '{}' ({}) cannot run on CPU {}: {}", op.name, op.type,
+                                          cpu.name, on_cpu.reason));
+        }
+        const bool supported = acc.model->supports(graph, op).ok;
+        const double acc_time =
+            supported ? acc.model->op_time_s(graph, op) : std::numeric_limits<double>::infinity();
+        for (int d : gw.accelerator_devices) {
+            const sim::Device& other = platform.device(d);
+            const bool same_support = other.model->supports(graph, op).ok == supported;
+            if (!same_support || (supported && other.model->op_time_s(graph, op) != acc_time)) {
+                throw SolverError(fmt::format(
+                    "tarnawski placers need identical accelerators; {} and {} differ on op '{}'",
+                    acc.name, other.name, op.name));
+            }
+        }
+        double bytes = 0.0;
+        for (int t : op.inputs) {
+            if (graph.tensor(t).kind == sim::TensorKind::weight)
+                bytes += static_cast<double>(graph.tensor(t).size_bytes());
+        }
+        for (int t : op.outputs)
+            bytes += static_cast<double>(graph.tensor(t).size_bytes());
+        const int node =
+            w.add_node(v, cpu.model->op_time_s(graph, op), acc_time, bytes, false, supported);
+        w.name[static_cast<std::size_t>(node)] = op.name;
+    }
+    // One edge per producer -> consumer pair carrying the bytes of every tensor between them.
+    for (int u = 0; u < graph.op_count(); ++u) {
+        std::map<int, std::int64_t> bytes_to;
+        for (int t : graph.op(u).outputs) {
+            for (int v : graph.tensor(t).consumers)
+                bytes_to[v] += graph.tensor(t).size_bytes();
+        }
+        for (const auto& [v, bytes] : bytes_to) {
+            // tarnawski2020 §3: an edge costs the transfer over the host <-> accelerator link.
+            w.add_edge(u, v, *platform.transfer_time_s(host, acc.component, bytes));
+        }
+    }
+    return gw;
+}
+
+sim::Placement placement_from_assignment(const GraphWorkload& gw, const Assignment& assignment) {
+    const Workload& w = gw.workload;
+    sim::Placement placement;
+    placement.device_of_op.resize(w.node_count());
+    for (std::size_t v = 0; v < w.node_count(); ++v) {
+        const int d = assignment.device_of_node.at(v);
+        placement.device_of_op[static_cast<std::size_t>(w.id[v])] =
+            is_accelerator_device(w, d)
+                ? gw.accelerator_devices.at(static_cast<std::size_t>(d - w.max_cpus))
+                : gw.cpu_devices.at(static_cast<std::size_t>(d));
+    }
+    return placement;
+}
+
+}  // namespace hetsim::placement::tarnawski
