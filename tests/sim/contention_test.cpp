@@ -60,6 +60,27 @@ std::int64_t finish_of(const Metrics& m, const ExecGraph& exec, const std::strin
     return m.task_timings[static_cast<std::size_t>(t.order)].finish_ps;
 }
 
+// Both evaluators on one ExecGraph of `p`.
+struct Both {
+    Metrics analytic, des;
+};
+Both evaluate_both(const Platform& p, const ExecGraph& exec, int samples = 1) {
+    AnalyticEvaluator analytic(EvalOptions{samples});
+    DesEvaluator des(p, EvalOptions{samples});
+    Metrics a = analytic.evaluate(exec);
+    Metrics d = des.evaluate(exec);
+    return {std::move(a), std::move(d)};
+}
+
+// in [1, 1000] fp32 -> A (Relu).
+Graph one_relu() {
+    Graph g("one");
+    const int in = g.add_tensor("in", {1, 1000}, DType::f32, TensorKind::input);
+    relu(g, "A", in, 1000);
+    g.finalize();
+    return g;
+}
+
 // Host h (device H) and accelerator a (device A), one link h<->a.
 Platform host_and_accelerator(double latency_s, double bandwidth_Bps, Arbitration arbitration,
                               double host_memory_Bps = 0.0, double accelerator_latency_s = 0.0) {
@@ -98,10 +119,7 @@ TEST(Contention, TwoEqualTransfersOnOneLinkBothEndAtLatencyPlusTwiceTheirStream)
     const Platform p = host_and_accelerator(1 * kUs, 1e9, Arbitration::shared);
     const Graph g = two_inputs_to_a();
     const ExecGraph exec = lower(g, Placement{{1, 1}, {}}, p);
-    AnalyticEvaluator analytic(EvalOptions{1});
-    DesEvaluator des(p, EvalOptions{1});
-    const Metrics a = analytic.evaluate(exec);
-    const Metrics d = des.evaluate(exec);
+    const auto [a, d] = evaluate_both(p, exec);
     // Alone: 1 + 4 = 5 µs. Shared: latency 1 µs (not shared), then 4000 B each at 0.5 GB/s.
     EXPECT_EQ(finish_of(a, exec, "in1 h->a"), 5 * kPsPerUs);
     EXPECT_EQ(finish_of(a, exec, "in2 h->a"), 5 * kPsPerUs);
@@ -140,10 +158,7 @@ TEST(Contention, ATransferStartingHalfwayThroughAnotherSharesTheRest) {
     relu(g, "A2", relu(g, "P", in2, 25000), 25000);
     g.finalize();
     const ExecGraph exec = lower(g, Placement{{1, 0, 1}, {}}, p);
-    AnalyticEvaluator analytic(EvalOptions{1});
-    DesEvaluator des(p, EvalOptions{1});
-    const Metrics a = analytic.evaluate(exec);
-    const Metrics d = des.evaluate(exec);
+    const auto [a, d] = evaluate_both(p, exec);
     EXPECT_EQ(finish_of(a, exec, "in1 h->a"), 110 * kPsPerUs);
     EXPECT_EQ(finish_of(a, exec, "P_out h->a"), 165 * kPsPerUs);  // 55 + 10 + 100
     // DES: in1 streams alone 10->65 µs (55 µs done, 45 left). P_out starts at 55, waits its
@@ -170,15 +185,9 @@ TEST(Contention, AThreeHopRoutePaysThreeHopLatencies) {
     ASSERT_NE(p.route("h", "a"), nullptr);
     EXPECT_EQ(p.route("h", "a")->size(), 3u);
     EXPECT_DOUBLE_EQ(*p.transfer_time_s("h", "a", 4000), 13 * kUs);
-    Graph g("one");
-    const int in = g.add_tensor("in", {1, 1000}, DType::f32, TensorKind::input);
-    relu(g, "A", in, 1000);
-    g.finalize();
+    const Graph g = one_relu();
     const ExecGraph exec = lower(g, Placement{{3}, {}}, p);
-    AnalyticEvaluator analytic(EvalOptions{1});
-    DesEvaluator des(p, EvalOptions{1});
-    const Metrics a = analytic.evaluate(exec);
-    const Metrics d = des.evaluate(exec);
+    const auto [a, d] = evaluate_both(p, exec);
     EXPECT_EQ(finish_of(a, exec, "in r2->a"), 13 * kPsPerUs);
     EXPECT_EQ(finish_of(d, exec, "in r2->a"), 13 * kPsPerUs);
     EXPECT_EQ(finish_of(d, exec, "in h->r1"), 5 * kPsPerUs);
@@ -211,10 +220,7 @@ TEST(Contention, AMemoryBoundOpAndADmaStreamShareTheirMemory) {
     relu(g, "P", in2, 1000);
     g.finalize();
     const ExecGraph exec = lower(g, Placement{{1, 0}, {}}, p);
-    AnalyticEvaluator analytic(EvalOptions{1});
-    DesEvaluator des(p, EvalOptions{1});
-    const Metrics a = analytic.evaluate(exec);
-    const Metrics d = des.evaluate(exec);
+    const auto [a, d] = evaluate_both(p, exec);
     EXPECT_EQ(finish_of(a, exec, "P"), 2 * kPsPerUs);
     EXPECT_EQ(finish_of(a, exec, "in1 h->a"), 2 * kPsPerUs);
     // DES: 0-1 µs the stream alone at 6 GB/s (6000 B). At 1 µs P starts streaming: 6 + 8 >
@@ -227,15 +233,11 @@ TEST(Contention, AMemoryBoundOpAndADmaStreamShareTheirMemory) {
 TEST(Contention, TheMemoryAccessLatencyIsPaidThroughTheTlmTarget) {
     // a's memory answers every write after 250 ns: 1 + 4 µs + 0.25 µs per transfer into it.
     const Platform p = host_and_accelerator(1 * kUs, 1e9, Arbitration::shared, 0.0, 0.25 * kUs);
-    Graph g("one");
-    const int in = g.add_tensor("in", {1, 1000}, DType::f32, TensorKind::input);
-    relu(g, "A", in, 1000);
-    g.finalize();
+    const Graph g = one_relu();
     const ExecGraph exec = lower(g, Placement{{1}, {}}, p);
-    AnalyticEvaluator analytic(EvalOptions{1});
-    DesEvaluator des(p, EvalOptions{1});
-    EXPECT_EQ(finish_of(analytic.evaluate(exec), exec, "in h->a"), 5'250'000);
-    EXPECT_EQ(finish_of(des.evaluate(exec), exec, "in h->a"), 5'250'000);
+    const auto [a, d] = evaluate_both(p, exec);
+    EXPECT_EQ(finish_of(a, exec, "in h->a"), 5'250'000);
+    EXPECT_EQ(finish_of(d, exec, "in h->a"), 5'250'000);
 }
 
 TEST(FluidShare, MaxMinFairRates) {
@@ -302,10 +304,7 @@ TEST(MemoryCapacity, WeightsCountOncePerComponentAndTheDesAgrees) {
     g.add_op("M", "MatMul", {in, w}, {out});
     g.finalize();
     const ExecGraph exec = lower(g, Placement{{0}, {}}, p);
-    AnalyticEvaluator analytic(EvalOptions{4});
-    DesEvaluator des(p, EvalOptions{4});
-    const Metrics a = analytic.evaluate(exec);
-    const Metrics d = des.evaluate(exec);
+    const auto [a, d] = evaluate_both(p, exec, 4);
     // Four pipelined samples on one device run one after another: each input is freed when
     // its M ends, outputs stay; the peak is at the 4th M: 40000 + 4000 + 4 x 40.
     EXPECT_EQ(a.memory[0].peak_bytes, 40000 + 4000 + 4 * 40);
