@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "sim/config.hpp"
+#include "sim/workloads/random_dag.hpp"
 #include "sim/workloads/transformer.hpp"
 
 namespace hetsim::sim::workloads {
@@ -20,7 +21,60 @@ std::string suggestion(std::string_view word, const std::vector<std::string>& ca
     return best.empty() ? std::string{} : fmt::format(" (did you mean '{}'?)", best);
 }
 
-using Builder = std::function<Graph(const TransformerConfig&)>;
+// Every knob of the model: the overrides checked against the declared knobs and ranges, the
+// defaults for the rest.
+Knobs resolve_knobs(const ModelInfo& info, const Knobs& overrides) {
+    std::vector<std::string> names;
+    for (const auto& k : info.knobs)
+        names.push_back(k.name);
+    for (const auto& [name, value] : overrides) {
+        if (std::find(names.begin(), names.end(), name) == names.end()) {
+            throw std::invalid_argument(fmt::format("model '{}' has no knob '{}'{}; knobs: {}",
+                                                    info.name, name, suggestion(name, names),
+                                                    fmt::join(names, ", ")));
+        }
+    }
+    Knobs resolved;
+    for (const auto& k : info.knobs) {
+        const auto it = overrides.find(k.name);
+        const std::int64_t v = it == overrides.end() ? k.default_value : it->second;
+        if (v < k.min_value || v > k.max_value) {
+            const bool flag = k.min_value == 0 && k.max_value == 1;
+            const bool open_ended = k.max_value == (std::int64_t{1} << 62);
+            const std::string range =
+                flag         ? std::string("0 or 1")
+                : open_ended ? (k.min_value == 1 ? std::string("> 0")
+                                                 : fmt::format(">= {}", k.min_value))
+                             : fmt::format("in [{}, {}]", k.min_value, k.max_value);
+            throw std::invalid_argument(fmt::format("model '{}': knob '{}' must be {}, got {}",
+                                                    info.name, k.name, range, v));
+        }
+        resolved[k.name] = v;
+    }
+    return resolved;
+}
+
+TransformerConfig make_config(const ModelInfo& info, const Knobs& overrides);
+
+using Builder = std::function<Graph(const ModelInfo&, const Knobs& overrides)>;
+
+template <Graph (*build)(const TransformerConfig&)>
+Graph transformer(const ModelInfo& info, const Knobs& overrides) {
+    return build(make_config(info, overrides));
+}
+
+Graph random_dag(const ModelInfo& info, const Knobs& overrides) {
+    const Knobs k = resolve_knobs(info, overrides);
+    RandomDagConfig c;
+    c.seed = static_cast<std::uint64_t>(k.at("seed"));
+    c.nodes = k.at("nodes");
+    c.width = k.at("width");
+    c.skip_percent = k.at("skip_percent");
+    c.matmul_percent = k.at("matmul_percent");
+    c.hidden = k.at("hidden");
+    c.batch = k.at("batch");
+    return build_random_dag(c);
+}
 
 struct ModelEntry {
     ModelInfo info;
@@ -51,7 +105,7 @@ const std::vector<ModelEntry>& registry() {
                            "512, 8 heads, FFN 2048; CG of 222 nodes)",
                            transformer_knobs(4, 512, 8, 2048, 30522, 512)};
             info.knobs.push_back({"classes", 2, "classifier outputs (Table 2: r = 2)"});
-            e.push_back({std::move(info), build_bert});
+            e.push_back({std::move(info), transformer<build_bert>});
         }
         {
             ModelInfo info{"roberta",
@@ -59,7 +113,7 @@ const std::vector<ModelEntry>& registry() {
                            "hidden 768, 12 heads, FFN 3072; CG of 616 nodes)",
                            transformer_knobs(12, 768, 12, 3072, 50265, 514)};
             info.knobs.push_back({"classes", 2, "classifier outputs (Table 2: r = 2)"});
-            e.push_back({std::move(info), build_roberta});
+            e.push_back({std::move(info), transformer<build_roberta>});
         }
         {
             ModelInfo info{"gpt2",
@@ -68,49 +122,34 @@ const std::vector<ModelEntry>& registry() {
                            transformer_knobs(12, 768, 12, 3072, 50257, 1024)};
             info.knobs.push_back({"shape_ops", 1,
                                   "1: dynamic-axes export with its Shape/Gather/Unsqueeze/Concat "
-                                  "subgraphs (matches the paper's CG size); 0: static shapes"});
+                                  "subgraphs (matches the paper's CG size); 0: static shapes",
+                                  0, 1});
             info.knobs.push_back(
-                {"presents", 1, "1: emit the per-layer present key/value outputs (Concat)"});
-            e.push_back({std::move(info), build_gpt2});
+                {"presents", 1, "1: emit the per-layer present key/value outputs (Concat)", 0, 1});
+            e.push_back({std::move(info), transformer<build_gpt2>});
         }
+        e.push_back({ModelInfo{"random_dag",
+                               "layered random DAG of MatMul/Add/Relu/Tanh/Sigmoid on [batch, "
+                               "hidden] tensors, for stress tests and training sets (mcm2022 "
+                               "§5.1 pre-trains on graphs of tens to hundreds of nodes)",
+                               {{"seed", 1, "random seed", 0},
+                                {"nodes", 50, "compute ops"},
+                                {"width", 8, "at most this many ops per layer"},
+                                {"skip_percent", 20,
+                                 "chance (%) an op adds a tensor 2+ layers back", 0, 100},
+                                {"matmul_percent", 30,
+                                 "chance (%) an op is a MatMul with its own weight", 0, 100},
+                                {"hidden", 256, "activation width"},
+                                {"batch", 1, "batch size"}}},
+                     random_dag});
         return e;
     }();
     return entries;
 }
 
 TransformerConfig make_config(const ModelInfo& info, const Knobs& overrides) {
-    std::vector<std::string> names;
-    for (const auto& k : info.knobs)
-        names.push_back(k.name);
-    for (const auto& [name, value] : overrides) {
-        if (std::find(names.begin(), names.end(), name) == names.end()) {
-            throw std::invalid_argument(fmt::format("model '{}' has no knob '{}'{}; knobs: {}",
-                                                    info.name, name, suggestion(name, names),
-                                                    fmt::join(names, ", ")));
-        }
-    }
-    auto get = [&](const std::string& name) {
-        auto it = overrides.find(name);
-        if (it != overrides.end())
-            return it->second;
-        for (const auto& k : info.knobs) {
-            if (k.name == name)
-                return k.default_value;
-        }
-        return std::int64_t{0};
-    };
-    for (const auto& k : info.knobs) {
-        const std::int64_t v = get(k.name);
-        const bool flag = k.name == "shape_ops" || k.name == "presents";
-        if (flag && v != 0 && v != 1) {
-            throw std::invalid_argument(
-                fmt::format("model '{}': knob '{}' must be 0 or 1, got {}", info.name, k.name, v));
-        }
-        if (!flag && v <= 0) {
-            throw std::invalid_argument(
-                fmt::format("model '{}': knob '{}' must be > 0, got {}", info.name, k.name, v));
-        }
-    }
+    const Knobs knobs = resolve_knobs(info, overrides);
+    auto get = [&](const std::string& name) { return knobs.at(name); };
     TransformerConfig c;
     c.layers = get("layers");
     c.hidden = get("hidden");
@@ -158,7 +197,7 @@ Graph build_model(const std::string& model, const Knobs& knobs) {
     std::vector<std::string> names;
     for (const auto& e : registry()) {
         if (e.info.name == model) {
-            Graph g = e.build(make_config(e.info, knobs));
+            Graph g = e.build(e.info, knobs);
             g.finalize();
             return g;
         }

@@ -14,6 +14,8 @@ struct KnobInfo {
     std::string name;
     std::int64_t default_value;
     std::string description;
+    std::int64_t min_value = 1;  // accepted range, checked before a model is built
+    std::int64_t max_value = std::int64_t{1} << 62;
 };
 
 struct ModelInfo {

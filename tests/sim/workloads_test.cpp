@@ -63,7 +63,8 @@ const Knobs kTiny{{"layers", 1}, {"hidden", 8}, {"heads", 2}, {"ffn", 16}, {"seq
 
 TEST(ModelZoo, ListsModelsWithPaperDefaults) {
     const auto& models = list_models();
-    ASSERT_EQ(models.size(), 3u);
+    ASSERT_EQ(models.size(), 4u);
+    EXPECT_EQ(models[3].name, "random_dag");
     EXPECT_EQ(models[0].name, "bert");
     EXPECT_EQ(models[1].name, "roberta");
     EXPECT_EQ(models[2].name, "gpt2");
@@ -86,11 +87,12 @@ TEST(ModelZoo, ListsModelsWithPaperDefaults) {
     EXPECT_EQ(knob(models[1], "vocab"), 50265);
     EXPECT_EQ(knob(models[2], "ffn"), 3072);
     EXPECT_EQ(knob(models[2], "vocab"), 50257);
-    for (const auto& m : models) {
-        EXPECT_EQ(knob(m, "seq_len"), 16);
-        EXPECT_EQ(knob(m, "batch"), 1);
-        EXPECT_FALSE(m.description.empty());
+    for (std::size_t i = 0; i < 3; ++i) {
+        EXPECT_EQ(knob(models[i], "seq_len"), 16);
+        EXPECT_EQ(knob(models[i], "batch"), 1);
     }
+    for (const auto& m : models)
+        EXPECT_FALSE(m.description.empty());
 }
 
 struct PaperCounts {
@@ -119,9 +121,13 @@ TEST(ModelZoo, NodeAndEdgeCountsNearLee2022Table3) {
     EXPECT_EQ(histogram(static_gpt2).count("Shape"), 0u);
 }
 
+// The transformer generators (the rest of the zoo has other knobs and inputs).
+const std::vector<std::string> kTransformers{"bert", "roberta", "gpt2"};
+
 TEST(ModelZoo, EveryConfigurationFinalizes) {
-    for (const auto& m : list_models()) {
-        SCOPED_TRACE(m.name);
+    for (const auto& name : kTransformers) {
+        SCOPED_TRACE(name);
+        const ModelInfo m{name, "", {}};
         for (const Knobs& k :
              {Knobs{}, kTiny, Knobs{{"seq_len", 64}}, Knobs{{"batch", 2}, {"seq_len", 8}}}) {
             const Graph g = build_model(m.name, k);
@@ -258,8 +264,9 @@ TEST(ModelZoo, DecompositionsInOrder) {
 }
 
 TEST(ModelZoo, TensorKindsAndDtypes) {
-    for (const auto& m : list_models()) {
-        SCOPED_TRACE(m.name);
+    for (const auto& name : kTransformers) {
+        SCOPED_TRACE(name);
+        const ModelInfo m{name, "", {}};
         const Graph g = build_model(m.name, {});
         const auto ids = g.find_tensor("input_ids");
         ASSERT_TRUE(ids.has_value());
@@ -368,7 +375,7 @@ TEST(ModelZoo, UnknownModelsAndKnobsSuggest) {
     EXPECT_THAT(build_error("gpt3", {}), HasSubstr("did you mean 'gpt2'"));
     const std::string far = build_error("resnet50", {});
     EXPECT_THAT(far, Not(HasSubstr("did you mean")));
-    EXPECT_THAT(far, HasSubstr("bert, roberta, gpt2"));
+    EXPECT_THAT(far, HasSubstr("bert, roberta, gpt2, random_dag"));
     const std::string knob = build_error("bert", {{"layer", 2}});
     EXPECT_THAT(knob, HasSubstr("no knob 'layer'"));
     EXPECT_THAT(knob, HasSubstr("did you mean 'layers'"));
