@@ -9,6 +9,7 @@
 
 #include "sim/config.hpp"
 #include "sim/workloads/random_dag.hpp"
+#include "sim/workloads/recurrent.hpp"
 #include "sim/workloads/transformer.hpp"
 
 namespace hetsim::sim::workloads {
@@ -42,10 +43,10 @@ Knobs resolve_knobs(const ModelInfo& info, const Knobs& overrides) {
             const bool flag = k.min_value == 0 && k.max_value == 1;
             const bool open_ended = k.max_value == (std::int64_t{1} << 62);
             const std::string range =
-                flag         ? std::string("0 or 1")
-                : open_ended ? (k.min_value == 1 ? std::string("> 0")
-                                                 : fmt::format(">= {}", k.min_value))
-                             : fmt::format("in [{}, {}]", k.min_value, k.max_value);
+                flag ? std::string("0 or 1")
+                : open_ended
+                    ? (k.min_value == 1 ? std::string("> 0") : fmt::format(">= {}", k.min_value))
+                    : fmt::format("in [{}, {}]", k.min_value, k.max_value);
             throw std::invalid_argument(fmt::format("model '{}': knob '{}' must be {}, got {}",
                                                     info.name, k.name, range, v));
         }
@@ -61,6 +62,26 @@ using Builder = std::function<Graph(const ModelInfo&, const Knobs& overrides)>;
 template <Graph (*build)(const TransformerConfig&)>
 Graph transformer(const ModelInfo& info, const Knobs& overrides) {
     return build(make_config(info, overrides));
+}
+
+template <Graph (*build)(const RecurrentConfig&)>
+Graph recurrent(const ModelInfo& info, const Knobs& overrides) {
+    const Knobs k = resolve_knobs(info, overrides);
+    RecurrentConfig c;
+    c.layers = k.at("layers");
+    c.hidden = k.at("hidden");
+    c.input = k.at("input");
+    c.seq_len = k.at("seq_len");
+    c.batch = k.at("batch");
+    return build(c);
+}
+
+std::vector<KnobInfo> recurrent_knobs() {
+    return {{"layers", 1, "stacked layers"},
+            {"hidden", 256, "hidden size H"},
+            {"input", 256, "input features of x_t"},
+            {"seq_len", 16, "time steps, unrolled"},
+            {"batch", 1, "batch size"}};
 }
 
 Graph random_dag(const ModelInfo& info, const Knobs& overrides) {
@@ -128,6 +149,16 @@ const std::vector<ModelEntry>& registry() {
                 {"presents", 1, "1: emit the per-layer present key/value outputs (Concat)", 0, 1});
             e.push_back({std::move(info), transformer<build_gpt2>});
         }
+        e.push_back({ModelInfo{"lstm",
+                               "stacked LSTM unrolled per time step (EOP's LSTM, DUET's "
+                               "Siamese LSTM cells): 2 MatMuls, 4 gates per step and layer",
+                               recurrent_knobs()},
+                     recurrent<build_lstm>});
+        e.push_back({ModelInfo{"gru",
+                               "stacked GRU unrolled per time step (EOP's GRU), "
+                               "linear_before_reset as PyTorch exports it",
+                               recurrent_knobs()},
+                     recurrent<build_gru>});
         e.push_back({ModelInfo{"random_dag",
                                "layered random DAG of MatMul/Add/Relu/Tanh/Sigmoid on [batch, "
                                "hidden] tensors, for stress tests and training sets (mcm2022 "

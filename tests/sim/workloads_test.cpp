@@ -63,8 +63,10 @@ const Knobs kTiny{{"layers", 1}, {"hidden", 8}, {"heads", 2}, {"ffn", 16}, {"seq
 
 TEST(ModelZoo, ListsModelsWithPaperDefaults) {
     const auto& models = list_models();
-    ASSERT_EQ(models.size(), 4u);
-    EXPECT_EQ(models[3].name, "random_dag");
+    ASSERT_EQ(models.size(), 6u);
+    EXPECT_EQ(models[3].name, "lstm");
+    EXPECT_EQ(models[4].name, "gru");
+    EXPECT_EQ(models[5].name, "random_dag");
     EXPECT_EQ(models[0].name, "bert");
     EXPECT_EQ(models[1].name, "roberta");
     EXPECT_EQ(models[2].name, "gpt2");
@@ -375,7 +377,7 @@ TEST(ModelZoo, UnknownModelsAndKnobsSuggest) {
     EXPECT_THAT(build_error("gpt3", {}), HasSubstr("did you mean 'gpt2'"));
     const std::string far = build_error("resnet50", {});
     EXPECT_THAT(far, Not(HasSubstr("did you mean")));
-    EXPECT_THAT(far, HasSubstr("bert, roberta, gpt2, random_dag"));
+    EXPECT_THAT(far, HasSubstr("bert, roberta, gpt2, lstm, gru, random_dag"));
     const std::string knob = build_error("bert", {{"layer", 2}});
     EXPECT_THAT(knob, HasSubstr("no knob 'layer'"));
     EXPECT_THAT(knob, HasSubstr("did you mean 'layers'"));
