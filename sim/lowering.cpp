@@ -415,12 +415,12 @@ private:
             add_reader(id, b);
         // A view (Reshape, Squeeze, ...) aliases its input: its output is the same bytes, so
         // it shares the input's buffer, which then lives until the view's readers are done.
-        const bool aliases = op_category(op.type) == OpCategory::view && reads.size() == 1 &&
-                             op.outputs.size() == 1 &&
-                             graph_.tensor(op.outputs.front()).dtype ==
-                                 graph_.tensor(read_tensors.front()).dtype &&
-                             exec_.buffers[static_cast<std::size_t>(reads.front())].component ==
-                                 platform_.component_index(device.component);
+        const bool aliases =
+            op_category(op.type) == OpCategory::view && reads.size() == 1 &&
+            op.outputs.size() == 1 &&
+            graph_.tensor(op.outputs.front()).dtype == graph_.tensor(read_tensors.front()).dtype &&
+            exec_.buffers[static_cast<std::size_t>(reads.front())].component ==
+                platform_.component_index(device.component);
         for (int t : op.outputs) {
             const DType dtype = dtype_on(device, graph_.tensor(t).dtype);
             if (aliases)
