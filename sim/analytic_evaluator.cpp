@@ -65,22 +65,10 @@ void simulate(const ExecGraph& exec, int samples, RunRecorder& recorder) {
 }  // namespace
 
 Metrics AnalyticEvaluator::evaluate(const ExecGraph& exec, Trace* trace) {
-    check_run_limits(exec, std::max(1, options_.samples));
-    ++evaluations_;
-    Metrics metrics;
-    RunRecorder single(exec, 1, trace);
-    simulate(exec, 1, single);
-    single.finish_latency_run(metrics);
-    single.merge_memory(metrics);
-    metrics.samples = options_.samples;
-    if (options_.samples > 1) {
-        RunRecorder stream(exec, options_.samples, nullptr);
-        simulate(exec, options_.samples, stream);
-        metrics.throughput_per_s = throughput_from_finishes(stream.sample_finish_ps());
-        stream.merge_memory(metrics);
-    } else {
-        metrics.throughput_per_s = throughput_from_finishes(single.sample_finish_ps());
-    }
+    Metrics metrics =
+        measure(exec, options_.samples, trace,
+                [&](int samples, RunRecorder& recorder) { simulate(exec, samples, recorder); });
+    ++evaluations_;  // a run refused by its limits is not an evaluation
     return metrics;
 }
 

@@ -132,7 +132,6 @@ private:
         StartedTask started;
         double remaining_ps;    // work left, in ps at the flow's full rate
         double progress = 1.0;  // allocated rate / full rate
-        std::int64_t sequence;
     };
 
     const Task& task_of(const StartedTask& s) const {
@@ -230,8 +229,7 @@ private:
             Timer t = timers_.top();
             timers_.pop();
             if (t.then_flow) {
-                flows_.push_back(Flow{t.started, static_cast<double>(task_of(t.started).flow_ps),
-                                      1.0, t.sequence});
+                flows_.push_back(Flow{t.started, static_cast<double>(task_of(t.started).flow_ps)});
                 changed = true;
             } else {
                 complete(t.started);
@@ -369,22 +367,10 @@ Metrics DesEvaluator::evaluate(const ExecGraph& exec, Trace* trace) {
     if (slot_signature(exec.resources) != g_model->signature) {
         throw std::invalid_argument("DesEvaluator: ExecGraph was lowered for another platform");
     }
-    check_run_limits(exec, std::max(1, options_.samples));
-    ++evaluations_;
-    Metrics metrics;
-    RunRecorder single(exec, 1, trace);
-    g_model->run(exec, 1, single);
-    single.finish_latency_run(metrics);
-    single.merge_memory(metrics);
-    metrics.samples = options_.samples;
-    if (options_.samples > 1) {
-        RunRecorder stream(exec, options_.samples, nullptr);
-        g_model->run(exec, options_.samples, stream);
-        metrics.throughput_per_s = throughput_from_finishes(stream.sample_finish_ps());
-        stream.merge_memory(metrics);
-    } else {
-        metrics.throughput_per_s = throughput_from_finishes(single.sample_finish_ps());
-    }
+    Metrics metrics =
+        measure(exec, options_.samples, trace,
+                [&](int samples, RunRecorder& recorder) { g_model->run(exec, samples, recorder); });
+    ++evaluations_;  // a run refused by its limits is not an evaluation
     return metrics;
 }
 

@@ -227,6 +227,26 @@ void RunRecorder::merge_memory(Metrics& metrics) const {
     }
 }
 
+Metrics measure(const ExecGraph& exec, int samples, Trace* trace,
+                const std::function<void(int samples, RunRecorder& recorder)>& run) {
+    check_run_limits(exec, std::max(1, samples));
+    Metrics metrics;
+    RunRecorder single(exec, 1, trace);
+    run(1, single);
+    single.finish_latency_run(metrics);
+    single.merge_memory(metrics);
+    metrics.samples = samples;
+    if (samples > 1) {
+        RunRecorder stream(exec, samples, nullptr);
+        run(samples, stream);
+        metrics.throughput_per_s = throughput_from_finishes(stream.sample_finish_ps());
+        stream.merge_memory(metrics);
+    } else {
+        metrics.throughput_per_s = throughput_from_finishes(single.sample_finish_ps());
+    }
+    return metrics;
+}
+
 double throughput_from_finishes(std::vector<std::int64_t> finish_ps) {
     if (finish_ps.empty())
         return 0.0;

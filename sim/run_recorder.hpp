@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "sim/dispatch.hpp"
@@ -46,6 +47,12 @@ private:
     std::vector<std::int64_t> peak_;      // per component
     std::vector<int> peak_task_;          // per component: task that reached the peak
 };
+
+// The measurement both evaluators make: after checking the run's limits, one sample alone
+// (latency, trace, task timings), then `samples` back to back (throughput) unless it is 1;
+// peak memory over both. `run(samples, recorder)` simulates the ExecGraph.
+Metrics measure(const ExecGraph& exec, int samples, Trace* trace,
+                const std::function<void(int samples, RunRecorder& recorder)>& run);
 
 // Steady-state throughput from per-sample completion times: (N-1) samples over the span
 // between the first and the last completion; 1/latency for a single sample.
