@@ -7,7 +7,8 @@ packages=(
   libsystemc-dev libyaml-cpp-dev libfmt-dev libboost-dev libeigen3-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
   coinor-libcbc-dev libscotch-dev
-  python3-matplotlib
+  libonnx-dev libprotobuf-dev
+  python3-matplotlib python3-torch python3-torchvision python3-onnx
 )
 missing=()
 for p in "${packages[@]}"; do
