@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "importers/onnx_import.hpp"
 #include "placement/placer_args.hpp"
 #include "sim/exec_graph.hpp"
 #include "sim/workloads/json_graph.hpp"
@@ -51,9 +52,40 @@ void write_file_atomically(const fs::path& file, const std::string& content) {
 std::shared_ptr<sim::Graph> build_workload(const sim::ConfigNode& node, std::string& label) {
     node.expect_map();
     if (node.has("onnx")) {
-        node["onnx"].fail(
-            "ONNX import is not part of this build yet; use a built-in model "
-            "(hetsim list models) or a {json: file} graph");
+        node.expect_keys({"onnx", "dims", "unknown_ops"});
+        std::filesystem::path file = node.at("onnx").as_string();
+        if (file.is_relative() && !node.file().empty() && node.file().front() != '<') {
+            file = std::filesystem::path(node.file()).parent_path() / file;
+        }
+        importers::OnnxImportOptions options;
+        if (node.has("dims")) {
+            const sim::ConfigNode dims = node.at("dims");
+            dims.expect_map();
+            for (const auto& key : dims.keys())
+                options.dims[key] = dims.at(key).as_int();
+        }
+        const std::string unknown = node.get_string("unknown_ops", "error");
+        if (unknown == "zero-cost") {
+            options.unknown_ops = importers::UnknownOps::zero_cost;
+        } else if (unknown != "error") {
+            node["unknown_ops"].fail(
+                fmt::format("expected 'error' or 'zero-cost', got '{}'", unknown));
+        }
+        try {
+            auto imported = importers::import_onnx(file.string(), options);
+            if (!imported.zero_cost_ops.empty()) {
+                std::vector<std::string> listed;
+                for (const auto& [type, count] : imported.zero_cost_ops)
+                    listed.push_back(
+                        fmt::format("{} ({} node{})", type, count, count > 1 ? "s" : ""));
+                fmt::print(stderr, "warning: {}: op types imported at zero cost: {}\n",
+                           file.string(), fmt::join(listed, ", "));
+            }
+            label = fmt::format("onnx({})", file.filename().string());
+            return std::make_shared<sim::Graph>(std::move(imported.graph));
+        } catch (const importers::OnnxImportError& e) {
+            node["onnx"].fail(e.what());
+        }
     }
     if (node.has("json")) {
         node.expect_keys({"json"});
