@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <set>
@@ -742,6 +743,25 @@ double flops_per_output_element(const OpOperands& o) {
     // are calibrated on (lee2022 §4.2: all element-wise operators take the same time), so they
     // count 1 too.
     return output_elements(o);
+}
+
+double flops_resize(const OpOperands& o) {
+    // ONNX Resize: "nearest" copies one input element per output element (no arithmetic);
+    // "linear" blends the 2^k neighbours along the k resized axes, "cubic" the 4^k, each a
+    // multiply-add (2 FLOPs). Only the trailing spatial axes of an NCHW tensor are resized.
+    if (!o.floating_point || o.inputs.empty())
+        return 0.0;
+    const std::string mode = [&] {
+        auto it = o.op.attrs.find("mode");
+        return it != o.op.attrs.end() && std::holds_alternative<std::string>(it->second)
+                   ? std::get<std::string>(it->second)
+                   : std::string("nearest");
+    }();
+    if (mode == "nearest")
+        return 0.0;
+    const double spatial_axes = std::max<double>(0.0, static_cast<double>(o.inputs[0].size()) - 2);
+    const double neighbours = std::pow(mode == "cubic" ? 4.0 : 2.0, spatial_axes);
+    return 2.0 * neighbours * output_elements(o);
 }
 
 double flops_per_input_element(const OpOperands& o) {

@@ -49,5 +49,6 @@ double flops_layernorm(const OpOperands& operands);
 double flops_batchnorm(const OpOperands& operands);
 double flops_per_output_element(const OpOperands& operands);  // element-wise
 double flops_per_input_element(const OpOperands& operands);   // reductions
+double flops_resize(const OpOperands& operands);              // by interpolation mode
 
 }  // namespace hetsim::sim

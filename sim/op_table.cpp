@@ -127,6 +127,7 @@ const std::vector<OpInfo>& rows() {
         {"Expand",                C::data_movement, nullptr,                       flops_none},
         {"Tile",                  C::data_movement, nullptr,                       flops_none},
         {"Pad",                   C::data_movement, nullptr,                       flops_none},
+        {"Resize",                C::data_movement, nullptr,                       flops_resize},
         {"Dropout",               C::data_movement, infer_same_shapes,             flops_none},
         {"Constant",              C::data_movement, nullptr,                       flops_none},
         {"ConstantOfShape",       C::data_movement, nullptr,                       flops_none},

@@ -1,9 +1,9 @@
 // ONNX import on models written here with the ONNX protobuf API: exact shapes, FLOPs and
 // weight bytes by hand, constant folding, dims binding, unknown ops, external data and every
 // bad-file error. (PyTorch exports are checked end to end in tests/tools/.)
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <fmt/format.h>
 #include <onnx/onnx_pb.h>
 
 #include <filesystem>
@@ -293,6 +293,64 @@ TEST(OnnxImport, BadFilesAreClearErrorsNamingTheFile) {
     expect_error(save(future, dir.path() / "future.onnx"),
                  fmt::format("opset {} is newer than the installed ONNX library supports",
                              max_supported_opset() + 1));
+}
+
+}  // namespace
+}  // namespace hetsim::importers
+
+namespace hetsim::importers {
+namespace {
+
+std::string onnx_study(const std::string& onnx_file, const std::string& extra) {
+    return fmt::format(
+        "study: onnx\n"
+        "platform: {}/configs/platforms/pcie_accelerators.yaml\n"
+        "workload: {{onnx: {}, dims: {{batch: 2}}{}}}\n"
+        "baseline: single:CPU0\n"
+        "placers: [priority:ACC0,CPU0]\n",
+        HETSIM_SOURCE_DIR, onnx_file, extra);
+}
+
+TEST(OnnxImportCli, RunsAStudyOnAnOnnxFile) {
+    hetsim::testing::TempDir dir;
+    save(dense_model(), dir.path() / "dense.onnx");
+    const auto study = dir.write("study.yaml", onnx_study("dense.onnx", ""));
+    const auto out = hetsim::testing::run_hetsim(
+        fmt::format("run {} --out {}", study.string(), (dir.path() / "out").string()));
+    EXPECT_EQ(out.exit_code, 0) << out.output;
+    EXPECT_THAT(out.output, HasSubstr("onnx(dense.onnx)"));
+    EXPECT_THAT(out.output, HasSubstr("(3 ops"));
+}
+
+TEST(OnnxImportCli, BadFileAndUnknownOpsAreOneLineErrorsWithExitCode2) {
+    hetsim::testing::TempDir dir;
+    dir.write("broken.onnx", "\x08\x07garbage that is not a model");
+    const auto broken = dir.write("broken.yaml", onnx_study("broken.onnx", ""));
+    auto out = hetsim::testing::run_hetsim("run " + broken.string());
+    EXPECT_EQ(out.exit_code, 2);
+    EXPECT_THAT(out.output, HasSubstr("broken.yaml:3: workload.onnx: "));
+    EXPECT_THAT(out.output, HasSubstr("broken.onnx: not a valid ONNX model"));
+
+    auto m = dense_model();
+    m.mutable_graph()->mutable_output(0)->set_name("z");
+    add_node(m, "Hardmax", {"y"}, {"z"}, "/head/Hardmax");
+    save(m, dir.path() / "unknown.onnx");
+    const auto strict = dir.write("strict.yaml", onnx_study("unknown.onnx", ""));
+    out = hetsim::testing::run_hetsim("run " + strict.string());
+    EXPECT_EQ(out.exit_code, 2);
+    EXPECT_THAT(out.output, HasSubstr("'Hardmax' (node '/head/Hardmax')"));
+
+    const auto lenient =
+        dir.write("lenient.yaml", onnx_study("unknown.onnx", ", unknown_ops: zero-cost"));
+    out = hetsim::testing::run_hetsim(
+        fmt::format("run {} --out {}", lenient.string(), (dir.path() / "out").string()));
+    EXPECT_EQ(out.exit_code, 0) << out.output;
+    EXPECT_THAT(out.output, HasSubstr("op types imported at zero cost: Hardmax (1 node)"));
+
+    const auto typo = dir.write("typo.yaml", onnx_study("unknown.onnx", ", unknown_ops: skip"));
+    out = hetsim::testing::run_hetsim("run " + typo.string());
+    EXPECT_EQ(out.exit_code, 2);
+    EXPECT_THAT(out.output, HasSubstr("expected 'error' or 'zero-cost', got 'skip'"));
 }
 
 }  // namespace
