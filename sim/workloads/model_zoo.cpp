@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "sim/config.hpp"
+#include "sim/workloads/cnn.hpp"
 #include "sim/workloads/random_dag.hpp"
 #include "sim/workloads/recurrent.hpp"
 #include "sim/workloads/transformer.hpp"
@@ -97,6 +98,26 @@ Graph random_dag(const ModelInfo& info, const Knobs& overrides) {
     return build_random_dag(c);
 }
 
+CnnConfig cnn_config(const Knobs& k) {
+    return {k.at("batch"), k.at("image"), k.at("classes")};
+}
+
+std::vector<KnobInfo> cnn_knobs(std::int64_t image) {
+    return {{"batch", 1, "batch size"},
+            {"image", image, "input height = width"},
+            {"classes", 1000, "classifier outputs"}};
+}
+
+Graph resnet(const ModelInfo& info, const Knobs& overrides) {
+    const Knobs k = resolve_knobs(info, overrides);
+    return build_resnet(k.at("depth"), cnn_config(k));
+}
+
+template <Graph (*build)(const CnnConfig&)>
+Graph cnn(const ModelInfo& info, const Knobs& overrides) {
+    return build(cnn_config(resolve_knobs(info, overrides)));
+}
+
 struct ModelEntry {
     ModelInfo info;
     Builder build;
@@ -173,6 +194,28 @@ const std::vector<ModelEntry>& registry() {
                                 {"hidden", 256, "activation width"},
                                 {"batch", 1, "batch size"}}},
                      random_dag});
+        {
+            ModelInfo info{"resnet",
+                           "torchvision ResNet (He et al. 2016; DUET's Wide-and-Deep uses "
+                           "ResNet-18), eval export with BatchNorm folded into Conv",
+                           {{"depth", 18, "18, 34 (BasicBlock), 50, 101 or 152 (Bottleneck)"}}};
+            for (auto& k : cnn_knobs(224))
+                info.knobs.push_back(std::move(k));
+            e.push_back({std::move(info), resnet});
+        }
+        {
+            ModelInfo info{"inception_v3",
+                           "torchvision Inception v3 (Szegedy et al. 2016; EOP), eval export "
+                           "without aux logits, BatchNorm folded into Conv",
+                           cnn_knobs(299)};
+            info.knobs[1].min_value = kInceptionV3MinImage;
+            e.push_back({std::move(info), cnn<build_inception_v3>});
+        }
+        e.push_back({ModelInfo{"mobilenet_v2",
+                               "torchvision MobileNetV2, width 1.0 (Sandler et al. 2018; EOP), "
+                               "eval export with BatchNorm folded into Conv",
+                               cnn_knobs(224)},
+                     cnn<build_mobilenet_v2>});
         return e;
     }();
     return entries;
