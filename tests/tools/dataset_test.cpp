@@ -96,6 +96,31 @@ TEST(CliDataset, FractionsAreProportions) {
     EXPECT_EQ(manifest.at("split"), nlohmann::json({{"train", 3}, {"test", 3}}));
 }
 
+// mcm2022 §5.1: 87 graphs of CNNs and RNNs, tens to hundreds of nodes, no attention, 66/5/16.
+TEST(CliDataset, TheShippedMcmPretrainSpecHasThePapersShape) {
+    TempDir dir;
+    const auto o = build(fs::path(HETSIM_SOURCE_DIR) / "configs/datasets/mcm_pretrain.yaml",
+                         dir.path() / "mcm");
+    ASSERT_EQ(o.exit_code, 0) << o.output;
+    const auto manifest = nlohmann::json::parse(read_file(dir.path() / "mcm" / "manifest.json"));
+    const auto& graphs = manifest.at("graphs");
+    EXPECT_GE(graphs.size(), 80u);
+    std::map<std::string, int> split_sizes;
+    for (const auto& g : graphs) {
+        ++split_sizes[g.at("split").get<std::string>()];
+        EXPECT_GE(g.at("nodes").get<int>(), 10) << g.at("name");
+        EXPECT_LE(g.at("nodes").get<int>(), 1000) << g.at("name");
+        const std::string text = read_file(dir.path() / "mcm" / g.at("file").get<std::string>());
+        EXPECT_EQ(text.find("\"Softmax\""), std::string::npos) << g.at("name");
+    }
+    // 66/5/16 exactly for 87 graphs, else in that proportion (within rounding).
+    const double n = static_cast<double>(graphs.size());
+    EXPECT_NEAR(split_sizes["train"], 66 * n / 87, 1.0);
+    EXPECT_NEAR(split_sizes["validation"], 5 * n / 87, 1.0);
+    EXPECT_NEAR(split_sizes["test"], 16 * n / 87, 1.0);
+    EXPECT_EQ(split_sizes.size(), 3u);
+}
+
 TEST(CliDataset, BadSpecsNameTheYamlPath) {
     TempDir dir;
     struct Case {
@@ -113,6 +138,10 @@ TEST(CliDataset, BadSpecsNameTheYamlPath) {
          "sources.0: expected a source with one of the keys model, random_dag, onnx, export"},
         {"name: x\nsplit: {train: -1}\nsources:\n  - {model: lstm}\n",
          "split.train: expected a count or a fraction >= 0"},
+        {"name: x\nnodes: [10, 100]\nsplit: {train: 1}\nsources:\n  - {model: lstm, knobs: "
+         "{seq_len: [2, 8]}}\n",
+         "sources.0: lstm(layers=1,hidden=256,input=256,seq_len=8,batch=1) has 129 ops, outside "
+         "the spec's nodes: [10, 100]"},
     };
     for (const Case& c : cases) {
         const auto spec = dir.write("x.yaml", c.spec);

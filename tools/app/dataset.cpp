@@ -35,6 +35,9 @@ struct Entry {
 };
 
 struct Builder {
+    Builder(sim::ConfigNode spec, fs::path out, std::uint64_t seed, std::ostream& warn)
+        : root(std::move(spec)), out_dir(std::move(out)), rng(seed), warnings(warn) {}
+
     sim::ConfigNode root;
     fs::path out_dir;
     std::mt19937_64 rng;  // draws of random_dag knobs, in source order
@@ -43,12 +46,17 @@ struct Builder {
     int random_dags = 0;
     std::optional<bool> torch_available;
     std::ostream& warnings;
+    std::int64_t min_nodes = 1, max_nodes = std::numeric_limits<std::int64_t>::max();
 
-    // Builds the workload `node` (a study's workload mapping, read at `where`), writes it and
-    // records it under a unique version of `name`.
+    // Builds the workload mapping `node` (as a study's `workload:`; errors name its YAML path),
+    // writes the graph and records it under a unique version of `name`.
     void add(const std::string& name, const sim::ConfigNode& node) {
         std::string label;
         const auto graph = build_workload(node, label);
+        if (graph->op_count() < min_nodes || graph->op_count() > max_nodes) {
+            node.fail(fmt::format("{} has {} ops, outside the spec's nodes: [{}, {}]", label,
+                                  graph->op_count(), min_nodes, max_nodes));
+        }
         std::string unique = name;
         for (int i = 2; names.contains(unique); ++i)
             unique = fmt::format("{}_{}", name, i);
@@ -252,7 +260,7 @@ std::vector<std::size_t> split_sizes(const sim::ConfigNode& split,
 std::string build_dataset(const DatasetRequest& request, std::ostream& warnings) {
     const sim::ConfigNode root = sim::ConfigNode::load_file(request.spec);
     root.expect_map();
-    root.expect_keys({"name", "description", "seed", "split", "sources"});
+    root.expect_keys({"name", "description", "seed", "nodes", "split", "sources"});
     const std::string name = root.at("name").as_string();
     const std::int64_t seed = request.seed ? *request.seed : root.get_int("seed", 1);
     if (seed < 0) {
@@ -277,9 +285,17 @@ std::string build_dataset(const DatasetRequest& request, std::ostream& warnings)
         throw sim::InputError("", "--out", 0,
                               fmt::format("cannot create '{}': {}", out_dir.string(), e.what()));
     }
-    Builder builder{root,         out_dir, std::mt19937_64(static_cast<std::uint64_t>(seed)),
-                    {},           {},      0,
-                    std::nullopt, warnings};
+    Builder builder(root, out_dir, static_cast<std::uint64_t>(seed), warnings);
+    if (root.has("nodes")) {
+        // Optional bounds on every graph's op count, checked as each graph is built.
+        const sim::ConfigNode nodes = root.at("nodes");
+        if (!nodes.is_sequence() || nodes.size() != 2)
+            nodes.fail("expected [min, max] ops per graph");
+        builder.min_nodes = nodes.at(0).as_int();
+        builder.max_nodes = nodes.at(1).as_int();
+        if (builder.min_nodes > builder.max_nodes)
+            nodes.fail(fmt::format("empty range [{}, {}]", builder.min_nodes, builder.max_nodes));
+    }
     for (std::size_t i = 0; i < sources.size(); ++i) {
         const sim::ConfigNode src = sources.at(i);
         src.expect_map();

@@ -5,6 +5,7 @@
 // Spec:
 //   name: mcm_pretrain
 //   seed: 1
+//   nodes: [10, 1000]                             # optional: every graph's op count in range
 //   split: {train: 66, validation: 5, test: 16}   # counts summing to the graph count, or
 //                                                 # proportions (largest-remainder rounding)
 //   sources:
