@@ -14,6 +14,8 @@ namespace hetsim::sim::workloads {
 namespace {
 
 using nlohmann::json;
+// The writer keeps keys in insertion order ("name" first).
+using ordered = nlohmann::ordered_json;
 
 [[noreturn]] void bad(const std::string& label, const std::string& where, const std::string& what) {
     throw std::invalid_argument(fmt::format("{}: {}: {}", label, where, what));
@@ -164,21 +166,21 @@ std::string_view kind_name(TensorKind kind) {
     return "activation";
 }
 
-json attr_json(const AttrValue& value) {
-    return std::visit([](const auto& v) { return json(v); }, value);
+ordered attr_json(const AttrValue& value) {
+    return std::visit([](const auto& v) { return ordered(v); }, value);
 }
 
 }  // namespace
 
 std::string write_json_graph(const Graph& graph) {
     // One tensor or op per line: diffable, and a 1000-op graph stays readable.
-    auto list = [](const std::vector<json>& items) {
+    auto list = [](const std::vector<ordered>& items) {
         std::string out = "[";
         for (std::size_t i = 0; i < items.size(); ++i)
             out += (i == 0 ? "\n  " : ",\n  ") + items[i].dump();
         return out + (items.empty() ? "]" : "\n ]");
     };
-    std::vector<json> tensors, outputs;
+    std::vector<ordered> tensors, outputs;
     for (const Tensor& t : graph.tensors()) {
         tensors.push_back({{"name", t.name},
                            {"shape", t.shape},
@@ -187,20 +189,20 @@ std::string write_json_graph(const Graph& graph) {
         if (t.is_graph_output)
             outputs.emplace_back(t.name);
     }
-    std::vector<json> ops;
+    std::vector<ordered> ops;
     for (const Op& op : graph.ops()) {
         auto names = [&](const std::vector<int>& ids) {
-            json out = json::array();
+            ordered out = ordered::array();
             for (int id : ids)
                 out.push_back(graph.tensor(id).name);
             return out;
         };
-        json o = {{"name", op.name},
-                  {"type", op.type},
-                  {"inputs", names(op.inputs)},
-                  {"outputs", names(op.outputs)}};
+        ordered o = {{"name", op.name},
+                     {"type", op.type},
+                     {"inputs", names(op.inputs)},
+                     {"outputs", names(op.outputs)}};
         if (!op.attrs.empty()) {
-            json attrs = json::object();
+            ordered attrs = ordered::object();
             for (const auto& [key, value] : op.attrs)
                 attrs[key] = attr_json(value);
             o["attrs"] = std::move(attrs);
@@ -209,7 +211,7 @@ std::string write_json_graph(const Graph& graph) {
     }
     return fmt::format(
         "{{\n \"name\": {},\n \"tensors\": {},\n \"ops\": {},\n \"outputs\": {}\n}}\n",
-        json(graph.name()).dump(), list(tensors), list(ops), json(outputs).dump());
+        ordered(graph.name()).dump(), list(tensors), list(ops), ordered(outputs).dump());
 }
 
 Graph load_json_graph(const std::string& file) {

@@ -20,7 +20,7 @@ namespace hetsim::app {
 namespace {
 
 namespace fs = std::filesystem;
-using nlohmann::json;
+using json = nlohmann::ordered_json;  // keys in insertion order: "workload" and "name" first
 
 std::int64_t peak_activation_bytes(const sim::Graph& graph) {
     // Difference array over topo steps: +bytes at the producer's step, -bytes after the last
