@@ -12,6 +12,7 @@
 #include "sim/workloads/model_zoo.hpp"
 #include "tools/app/agree.hpp"
 #include "tools/app/calibrate.hpp"
+#include "tools/app/dataset.hpp"
 #include "tools/app/inspect.hpp"
 #include "tools/app/place.hpp"
 #include "tools/app/registration.hpp"
@@ -124,12 +125,36 @@ int main(int argc, char** argv) {
         "list", "list placers, devices (component types), models or ops (the op table)");
     list->add_option("what", list_what, "placers | devices | models | ops")->required();
 
-    std::string workload;
-    std::vector<std::string> knobs;
+    app::InspectRequest inspect_request;
+    bool inspect_ideals = false;
+    std::size_t inspect_ideals_limit = app::kDefaultIdealsLimit;
     auto* inspect = cli.add_subcommand("inspect", "graph statistics of a workload");
-    inspect->add_option("workload", workload, "a model name (bert, gpt2, ...) or a study YAML")
+    inspect
+        ->add_option("workload", inspect_request.workload,
+                     "a model name (bert, lstm, ...), a study YAML, a JSON graph (.json) or an "
+                     "ONNX file (.onnx)")
         ->required();
-    inspect->add_option("--set", knobs, "model knob or study override: --set seq_len=32");
+    inspect->add_option("--set", inspect_request.settings,
+                        "model knob or study override: --set seq_len=32");
+    inspect->add_option("--dim", inspect_request.dims,
+                        "symbolic dimension of an ONNX file: --dim batch=8");
+    inspect->add_flag("--json", inspect_request.json, "print one JSON object");
+    inspect->add_flag("--ideals", inspect_ideals,
+                      "count the ideals of the op DAG (tarnawski.dp's search space)");
+    inspect->add_option("--ideals-limit", inspect_ideals_limit,
+                        "stop counting ideals past this many (default 1000000)");
+    inspect->add_option("--export", inspect_request.export_file,
+                        "write the graph in hetsim's JSON graph format");
+
+    app::DatasetRequest dataset_request;
+    auto* dataset = cli.add_subcommand("dataset", "graph sets for training and stress");
+    dataset->require_subcommand(1);
+    auto* dataset_build = dataset->add_subcommand(
+        "build", "write the graphs of a dataset spec as JSON graphs with a manifest and a split");
+    dataset_build->add_option("--spec", dataset_request.spec, "dataset YAML (configs/datasets/)")
+        ->required();
+    dataset_build->add_option("--out", dataset_request.out, "output directory")->required();
+    dataset_build->add_option("--seed", dataset_request.seed, "override the spec's seed");
 
     std::string calibrate_file;
     auto* calibrate = cli.add_subcommand(
@@ -207,7 +232,13 @@ int main(int argc, char** argv) {
             return 0;
         }
         if (inspect->parsed()) {
-            std::cout << app::inspect_workload(workload, knobs);
+            if (inspect_ideals || inspect->count("--ideals-limit") > 0)
+                inspect_request.ideals_limit = inspect_ideals_limit;
+            std::cout << app::inspect(inspect_request);
+            return 0;
+        }
+        if (dataset_build->parsed()) {
+            std::cout << app::build_dataset(dataset_request, std::cerr);
             return 0;
         }
     } catch (const std::exception& e) {

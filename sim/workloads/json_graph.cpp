@@ -14,6 +14,8 @@ namespace hetsim::sim::workloads {
 namespace {
 
 using nlohmann::json;
+// The writer keeps keys in insertion order ("name" first).
+using ordered = nlohmann::ordered_json;
 
 [[noreturn]] void bad(const std::string& label, const std::string& where, const std::string& what) {
     throw std::invalid_argument(fmt::format("{}: {}: {}", label, where, what));
@@ -133,8 +135,83 @@ Graph parse_json_graph(const std::string& text, const std::string& label) {
         graph.add_op(name.get<std::string>(), type.get<std::string>(), ids("inputs"),
                      ids("outputs"), std::move(attrs));
     }
+    if (doc.contains("outputs")) {
+        const json& outputs = doc["outputs"];
+        if (!outputs.is_array())
+            bad(label, "/outputs", "expected a list of tensor names");
+        for (std::size_t i = 0; i < outputs.size(); ++i) {
+            const json& n = outputs[i];
+            auto id = n.is_string() ? graph.find_tensor(n.get<std::string>()) : std::nullopt;
+            if (!id)
+                bad(label, fmt::format("/outputs/{}", i),
+                    fmt::format("unknown tensor {}", n.dump()));
+            graph.mark_output(*id);
+        }
+    }
     graph.finalize();
     return graph;
+}
+
+namespace {
+
+std::string_view kind_name(TensorKind kind) {
+    switch (kind) {
+        case TensorKind::input:
+            return "input";
+        case TensorKind::weight:
+            return "weight";
+        case TensorKind::activation:
+            break;
+    }
+    return "activation";
+}
+
+ordered attr_json(const AttrValue& value) {
+    return std::visit([](const auto& v) { return ordered(v); }, value);
+}
+
+}  // namespace
+
+std::string write_json_graph(const Graph& graph) {
+    // One tensor or op per line: diffable, and a 1000-op graph stays readable.
+    auto list = [](const std::vector<ordered>& items) {
+        std::string out = "[";
+        for (std::size_t i = 0; i < items.size(); ++i)
+            out += (i == 0 ? "\n  " : ",\n  ") + items[i].dump();
+        return out + (items.empty() ? "]" : "\n ]");
+    };
+    std::vector<ordered> tensors, outputs;
+    for (const Tensor& t : graph.tensors()) {
+        tensors.push_back({{"name", t.name},
+                           {"shape", t.shape},
+                           {"dtype", to_string(t.dtype)},
+                           {"kind", kind_name(t.kind)}});
+        if (t.is_graph_output)
+            outputs.emplace_back(t.name);
+    }
+    std::vector<ordered> ops;
+    for (const Op& op : graph.ops()) {
+        auto names = [&](const std::vector<int>& ids) {
+            ordered out = ordered::array();
+            for (int id : ids)
+                out.push_back(graph.tensor(id).name);
+            return out;
+        };
+        ordered o = {{"name", op.name},
+                     {"type", op.type},
+                     {"inputs", names(op.inputs)},
+                     {"outputs", names(op.outputs)}};
+        if (!op.attrs.empty()) {
+            ordered attrs = ordered::object();
+            for (const auto& [key, value] : op.attrs)
+                attrs[key] = attr_json(value);
+            o["attrs"] = std::move(attrs);
+        }
+        ops.push_back(std::move(o));
+    }
+    return fmt::format(
+        "{{\n \"name\": {},\n \"tensors\": {},\n \"ops\": {},\n \"outputs\": {}\n}}\n",
+        ordered(graph.name()).dump(), list(tensors), list(ops), ordered(outputs).dump());
 }
 
 Graph load_json_graph(const std::string& file) {

@@ -3,8 +3,13 @@
 //    "tensors": [{"name": "x", "shape": [1, 512], "dtype": "float32",
 //                 "kind": "input" | "weight" | "activation"}, ...],
 //    "ops": [{"name": "a", "type": "MatMul", "inputs": ["x", "w"], "outputs": ["y"],
-//             "attrs": {"transB": 1}}, ...]}
+//             "attrs": {"transB": 1}}, ...],
+//    "outputs": ["y", ...]}
 // Every tensor is declared with its shape; Graph::finalize() checks them against the ops.
+// "outputs" (optional) marks graph outputs; finalize() also makes every activation nobody reads
+// one, so it only matters for tensors that are read and are outputs too (e.g. an LSTM's
+// per-step hidden states). Attribute values keep their type: an integer is written without a
+// decimal point, a double always with one.
 #pragma once
 
 #include <string>
@@ -18,5 +23,9 @@ namespace hetsim::sim::workloads {
 // and GraphError (from finalize) for dangling tensors, cycles and shape mismatches.
 Graph load_json_graph(const std::string& file);
 Graph parse_json_graph(const std::string& text, const std::string& label);
+
+// The graph in this format (tensors and ops in id order, attributes by key), so that
+// parse_json_graph(write_json_graph(g)) has g's ops, tensors, shapes, attributes and outputs.
+std::string write_json_graph(const Graph& graph);
 
 }  // namespace hetsim::sim::workloads

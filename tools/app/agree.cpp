@@ -187,16 +187,13 @@ std::string write_agreement(const AgreementReport& report, const fs::path& out_d
             fmt::format("cannot write the results into '{}': {}", out_dir.string(), e.what()));
     }
     // The plot is optional: Debian's python3-matplotlib under /usr/bin/python3.
-    const char* python = "/usr/bin/python3";
+    const char* python = kSystemPython;
     if (!fs::exists(python))
         return "agreement.png not written: /usr/bin/python3 is missing";
-    fs::path script = fs::path("tools") / "plot_agreement.py";
-#ifdef HETSIM_SOURCE_DIR
-    if (!fs::exists(script))
-        script = fs::path(HETSIM_SOURCE_DIR) / "tools" / "plot_agreement.py";
-#endif
-    if (!fs::exists(script))
+    const auto found = find_tool_script("plot_agreement.py");
+    if (!found)
         return "agreement.png not written: tools/plot_agreement.py not found";
+    const fs::path script = *found;
     const fs::path png = out_dir / "agreement.png";
     const std::string command =
         fmt::format("'{}' '{}' '{}' '{}' '{}' 2>&1", python, script.string(), csv_path.string(),

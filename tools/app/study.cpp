@@ -49,6 +49,18 @@ void write_file_atomically(const fs::path& file, const std::string& content) {
     fs::rename(tmp, file);
 }
 
+std::optional<fs::path> find_tool_script(const std::string& name) {
+    const fs::path local = fs::path("tools") / name;
+    if (fs::exists(local))
+        return local;
+#ifdef HETSIM_SOURCE_DIR
+    const fs::path source = fs::path(HETSIM_SOURCE_DIR) / "tools" / name;
+    if (fs::exists(source))
+        return source;
+#endif
+    return std::nullopt;
+}
+
 std::shared_ptr<sim::Graph> build_workload(const sim::ConfigNode& node, std::string& label) {
     node.expect_map();
     if (node.has("onnx")) {

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -87,5 +88,11 @@ std::string file_safe(const std::string& spec);
 
 // Writes `content` to `file` atomically (temporary name, then rename).
 void write_file_atomically(const std::filesystem::path& file, const std::string& content);
+
+// Debian's Python, which has matplotlib, torch, torchvision and onnx (tools/setup.sh); never the
+// first python3 on PATH.
+inline constexpr const char* kSystemPython = "/usr/bin/python3";
+// tools/<name> of the working directory, else of the source tree; nullopt when neither exists.
+std::optional<std::filesystem::path> find_tool_script(const std::string& name);
 
 }  // namespace hetsim::app

@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <utility>
+
+#include "placement/tarnawski/dp/max_load_dp.hpp"
 
 namespace hetsim::placement::tarnawski {
 
@@ -116,6 +119,37 @@ sim::Placement placement_from_assignment(const GraphWorkload& gw, const Assignme
                 : gw.cpu_devices.at(static_cast<std::size_t>(d));
     }
     return placement;
+}
+
+std::optional<std::size_t> count_graph_ideals(const sim::Graph& graph, std::size_t limit) {
+    // Ops at the same depth (longest path from a source) form an antichain, and every subset of
+    // an antichain of w ops generates its own ideal: a level of w ops means >= 2^w ideals, so a
+    // wide graph is answered without enumerating up to the limit.
+    std::vector<int> depth(static_cast<std::size_t>(graph.op_count()), 0);
+    std::map<int, std::size_t> level_size;
+    for (int v : graph.topo_order()) {
+        int d = 0;
+        for (int p : graph.predecessors(v))
+            d = std::max(d, depth[static_cast<std::size_t>(p)] + 1);
+        depth[static_cast<std::size_t>(v)] = d;
+        const std::size_t w = ++level_size[d];
+        if (w >= 64 || (std::size_t{1} << w) > limit)
+            return std::nullopt;
+    }
+    Workload dag;
+    for (int v = 0; v < graph.op_count(); ++v)
+        dag.add_node(v, 0.0, 0.0);
+    for (int v = 0; v < graph.op_count(); ++v)
+        for (int s : graph.successors(v))
+            dag.add_edge(v, s, 0.0);
+    DpOptions options;
+    options.merge_trivial_nodes = false;  // the op DAG's own ideals, one group per op
+    options.max_ideals = limit;
+    try {
+        return count_ideals(dag, options).ideals;
+    } catch (const DpError&) {
+        return std::nullopt;  // more than `limit` (a finalized graph has no cycle)
+    }
 }
 
 }  // namespace hetsim::placement::tarnawski

@@ -16,6 +16,8 @@
 // in host DRAM as §3 assumes), so they are not edges.
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <vector>
 
 #include "placement/tarnawski/split_solver.hpp"
@@ -37,5 +39,12 @@ struct GraphWorkload {
 GraphWorkload workload_from_graph(const sim::Graph& graph, const sim::Platform& platform);
 
 sim::Placement placement_from_assignment(const GraphWorkload& gw, const Assignment& assignment);
+
+// The number of ideals (downward-closed op sets, ∅ included) of `graph`'s op DAG, which is the
+// size of tarnawski.dp's search space (§5.1.1) before its node merging: a chain of n ops has
+// n + 1, a diamond of 4 has 6. Counted by the DP's own enumerator (count_ideals) on the op DAG
+// with no costs and no merging; nullopt when there are more than `limit` (it stops there, so
+// time and memory stay bounded by the limit).
+std::optional<std::size_t> count_graph_ideals(const sim::Graph& graph, std::size_t limit);
 
 }  // namespace hetsim::placement::tarnawski

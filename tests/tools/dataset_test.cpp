@@ -1,0 +1,158 @@
+// `hetsim dataset build`: graph counts, split sizes, determinism, the shipped mcm2022 spec's
+// shape, and bad specs.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "sim/workloads/json_graph.hpp"
+#include "tests/fixtures/cli_fixtures.hpp"
+
+namespace {
+
+using hetsim::testing::Outcome;
+using hetsim::testing::read_file;
+using hetsim::testing::run_hetsim;
+using hetsim::testing::TempDir;
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+// 2 lstm (seq_len 2, 3) + 1 gru + 3 random DAGs = 6 graphs.
+constexpr const char* kSpec = R"(name: small
+seed: 5
+split: {train: 4, validation: 1, test: 1}
+sources:
+  - {model: lstm, knobs: {seq_len: [2, 3], hidden: 16, input: 8}}
+  - {model: gru, knobs: {seq_len: 2, hidden: 16, input: 8}}
+  - random_dag: {count: 3, knobs: {nodes: [10, 20], width: [2, 4], hidden: 8}}
+)";
+
+Outcome build(const fs::path& spec, const fs::path& out, const std::string& extra = "") {
+    return run_hetsim("dataset build --spec " + spec.string() + " --out " + out.string() + extra);
+}
+
+TEST(CliDataset, CountsSplitsAndGraphFiles) {
+    TempDir dir;
+    const auto spec = dir.write("small.yaml", kSpec);
+    const auto o = build(spec, dir.path() / "a");
+    ASSERT_EQ(o.exit_code, 0) << o.output;
+    EXPECT_THAT(o.output, HasSubstr("dataset small: 6 graphs"));
+    const auto manifest = nlohmann::json::parse(read_file(dir.path() / "a" / "manifest.json"));
+    EXPECT_EQ(manifest.at("name"), "small");
+    EXPECT_EQ(manifest.at("seed"), 5);
+    const auto& graphs = manifest.at("graphs");
+    ASSERT_EQ(graphs.size(), 6u);
+    EXPECT_EQ(graphs[0].at("name"), "lstm_seq_len2_hidden16_input8");
+    EXPECT_EQ(graphs[1].at("name"), "lstm_seq_len3_hidden16_input8");
+    EXPECT_EQ(graphs[2].at("source"), "gru(layers=1,hidden=16,input=8,seq_len=2,batch=1)");
+    EXPECT_EQ(graphs[3].at("name"), "random_dag_000");
+    std::map<std::string, int> split_sizes;
+    for (const auto& g : graphs) {
+        ++split_sizes[g.at("split").get<std::string>()];
+        // The graph file is a hetsim JSON graph with the manifest's statistics.
+        const auto graph = hetsim::sim::workloads::load_json_graph(
+            (dir.path() / "a" / g.at("file").get<std::string>()).string());
+        EXPECT_EQ(g.at("nodes"), graph.op_count());
+        EXPECT_EQ(g.at("edges"), graph.edge_count());
+        EXPECT_EQ(g.at("flops"), graph.total_flops());
+        EXPECT_EQ(g.at("param_bytes"), graph.total_weight_bytes());
+        EXPECT_TRUE(g.at("ideals").is_null() || g.at("ideals").get<int>() > graph.op_count());
+    }
+    EXPECT_EQ(split_sizes,
+              (std::map<std::string, int>{{"train", 4}, {"validation", 1}, {"test", 1}}));
+    // random_dag nodes drawn from [10, 20] (compute ops, so the graph has at least that many).
+    for (int i = 3; i < 6; ++i)
+        EXPECT_GE(graphs[i].at("nodes").get<int>(), 10);
+}
+
+TEST(CliDataset, SameSpecAndSeedGiveTheSameDataset) {
+    TempDir dir;
+    const auto spec = dir.write("small.yaml", kSpec);
+    ASSERT_EQ(build(spec, dir.path() / "a").exit_code, 0);
+    ASSERT_EQ(build(spec, dir.path() / "b").exit_code, 0);
+    const std::string a = read_file(dir.path() / "a" / "manifest.json");
+    EXPECT_EQ(a, read_file(dir.path() / "b" / "manifest.json"));
+    EXPECT_EQ(read_file(dir.path() / "a" / "graphs" / "random_dag_002.json"),
+              read_file(dir.path() / "b" / "graphs" / "random_dag_002.json"));
+    // Another seed draws other random DAGs (their generator seeds are in the sources).
+    ASSERT_EQ(build(spec, dir.path() / "c", " --seed 6").exit_code, 0);
+    const auto c = nlohmann::json::parse(read_file(dir.path() / "c" / "manifest.json"));
+    EXPECT_EQ(c.at("seed"), 6);
+    EXPECT_NE(nlohmann::json::parse(a).at("graphs")[3].at("source"),
+              c.at("graphs")[3].at("source"));
+}
+
+TEST(CliDataset, FractionsAreProportions) {
+    TempDir dir;
+    std::string spec = kSpec;
+    const std::string counts = "{train: 4, validation: 1, test: 1}";
+    spec.replace(spec.find(counts), counts.size(), "{train: 0.5, test: 0.5}");
+    const auto file = dir.write("fractions.yaml", spec);
+    ASSERT_EQ(build(file, dir.path() / "a").exit_code, 0);
+    const auto manifest = nlohmann::json::parse(read_file(dir.path() / "a" / "manifest.json"));
+    EXPECT_EQ(manifest.at("split"), nlohmann::json({{"train", 3}, {"test", 3}}));
+}
+
+// mcm2022 §5.1: 87 graphs of CNNs and RNNs, tens to hundreds of nodes, no attention, 66/5/16.
+TEST(CliDataset, TheShippedMcmPretrainSpecHasThePapersShape) {
+    TempDir dir;
+    const auto o = build(fs::path(HETSIM_SOURCE_DIR) / "configs/datasets/mcm_pretrain.yaml",
+                         dir.path() / "mcm");
+    ASSERT_EQ(o.exit_code, 0) << o.output;
+    const auto manifest = nlohmann::json::parse(read_file(dir.path() / "mcm" / "manifest.json"));
+    const auto& graphs = manifest.at("graphs");
+    EXPECT_GE(graphs.size(), 80u);
+    std::map<std::string, int> split_sizes;
+    for (const auto& g : graphs) {
+        ++split_sizes[g.at("split").get<std::string>()];
+        EXPECT_GE(g.at("nodes").get<int>(), 10) << g.at("name");
+        EXPECT_LE(g.at("nodes").get<int>(), 1000) << g.at("name");
+        const std::string text = read_file(dir.path() / "mcm" / g.at("file").get<std::string>());
+        EXPECT_EQ(text.find("\"Softmax\""), std::string::npos) << g.at("name");
+    }
+    // 66/5/16 exactly for 87 graphs, else in that proportion (within rounding).
+    const double n = static_cast<double>(graphs.size());
+    EXPECT_NEAR(split_sizes["train"], 66 * n / 87, 1.0);
+    EXPECT_NEAR(split_sizes["validation"], 5 * n / 87, 1.0);
+    EXPECT_NEAR(split_sizes["test"], 16 * n / 87, 1.0);
+    EXPECT_EQ(split_sizes.size(), 3u);
+}
+
+TEST(CliDataset, BadSpecsNameTheYamlPath) {
+    TempDir dir;
+    struct Case {
+        std::string spec;
+        std::string message;
+    };
+    const Case cases[] = {
+        {"name: x\nsplit: {train: 1}\n", "missing key 'sources'"},
+        {"name: x\nsplit: {train: 1}\nsources:\n  - {model: lstmm}\n",
+         "sources.0.model: unknown model 'lstmm'"},
+        {"name: x\nsplit: {train: 1}\nsources:\n  - random_dag: {count: 2, knobs: {nodes: [20, "
+         "10]}}\n",
+         "sources.0.random_dag.knobs.nodes: empty range [20, 10]"},
+        {"name: x\nsplit: {train: 1}\nsources:\n  - {graph: g.json}\n",
+         "sources.0: expected a source with one of the keys model, random_dag, onnx, export"},
+        {"name: x\nsplit: {train: -1}\nsources:\n  - {model: lstm}\n",
+         "split.train: expected a count or a fraction >= 0"},
+        {"name: x\nnodes: [10, 100]\nsplit: {train: 1}\nsources:\n  - {model: lstm, knobs: "
+         "{seq_len: [2, 8]}}\n",
+         "sources.0: lstm(layers=1,hidden=256,input=256,seq_len=8,batch=1) has 129 ops, outside "
+         "the spec's nodes: [10, 100]"},
+    };
+    for (const Case& c : cases) {
+        const auto spec = dir.write("x.yaml", c.spec);
+        const auto o = build(spec, dir.path() / "out");
+        EXPECT_EQ(o.exit_code, 2) << c.spec << o.output;
+        EXPECT_THAT(o.output, HasSubstr(c.message)) << c.spec;
+        EXPECT_THAT(o.output, HasSubstr("x.yaml")) << c.spec;
+    }
+    const auto missing = build(dir.path() / "none.yaml", dir.path() / "out");
+    EXPECT_EQ(missing.exit_code, 2);
+    EXPECT_THAT(missing.output, HasSubstr("none.yaml"));
+}
+
+}  // namespace

@@ -1,0 +1,369 @@
+#include "tools/app/dataset.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <set>
+#include <vector>
+
+#include "sim/config.hpp"
+#include "sim/workloads/json_graph.hpp"
+#include "tools/app/inspect.hpp"
+#include "tools/app/study.hpp"
+
+namespace hetsim::app {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// One graph of the dataset, already written to graphs/<name>.json.
+struct Entry {
+    std::string name;
+    std::string source;  // the workload label: "lstm(layers=1,...)", "json(x.onnx)", ...
+    GraphStats stats;
+};
+
+struct Builder {
+    Builder(sim::ConfigNode spec, fs::path out, std::uint64_t seed, std::ostream& warn)
+        : root(std::move(spec)), out_dir(std::move(out)), rng(seed), warnings(warn) {}
+
+    sim::ConfigNode root;
+    fs::path out_dir;
+    std::mt19937_64 rng;  // draws of random_dag knobs, in source order
+    std::vector<Entry> entries;
+    std::set<std::string> names;
+    int random_dags = 0;
+    std::optional<bool> torch_available;
+    std::ostream& warnings;
+    std::int64_t min_nodes = 1, max_nodes = std::numeric_limits<std::int64_t>::max();
+
+    // Builds the workload mapping `node` (as a study's `workload:`; errors name its YAML path),
+    // writes the graph and records it under a unique version of `name`.
+    void add(const std::string& name, const sim::ConfigNode& node) {
+        std::string label;
+        const auto graph = build_workload(node, label);
+        if (graph->op_count() < min_nodes || graph->op_count() > max_nodes) {
+            node.fail(fmt::format("{} has {} ops, outside the spec's nodes: [{}, {}]", label,
+                                  graph->op_count(), min_nodes, max_nodes));
+        }
+        std::string unique = name;
+        for (int i = 2; names.contains(unique); ++i)
+            unique = fmt::format("{}_{}", name, i);
+        names.insert(unique);
+        write_file_atomically(out_dir / "graphs" / (unique + ".json"),
+                              sim::workloads::write_json_graph(*graph));
+        entries.push_back(Entry{unique, label, graph_stats(*graph, kDatasetIdealsLimit)});
+    }
+
+    // A synthesized workload mapping, reported at the source's YAML path.
+    sim::ConfigNode synthesized(const YAML::Node& node, const sim::ConfigNode& where) const {
+        return sim::ConfigNode(node, root.file(), where.path());
+    }
+
+    void add_model(const sim::ConfigNode& src) {
+        src.expect_keys({"model", "knobs"});
+        const std::string model = src.at("model").as_string();
+        // Knob values: one value or a list; every combination is one graph (file order, the
+        // last knob varying fastest).
+        std::vector<std::string> keys;
+        std::vector<std::vector<std::int64_t>> values;
+        if (src.has("knobs")) {
+            const sim::ConfigNode knobs = src.at("knobs");
+            knobs.expect_map();
+            for (const std::string& key : knobs.keys()) {
+                const sim::ConfigNode v = knobs.at(key);
+                std::vector<std::int64_t> list;
+                if (v.is_sequence()) {
+                    for (std::size_t i = 0; i < v.size(); ++i)
+                        list.push_back(v.at(i).as_int());
+                    if (list.empty())
+                        v.fail("expected a value or a non-empty list of values");
+                } else {
+                    list.push_back(v.as_int());
+                }
+                keys.push_back(key);
+                values.push_back(std::move(list));
+            }
+        }
+        std::vector<std::size_t> index(keys.size(), 0);
+        while (true) {
+            YAML::Node node;
+            node["model"] = model;
+            std::string name = model;
+            for (std::size_t k = 0; k < keys.size(); ++k) {
+                node[keys[k]] = values[k][index[k]];
+                name += fmt::format("_{}{}", keys[k], values[k][index[k]]);
+            }
+            add(name, synthesized(node, src));
+            std::size_t k = keys.size();
+            while (k > 0 && ++index[k - 1] == values[k - 1].size())
+                index[--k] = 0;
+            if (k == 0)
+                break;
+        }
+    }
+
+    std::int64_t draw(std::int64_t min, std::int64_t max) {
+        const auto span = static_cast<std::uint64_t>(max - min) + 1;
+        return min + static_cast<std::int64_t>(rng() % span);
+    }
+
+    void add_random_dags(const sim::ConfigNode& src) {
+        src.expect_keys({"random_dag"});
+        const sim::ConfigNode spec = src.at("random_dag");
+        spec.expect_map();
+        spec.expect_keys({"count", "knobs"});
+        const std::int64_t count = spec.at("count").as_int();
+        if (count < 1)
+            spec["count"].fail("must be >= 1");
+        // A knob is a fixed value or an inclusive range [min, max] drawn per graph.
+        std::vector<std::pair<std::string, std::pair<std::int64_t, std::int64_t>>> ranges;
+        if (spec.has("knobs")) {
+            const sim::ConfigNode knobs = spec.at("knobs");
+            knobs.expect_map();
+            for (const std::string& key : knobs.keys()) {
+                const sim::ConfigNode v = knobs.at(key);
+                std::int64_t lo = 0, hi = 0;
+                if (v.is_sequence()) {
+                    if (v.size() != 2)
+                        v.fail("expected a value or a range [min, max]");
+                    lo = v.at(0).as_int();
+                    hi = v.at(1).as_int();
+                    if (lo > hi)
+                        v.fail(fmt::format("empty range [{}, {}]", lo, hi));
+                } else {
+                    lo = hi = v.as_int();
+                }
+                ranges.push_back({key, {lo, hi}});
+            }
+        }
+        const bool has_seed = std::any_of(ranges.begin(), ranges.end(),
+                                          [](const auto& r) { return r.first == "seed"; });
+        for (std::int64_t i = 0; i < count; ++i) {
+            YAML::Node node;
+            node["model"] = "random_dag";
+            // Each graph its own generator seed, drawn from the dataset's seed.
+            if (!has_seed)
+                node["seed"] = draw(0, 999'999'999);
+            for (const auto& [key, range] : ranges)
+                node[key] = draw(range.first, range.second);
+            add(fmt::format("random_dag_{:03}", random_dags++), synthesized(node, src));
+        }
+    }
+
+    void add_onnx(const sim::ConfigNode& src) {
+        src.expect_keys({"onnx", "dims"});
+        add(fs::path(src.at("onnx").as_string()).stem().string(), src);
+    }
+
+    bool torch_present() {
+        if (!torch_available) {
+            const std::string command =
+                fmt::format("'{}' -c 'import torch' >/dev/null 2>&1", kSystemPython);
+            torch_available = fs::exists(kSystemPython) && std::system(command.c_str()) == 0;
+        }
+        return *torch_available;
+    }
+
+    void add_export(const sim::ConfigNode& src) {
+        src.expect_keys({"export", "dims"});
+        const std::string model = src.at("export").as_string();
+        const bool safe = !model.empty() && std::all_of(model.begin(), model.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+        });
+        if (!safe)
+            src["export"].fail(
+                fmt::format("expected a model name (letters, digits, _ - .), got "
+                            "'{}'",
+                            model));
+        const auto script = find_tool_script("export_models.py");
+        if (!script || !torch_present()) {
+            warnings << fmt::format(
+                "hetsim: warning: {}: {}: skipping export of '{}': {}\n", root.file(), src.path(),
+                model,
+                !script ? "tools/export_models.py not found"
+                        : "PyTorch is not installed for /usr/bin/python3 (python3-torch)");
+            return;
+        }
+        const fs::path onnx_dir = out_dir / "onnx";
+        fs::create_directories(onnx_dir);
+        const fs::path onnx = onnx_dir / (model + ".onnx");
+        const fs::path log = onnx_dir / (model + ".log");
+        const std::string command =
+            fmt::format("'{}' '{}' '{}' --out '{}' >'{}' 2>&1", kSystemPython, script->string(),
+                        model, onnx.string(), log.string());
+        const int status = std::system(command.c_str());
+        if (status != 0 || !fs::exists(onnx)) {
+            src["export"].fail(
+                fmt::format("tools/export_models.py {} failed (see {})", model, log.string()));
+        }
+        YAML::Node node;
+        node["onnx"] = fs::absolute(onnx).string();
+        if (src.has("dims"))
+            node["dims"] = YAML::Clone(src.at("dims").raw());
+        add(model, synthesized(node, src));
+    }
+};
+
+// Split sizes for `graphs` graphs: the spec's values when they are integers summing to the
+// graph count, else its values as proportions with largest-remainder rounding (ties to the
+// earlier split).
+std::vector<std::size_t> split_sizes(const sim::ConfigNode& split,
+                                     const std::vector<std::string>& names, std::size_t graphs) {
+    std::vector<double> values;
+    bool integers = true;
+    double total = 0.0;
+    for (const std::string& key : names) {
+        const double v = split.at(key).as_double();
+        if (!(v >= 0.0) || !std::isfinite(v))
+            split[key].fail("expected a count or a fraction >= 0");
+        integers = integers && v == std::floor(v);
+        total += v;
+        values.push_back(v);
+    }
+    if (!(total > 0.0))
+        split.fail("the split sizes sum to 0");
+    std::vector<std::size_t> sizes(values.size(), 0);
+    if (integers && total == static_cast<double>(graphs)) {
+        for (std::size_t i = 0; i < values.size(); ++i)
+            sizes[i] = static_cast<std::size_t>(values[i]);
+        return sizes;
+    }
+    std::vector<std::pair<double, std::size_t>> remainders;
+    std::size_t assigned = 0;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        const double quota = values[i] / total * static_cast<double>(graphs);
+        sizes[i] = static_cast<std::size_t>(std::floor(quota));
+        assigned += sizes[i];
+        remainders.push_back({quota - std::floor(quota), i});
+    }
+    std::stable_sort(remainders.begin(), remainders.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (std::size_t r = 0; assigned < graphs; ++r, ++assigned)
+        ++sizes[remainders[r % remainders.size()].second];
+    return sizes;
+}
+
+}  // namespace
+
+std::string build_dataset(const DatasetRequest& request, std::ostream& warnings) {
+    const sim::ConfigNode root = sim::ConfigNode::load_file(request.spec);
+    root.expect_map();
+    root.expect_keys({"name", "description", "seed", "nodes", "split", "sources"});
+    const std::string name = root.at("name").as_string();
+    const std::int64_t seed = request.seed ? *request.seed : root.get_int("seed", 1);
+    if (seed < 0) {
+        if (request.seed)
+            throw sim::InputError("", "--seed", 0, "must be >= 0");
+        root["seed"].fail("must be >= 0");
+    }
+    const sim::ConfigNode split = root.at("split");
+    split.expect_map();
+    const std::vector<std::string> split_names = split.keys();
+    if (split_names.empty())
+        split.fail("expected split names with sizes, e.g. {train: 66, validation: 5, test: 16}");
+    const sim::ConfigNode sources = root.at("sources");
+    sources.expect_sequence();
+    if (sources.size() == 0)
+        sources.fail("expected at least one source");
+
+    const fs::path out_dir = request.out;
+    try {
+        fs::create_directories(out_dir / "graphs");
+    } catch (const fs::filesystem_error& e) {
+        throw sim::InputError("", "--out", 0,
+                              fmt::format("cannot create '{}': {}", out_dir.string(), e.what()));
+    }
+    Builder builder(root, out_dir, static_cast<std::uint64_t>(seed), warnings);
+    if (root.has("nodes")) {
+        // Optional bounds on every graph's op count, checked as each graph is built.
+        const sim::ConfigNode nodes = root.at("nodes");
+        if (!nodes.is_sequence() || nodes.size() != 2)
+            nodes.fail("expected [min, max] ops per graph");
+        builder.min_nodes = nodes.at(0).as_int();
+        builder.max_nodes = nodes.at(1).as_int();
+        if (builder.min_nodes > builder.max_nodes)
+            nodes.fail(fmt::format("empty range [{}, {}]", builder.min_nodes, builder.max_nodes));
+    }
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+        const sim::ConfigNode src = sources.at(i);
+        src.expect_map();
+        if (src.has("model")) {
+            builder.add_model(src);
+        } else if (src.has("random_dag")) {
+            builder.add_random_dags(src);
+        } else if (src.has("onnx")) {
+            builder.add_onnx(src);
+        } else if (src.has("export")) {
+            builder.add_export(src);
+        } else {
+            src.fail("expected a source with one of the keys model, random_dag, onnx, export");
+        }
+    }
+    const std::vector<Entry>& entries = builder.entries;
+    if (entries.empty())
+        sources.fail("no graph was built (every source was skipped)");
+
+    // The split: a seeded Fisher-Yates shuffle on its own stream (independent of how many knob
+    // draws the sources made; std::shuffle's algorithm is not specified, this one is), then
+    // consecutive runs of the split sizes.
+    const std::vector<std::size_t> sizes = split_sizes(split, split_names, entries.size());
+    std::vector<std::size_t> order(entries.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::mt19937_64 shuffle_rng(static_cast<std::uint64_t>(seed) ^ 0x9e3779b97f4a7c15ULL);
+    for (std::size_t i = order.size(); i > 1; --i)
+        std::swap(order[i - 1], order[shuffle_rng() % i]);
+    std::vector<std::string> split_of(entries.size());
+    std::size_t next = 0;
+    for (std::size_t s = 0; s < sizes.size(); ++s)
+        for (std::size_t k = 0; k < sizes[s]; ++k)
+            split_of[order[next++]] = split_names[s];
+
+    using ordered = nlohmann::ordered_json;
+    ordered graphs = ordered::array();
+    int min_nodes = std::numeric_limits<int>::max(), max_nodes = 0;
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        const Entry& e = entries[i];
+        min_nodes = std::min(min_nodes, e.stats.nodes);
+        max_nodes = std::max(max_nodes, e.stats.nodes);
+        graphs.push_back({{"name", e.name},
+                          {"file", "graphs/" + e.name + ".json"},
+                          {"source", e.source},
+                          {"nodes", e.stats.nodes},
+                          {"edges", e.stats.edges},
+                          {"flops", e.stats.flops},
+                          {"param_bytes", e.stats.param_bytes},
+                          {"ideals", e.stats.ideals ? ordered(*e.stats.ideals) : ordered(nullptr)},
+                          {"split", split_of[i]}});
+    }
+    ordered split_json = ordered::object();
+    for (std::size_t s = 0; s < sizes.size(); ++s)
+        split_json[split_names[s]] = sizes[s];
+    const ordered manifest = {{"name", name},
+                              {"seed", seed},
+                              {"ideals_limit", kDatasetIdealsLimit},
+                              {"split", split_json},
+                              {"graphs", graphs}};
+    write_file_atomically(out_dir / "manifest.json", manifest.dump(1) + "\n");
+
+    std::vector<std::string> split_text;
+    for (std::size_t s = 0; s < sizes.size(); ++s)
+        split_text.push_back(fmt::format("{} {}", split_names[s], sizes[s]));
+    return fmt::format("dataset {}: {} graphs ({}..{} ops), {}; {}\n", name, entries.size(),
+                       min_nodes, max_nodes, fmt::join(split_text, ", "),
+                       (out_dir / "manifest.json").string());
+}
+
+}  // namespace hetsim::app
