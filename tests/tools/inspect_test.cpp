@@ -115,6 +115,9 @@ TEST(CliInspect, JsonGraphTextAndJson) {
     EXPECT_EQ(doc.at("edges"), 4);
     EXPECT_EQ(doc.at("ops_by_type"), nlohmann::json({{"Add", 1}, {"MatMul", 2}, {"Relu", 1}}));
     EXPECT_EQ(doc.at("flops"), 208.0);
+    // MatMuls 2*1*8*4 + 2*1*8*8, one FLOP per element of Relu and Add.
+    EXPECT_EQ(doc.at("flops_by_type"),
+              nlohmann::json({{"Add", 8.0}, {"MatMul", 192.0}, {"Relu", 8.0}}));
     EXPECT_EQ(doc.at("param_bytes"), 384);
     EXPECT_EQ(doc.at("peak_activation_bytes"), 96);
     EXPECT_EQ(doc.at("critical_path").at("flops"), 200.0);

@@ -87,6 +87,7 @@ std::string stats_json(const std::string& label, const sim::Graph& graph, const 
         {"tensors", graph.tensor_count()},
         {"ops_by_type", s.ops_by_type},
         {"flops", s.flops},
+        {"flops_by_type", s.flops_by_type},
         {"param_bytes", s.param_bytes},
         {"peak_activation_bytes", s.peak_activation_bytes},
         {"critical_path", {{"flops", s.critical_path_flops}, {"ops", s.critical_path_ops}}}};
@@ -106,8 +107,10 @@ GraphStats graph_stats(const sim::Graph& graph, std::optional<std::size_t> ideal
     s.flops = graph.total_flops();
     s.param_bytes = graph.total_weight_bytes();
     s.peak_activation_bytes = peak_activation_bytes(graph);
-    for (const auto& op : graph.ops())
+    for (const auto& op : graph.ops()) {
         ++s.ops_by_type[op.type];
+        s.flops_by_type[op.type] += op.flops;
+    }
     // Longest paths in topological order: by FLOPs and, separately, by op count.
     std::vector<double> path_flops(static_cast<std::size_t>(graph.op_count()), 0.0);
     std::vector<int> path_ops(static_cast<std::size_t>(graph.op_count()), 0);

@@ -19,6 +19,7 @@ struct GraphStats {
     int nodes = 0;  // ops
     int edges = 0;  // producer -> consumer activation edges (Graph::edge_count)
     std::map<std::string, int> ops_by_type;
+    std::map<std::string, double> flops_by_type;
     double flops = 0.0;
     std::int64_t param_bytes = 0;  // weight tensors (initializers)
     // The peak, over the graph's topological order (Graph::topo_order), of the bytes of the
