@@ -73,6 +73,7 @@ Graph recurrent(const ModelInfo& info, const Knobs& overrides) {
     c.input = k.at("input");
     c.seq_len = k.at("seq_len");
     c.batch = k.at("batch");
+    c.fused = k.at("fused") != 0;
     return build(c);
 }
 
@@ -81,7 +82,8 @@ std::vector<KnobInfo> recurrent_knobs() {
             {"hidden", 256, "hidden size H"},
             {"input", 256, "input features of x_t"},
             {"seq_len", 16, "time steps, unrolled"},
-            {"batch", 1, "batch size"}};
+            {"batch", 1, "batch size"},
+            {"fused", 0, "1: one ONNX LSTM/GRU op per layer, as torch.onnx exports it", 0, 1}};
 }
 
 Graph random_dag(const ModelInfo& info, const Knobs& overrides) {
@@ -151,7 +153,8 @@ const std::vector<ModelEntry>& registry() {
         }
         e.push_back({ModelInfo{"lstm",
                                "stacked LSTM unrolled per time step (EOP's LSTM, DUET's "
-                               "Siamese LSTM cells): 2 MatMuls, 4 gates per step and layer",
+                               "Siamese LSTM cells): 2 MatMuls, 4 gates per step and layer; "
+                               "fused=1: one LSTM op per layer",
                                recurrent_knobs()},
                      recurrent<build_lstm>});
         e.push_back({ModelInfo{"gru",
