@@ -211,6 +211,20 @@ const std::vector<ModelEntry>& registry() {
                                "linear_before_reset as PyTorch exports it",
                                recurrent_knobs()},
                      recurrent<build_gru>});
+        e.push_back({ModelInfo{"random_dag",
+                               "layered random DAG of MatMul/Add/Relu/Tanh/Sigmoid on [batch, "
+                               "hidden] tensors, for stress tests and training sets (mcm2022 "
+                               "§5.1 pre-trains on graphs of tens to hundreds of nodes)",
+                               {{"seed", 1, "random seed", 0},
+                                {"nodes", 50, "compute ops"},
+                                {"width", 8, "at most this many ops per layer"},
+                                {"skip_percent", 20,
+                                 "chance (%) an op adds a tensor 2+ layers back", 0, 100},
+                                {"matmul_percent", 30,
+                                 "chance (%) an op is a MatMul with its own weight", 0, 100},
+                                {"hidden", 256, "activation width"},
+                                {"batch", 1, "batch size"}}},
+                     random_dag});
         e.push_back(
             {ModelInfo{
                  "wide_and_deep",
@@ -255,20 +269,6 @@ const std::vector<ModelEntry>& registry() {
             info.knobs.push_back({"fused", 0, "1: one ONNX LSTM op per layer", 0, 1});
             e.push_back({std::move(info), mt_dnn});
         }
-        e.push_back({ModelInfo{"random_dag",
-                               "layered random DAG of MatMul/Add/Relu/Tanh/Sigmoid on [batch, "
-                               "hidden] tensors, for stress tests and training sets (mcm2022 "
-                               "§5.1 pre-trains on graphs of tens to hundreds of nodes)",
-                               {{"seed", 1, "random seed", 0},
-                                {"nodes", 50, "compute ops"},
-                                {"width", 8, "at most this many ops per layer"},
-                                {"skip_percent", 20,
-                                 "chance (%) an op adds a tensor 2+ layers back", 0, 100},
-                                {"matmul_percent", 30,
-                                 "chance (%) an op is a MatMul with its own weight", 0, 100},
-                                {"hidden", 256, "activation width"},
-                                {"batch", 1, "batch size"}}},
-                     random_dag});
         return e;
     }();
     return entries;

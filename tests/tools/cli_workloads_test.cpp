@@ -48,7 +48,7 @@ TEST(CliWorkloads, AnUnrolledLstmRunsOnTheZynqWithLee2022) {
                              "samples: 2\nbaseline: single:CPU_S\n"
                              "placers: [priority:PIM,CPU_P,CPU_S, lee2022.als]\n");
     ASSERT_EQ(o.exit_code, 0) << o.output;
-    EXPECT_THAT(o.output, HasSubstr("lstm(layers=1,hidden=64,input=32,seq_len=4,batch=1)"));
+    EXPECT_THAT(o.output, HasSubstr("lstm(layers=1,hidden=64,input=32,seq_len=4,batch=1,fused=0)"));
     EXPECT_THAT(o.output, HasSubstr("lee2022.als"));
     EXPECT_THAT(o.output, ::testing::Not(HasSubstr("infeasible")));
 }
