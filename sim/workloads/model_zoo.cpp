@@ -125,18 +125,6 @@ Graph wide_and_deep(const ModelInfo& info, const Knobs& overrides) {
     return build_wide_and_deep(c);
 }
 
-Graph siamese_lstm(const ModelInfo& info, const Knobs& overrides) {
-    const Knobs k = resolve_knobs(info, overrides);
-    RecurrentConfig c;
-    c.layers = k.at("layers");
-    c.hidden = k.at("hidden");
-    c.input = k.at("input");
-    c.seq_len = k.at("seq_len");
-    c.batch = k.at("batch");
-    c.fused = k.at("fused") != 0;
-    return build_siamese_lstm(c);
-}
-
 Graph mt_dnn(const ModelInfo& info, const Knobs& overrides) {
     const Knobs k = resolve_knobs(info, overrides);
     MtDnnConfig c;
@@ -254,7 +242,7 @@ const std::vector<ModelEntry>& registry() {
                                 {"seq_len", 64, "time steps (Table I: 64)"},
                                 {"batch", 1, "batch size (Table I: 1)"},
                                 {"fused", 0, "1: one ONNX LSTM op per layer", 0, 1}}},
-                     siamese_lstm});
+                     recurrent<build_siamese_lstm>});
         {
             ModelInfo info{"mt_dnn",
                            "DUET's MT-DNN (zhang2021 Table I, Fig. 3): shared BERT-base encoder "

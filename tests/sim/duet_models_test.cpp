@@ -10,38 +10,15 @@
 
 #include "sim/graph.hpp"
 #include "sim/workloads/model_zoo.hpp"
+#include "tests/fixtures/model_zoo_fixtures.hpp"
 
 namespace hetsim::sim::workloads {
 namespace {
 
 using ::testing::HasSubstr;
 
-struct Compute {
-    std::map<std::string, int> count;
-    std::map<std::string, double> flops;
-};
-
-Compute compute_ops(const Graph& g) {
-    Compute c;
-    for (const Op& op : g.ops()) {
-        if (op.type == "Conv" || op.type == "Gemm" || op.type == "MatMul" || op.type == "LSTM" ||
-            op.type == "GRU") {
-            ++c.count[op.type];
-            c.flops[op.type] += op.flops;
-        }
-    }
-    return c;
-}
-
-std::string build_error(const std::string& model, const Knobs& knobs) {
-    try {
-        build_model(model, knobs);
-    } catch (const std::invalid_argument& e) {
-        return e.what();
-    }
-    ADD_FAILURE() << "build_model(" << model << ") did not throw std::invalid_argument";
-    return {};
-}
+using hetsim::testing::build_error;
+using hetsim::testing::compute_ops;
 
 TEST(DuetModels, WideAndDeepHasTheResNetTheFfnAndTheLstm) {
     const Graph g = build_model("wide_and_deep", {{"image", 32},
@@ -51,7 +28,7 @@ TEST(DuetModels, WideAndDeepHasTheResNetTheFfnAndTheLstm) {
                                                   {"rnn_layers", 1},
                                                   {"rnn_hidden", 4},
                                                   {"fused", 1}});
-    const Compute c = compute_ops(g);
+    const hetsim::testing::ComputeOps c = compute_ops(g);
     // ResNet-18: conv1, 8 basic blocks of 2 convs, 3 downsampling 1x1 convs.
     EXPECT_EQ(c.count.at("Conv"), 20);
     // 32x32 input: conv1 7x7/2 -> 16x16 (3 -> 64), maxpool -> 8x8; layer1 4 x (64 -> 64 3x3 at
@@ -80,11 +57,11 @@ TEST(DuetModels, SiameseBranchesAreIndependentStacks) {
     const Knobs small{{"layers", 1}, {"hidden", 4}, {"input", 3}, {"seq_len", 2}};
     Knobs fused = small;
     fused["fused"] = 1;
-    const Compute f = compute_ops(build_model("siamese_lstm", fused));
+    const hetsim::testing::ComputeOps f = compute_ops(build_model("siamese_lstm", fused));
     EXPECT_EQ(f.count.at("LSTM"), 2);
     EXPECT_DOUBLE_EQ(f.flops.at("LSTM"), 2 * 2.0 * (2 * 16 * (3 + 4) + 21 * 4));
     // Unrolled: 2 branches x 2 steps x (x W, h R).
-    const Compute u = compute_ops(build_model("siamese_lstm", small));
+    const hetsim::testing::ComputeOps u = compute_ops(build_model("siamese_lstm", small));
     EXPECT_EQ(u.count.at("MatMul"), 8);
     EXPECT_DOUBLE_EQ(u.flops.at("MatMul"), 2 * 2 * (2.0 * 16 * 3 + 2.0 * 16 * 4));
 }
@@ -101,7 +78,7 @@ TEST(DuetModels, MtDnnSharesTheEncoderAcrossTaskHeads) {
                                            {"lstm_hidden", 4},
                                            {"tasks", 2},
                                            {"fused", 1}});
-    const Compute c = compute_ops(g);
+    const hetsim::testing::ComputeOps c = compute_ops(g);
     // Encoder: 6 projections + 2 attention matmuls; a per-token tag MatMul per task.
     EXPECT_EQ(c.count.at("MatMul"), 8 + 2);
     EXPECT_EQ(c.count.count("Gemm"), 0u);  // no pooler / classifier

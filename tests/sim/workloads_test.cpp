@@ -12,6 +12,7 @@
 
 #include "sim/graph.hpp"
 #include "sim/workloads/model_zoo.hpp"
+#include "tests/fixtures/model_zoo_fixtures.hpp"
 
 namespace hetsim::sim::workloads {
 namespace {
@@ -49,15 +50,7 @@ double flops_under(const Graph& g, const std::string& prefix) {
     return sum;
 }
 
-std::string build_error(const std::string& model, const Knobs& knobs) {
-    try {
-        build_model(model, knobs);
-    } catch (const std::invalid_argument& e) {
-        return e.what();
-    }
-    ADD_FAILURE() << "build_model(" << model << ") did not throw std::invalid_argument";
-    return {};
-}
+using hetsim::testing::build_error;
 
 const Knobs kTiny{{"layers", 1}, {"hidden", 8}, {"heads", 2}, {"ffn", 16}, {"seq_len", 4}};
 

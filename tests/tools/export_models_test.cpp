@@ -12,6 +12,7 @@
 #include "sim/graph.hpp"
 #include "sim/workloads/model_zoo.hpp"
 #include "tests/fixtures/cli_fixtures.hpp"
+#include "tests/fixtures/model_zoo_fixtures.hpp"
 
 namespace hetsim::tools {
 namespace {
@@ -76,10 +77,6 @@ Export export_model(const TempDir& dir, const std::string& name, const Knobs& kn
     return e;
 }
 
-bool is_compute(const std::string& type) {
-    return type == "Conv" || type == "Gemm" || type == "MatMul" || type == "LSTM" || type == "GRU";
-}
-
 // The reference's compute kinds are exactly the export's compute nodes; its node count is the
 // file's.
 void expect_reference_matches_onnx(const Export& e) {
@@ -93,7 +90,7 @@ void expect_reference_matches_onnx(const Export& e) {
     int nodes = 0;
     for (const auto& [type, n] : e.onnx_ops) {
         nodes += n;
-        if (is_compute(type))
+        if (hetsim::testing::is_compute_op(type))
             onnx_kinds[type] = n;
     }
     EXPECT_EQ(reference_kinds, onnx_kinds);
@@ -105,18 +102,10 @@ void expect_reference_matches_onnx(const Export& e) {
 // hetsim's generator with the same knobs agrees with the reference: compute ops exactly,
 // compute FLOPs within 2 %.
 void expect_generator_matches(const std::string& model, Knobs knobs, const Export& e) {
-    const sim::Graph g = sim::workloads::build_model(model, knobs);
-    int ops = 0;
-    double flops = 0.0;
-    for (const sim::Op& op : g.ops()) {
-        if (is_compute(op.type)) {
-            ++ops;
-            flops += op.flops;
-        }
-    }
+    const auto c = hetsim::testing::compute_ops(sim::workloads::build_model(model, knobs));
     const double reference = e.reference.at("compute_flops").get<double>();
-    EXPECT_EQ(ops, static_cast<int>(e.reference.at("compute_ops").size())) << model;
-    EXPECT_NEAR(flops, reference, 0.02 * reference) << model;
+    EXPECT_EQ(c.total_count, static_cast<int>(e.reference.at("compute_ops").size())) << model;
+    EXPECT_NEAR(c.total_flops, reference, 0.02 * reference) << model;
 }
 
 void check_recurrent(const std::string& model) {
@@ -159,39 +148,47 @@ TEST(ExportModels, Bert) {
     expect_generator_matches("bert", knobs, e);
 }
 
-TEST(ExportModels, WideAndDeep) {
-    REQUIRE_TORCH();
-    TempDir dir;
-    const Knobs knobs{{"image", 32}, {"rnn_seq_len", 4}, {"rnn_embed", 8}, {"rnn_hidden", 16}};
-    const Export e = export_model(dir, "wide_and_deep", knobs);
+// Exports a DUET model and compares it with the generator at the same knobs, fused.
+Export check_duet(const TempDir& dir, const std::string& model, const Knobs& knobs) {
+    Export e = export_model(dir, model, knobs);
     expect_reference_matches_onnx(e);
     Knobs fused = knobs;
     fused["fused"] = 1;
-    expect_generator_matches("wide_and_deep", fused, e);
+    expect_generator_matches(model, fused, e);
+    return e;
+}
+
+TEST(ExportModels, WideAndDeep) {
+    REQUIRE_TORCH();
+    TempDir dir;
+    const Export e =
+        check_duet(dir, "wide_and_deep",
+                   {{"image", 32}, {"rnn_seq_len", 4}, {"rnn_embed", 8}, {"rnn_hidden", 16}});
+    EXPECT_EQ(e.onnx_ops.at("Conv"), 20);  // ResNet-18
 }
 
 TEST(ExportModels, SiameseLstm) {
     REQUIRE_TORCH();
     TempDir dir;
-    const Knobs knobs{{"seq_len", 4}, {"hidden", 16}, {"input", 8}};
-    const Export e = export_model(dir, "siamese_lstm", knobs);
-    expect_reference_matches_onnx(e);
+    const Export e =
+        check_duet(dir, "siamese_lstm", {{"seq_len", 4}, {"hidden", 16}, {"input", 8}});
     EXPECT_EQ(e.onnx_ops.at("LSTM"), 4);  // 2 branches x 2 layers
-    Knobs fused = knobs;
-    fused["fused"] = 1;
-    expect_generator_matches("siamese_lstm", fused, e);
 }
 
 TEST(ExportModels, MtDnn) {
     REQUIRE_TORCH();
     TempDir dir;
-    const Knobs knobs{{"layers", 1},  {"hidden", 64}, {"heads", 2},        {"ffn", 128},
-                      {"seq_len", 8}, {"vocab", 100}, {"lstm_hidden", 16}, {"tasks", 3}};
-    const Export e = export_model(dir, "mt_dnn", knobs);
-    expect_reference_matches_onnx(e);
-    Knobs fused = knobs;
-    fused["fused"] = 1;
-    expect_generator_matches("mt_dnn", fused, e);
+    const Export e = check_duet(dir, "mt_dnn",
+                                {{"layers", 1},
+                                 {"hidden", 64},
+                                 {"heads", 2},
+                                 {"ffn", 128},
+                                 {"seq_len", 8},
+                                 {"vocab", 100},
+                                 {"lstm_hidden", 16},
+                                 {"tasks", 3}});
+    EXPECT_EQ(e.onnx_ops.at("LSTM"), 6);     // 3 tasks x 2 layers
+    EXPECT_EQ(e.onnx_ops.at("MatMul"), 11);  // 8 in the encoder layer, a tag scorer per task
 }
 
 TEST(ExportModels, TorchvisionResNet18FoldsBatchNormIntoConv) {
