@@ -673,6 +673,88 @@ std::optional<Shapes> infer_size_op_shapes(const Op& op, const Shapes& in) {
     return Shapes{Shape{}};
 }
 
+// --- recurrent ------------------------------------------------------------------------------
+
+namespace {
+
+// Gates per cell (ONNX LSTM: i, o, f, c; GRU: z, r, h; RNN: one).
+std::int64_t recurrent_gates(std::string_view type) {
+    return type == "LSTM" ? 4 : type == "GRU" ? 3 : 1;
+}
+
+std::int64_t recurrent_directions(const Op& op) {
+    if (auto it = op.attrs.find("direction"); it != op.attrs.end()) {
+        if (const auto* d = std::get_if<std::string>(&it->second)) {
+            if (*d == "bidirectional")
+                return 2;
+            if (*d != "forward" && *d != "reverse") {
+                fail(op,
+                     fmt::format("direction '{}' must be forward, reverse or bidirectional", *d));
+            }
+        }
+    }
+    return 1;
+}
+
+}  // namespace
+
+// ONNX LSTM / GRU / RNN (opset 7-14 operator specification, "Inputs" and "Outputs"): X is
+// [seq_length, batch_size, input_size] ([batch, seq, input] with layout = 1), W is
+// [num_directions, G*hidden_size, input_size], R is [num_directions, G*hidden_size,
+// hidden_size], the optional B is [num_directions, 2*G*hidden_size]; Y is [seq_length,
+// num_directions, batch_size, hidden_size] and Y_h (and LSTM's Y_c) [num_directions,
+// batch_size, hidden_size] (layout 1: [batch, seq, dirs, H] and [batch, dirs, H]).
+std::optional<Shapes> infer_recurrent_shapes(const Op& op, const Shapes& in) {
+    expect_inputs(op, in, 3, 8);
+    const Shape& x = in[0];
+    const Shape& w = in[1];
+    const Shape& r = in[2];
+    if (x.size() != 3 || w.size() != 3 || r.size() != 3) {
+        fail(op, fmt::format("{} expects X, W and R of rank 3, got {}", op.type,
+                             shapes_text({x, w, r})));
+    }
+    const std::int64_t dirs = recurrent_directions(op);
+    const std::int64_t gates = recurrent_gates(op.type);
+    const std::int64_t hidden = op.attr_int("hidden_size", r[2]);
+    const bool batch_first = op.attr_int("layout", 0) != 0;
+    const std::int64_t seq = batch_first ? x[1] : x[0];
+    const std::int64_t batch = batch_first ? x[0] : x[1];
+    const Shape w_expected{dirs, gates * hidden, x[2]};
+    const Shape r_expected{dirs, gates * hidden, hidden};
+    if (w != w_expected || r != r_expected) {
+        fail(op, fmt::format("{} with hidden_size {} and {} direction(s) on X {} expects W {} and "
+                             "R {}, got {}",
+                             op.type, hidden, dirs, to_string(x), to_string(w_expected),
+                             to_string(r_expected), shapes_text({w, r})));
+    }
+    if (in.size() >= 4 && in[3] != Shape{dirs, 2 * gates * hidden}) {
+        fail(op, fmt::format("{} bias B {} must be [{},{}]", op.type, to_string(in[3]), dirs,
+                             2 * gates * hidden));
+    }
+    const Shape y = batch_first ? Shape{batch, seq, dirs, hidden} : Shape{seq, dirs, batch, hidden};
+    const Shape state = batch_first ? Shape{batch, dirs, hidden} : Shape{dirs, batch, hidden};
+    if (op.type == "LSTM")
+        return Shapes{y, state, state};
+    return Shapes{y, state};
+}
+
+double recurrent_cell_flops(std::string_view op_type, std::int64_t batch, std::int64_t input,
+                            std::int64_t hidden, bool bias) {
+    const std::int64_t gates = recurrent_gates(op_type);
+    // Element-wise work per batch row, as the unrolled generators emit it: LSTM: 3 adds over
+    // the G*H gates (two biases, x W + h R) and 3 Sigmoid + 2 Tanh + 3 Mul + 1 Add over H
+    // (12H + 9H = 21H). GRU (linear_before_reset): 2 bias adds over G*H and 11 ops over H
+    // (2 Add + 2 Sigmoid for z and r; Mul, Add, Tanh for n; Sub, 2 Mul, Add for h'): 17H.
+    // RNN: 2 bias adds, x W + h R, the activation: 4H.
+    const std::int64_t per_row = op_type == "LSTM"  ? 21 * hidden
+                                 : op_type == "GRU" ? 17 * hidden
+                                                    : 4 * hidden;
+    const std::int64_t bias_adds = 2 * gates * hidden;
+    const double elementwise = static_cast<double>(bias ? per_row : per_row - bias_adds);
+    return 2.0 * static_cast<double>(batch * gates * hidden * (input + hidden)) +
+           static_cast<double>(batch) * elementwise;
+}
+
 // --- FLOP counts: the functions the table rows point at --------------------------------------
 
 double flops_none(const OpOperands& /*operands*/) {
@@ -768,6 +850,20 @@ double flops_per_input_element(const OpOperands& o) {
     if (!o.floating_point)
         return 0.0;
     return o.inputs.empty() ? 0.0 : elements(o.inputs[0]);  // one operation per input element
+}
+
+double flops_recurrent(const OpOperands& o) {
+    const Shapes& in = o.inputs;
+    if (in.size() < 3 || in[0].size() != 3 || in[2].size() != 3)
+        return 0.0;
+    const bool batch_first = o.op.attr_int("layout", 0) != 0;
+    const std::int64_t seq = batch_first ? in[0][1] : in[0][0];
+    const std::int64_t batch = batch_first ? in[0][0] : in[0][1];
+    const std::int64_t dirs = in[1].empty() ? 1 : in[1][0];
+    const std::int64_t hidden = o.op.attr_int("hidden_size", in[2][2]);
+    // Every step of every direction is one cell. LSTM peepholes (input P) are not counted.
+    return static_cast<double>(seq * dirs) *
+           recurrent_cell_flops(o.op.type, batch, in[0][2], hidden, in.size() >= 4);
 }
 
 // --- bytes -----------------------------------------------------------------------------------

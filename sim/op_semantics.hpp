@@ -3,7 +3,9 @@
 // functions by name; a new op type picks one of them (or adds one) in its table row.
 #pragma once
 
+#include <cstdint>
 #include <optional>
+#include <string_view>
 
 #include "sim/op_table.hpp"
 
@@ -36,6 +38,8 @@ std::optional<Shapes> infer_pool_shapes(const Op& op, const Shapes& in);  // Max
 std::optional<Shapes> infer_global_pool_shapes(const Op& op, const Shapes& in);
 std::optional<Shapes> infer_shape_op_shapes(const Op& op, const Shapes& in);  // ONNX Shape
 std::optional<Shapes> infer_size_op_shapes(const Op& op, const Shapes& in);   // ONNX Size
+// LSTM, GRU, RNN: Y [seq, dirs, batch, H], Y_h (and LSTM's Y_c) [dirs, batch, H].
+std::optional<Shapes> infer_recurrent_shapes(const Op& op, const Shapes& in);
 
 // --- FLOP counts (FlopsFn) -------------------------------------------------------------------
 double flops_none(const OpOperands& operands);  // no floating-point work (or not modelled)
@@ -50,5 +54,12 @@ double flops_batchnorm(const OpOperands& operands);
 double flops_per_output_element(const OpOperands& operands);  // element-wise
 double flops_per_input_element(const OpOperands& operands);   // reductions
 double flops_resize(const OpOperands& operands);              // by interpolation mode
+double flops_recurrent(const OpOperands& operands);           // LSTM, GRU, RNN
+
+// The fused recurrent ops' FLOPs of one cell (one step of one direction) at batch `batch`:
+// 2*batch*G*H*(input+H) for x_t W^T and h R^T, plus the element-wise gate work counted as
+// hetsim's unrolled `lstm`/`gru` generators emit it (sim/workloads/recurrent.cpp).
+double recurrent_cell_flops(std::string_view op_type, std::int64_t batch, std::int64_t input,
+                            std::int64_t hidden, bool bias);
 
 }  // namespace hetsim::sim

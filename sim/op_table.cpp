@@ -136,10 +136,10 @@ const std::vector<OpInfo>& rows() {
         {"ScatterElements",       C::data_movement, nullptr,                       flops_none},
         {"DepthToSpace",          C::data_movement, nullptr,                       flops_none},
         {"SpaceToDepth",          C::data_movement, nullptr,                       flops_none},
-        // --- recurrent: one step per element of the sequence (FLOPs not modelled yet) ---
-        {"LSTM",                  C::recurrent,     nullptr,                       flops_none},
-        {"GRU",                   C::recurrent,     nullptr,                       flops_none},
-        {"RNN",                   C::recurrent,     nullptr,                       flops_none},
+        // --- recurrent: one cell per step and direction ---
+        {"LSTM",                  C::recurrent,     infer_recurrent_shapes,        flops_recurrent},
+        {"GRU",                   C::recurrent,     infer_recurrent_shapes,        flops_recurrent},
+        {"RNN",                   C::recurrent,     infer_recurrent_shapes,        flops_recurrent},
     };
     return table;
 }

@@ -135,7 +135,7 @@ const std::vector<std::int64_t>& resnet_depths() {
     return depths;
 }
 
-Graph build_resnet(std::int64_t depth, const CnnConfig& c) {
+int add_resnet_trunk(GraphBuilder& b, int x, std::int64_t depth, const std::string& param_prefix) {
     const auto* layout = std::find_if(kResNets.begin(), kResNets.end(),
                                       [&](const ResNetLayout& r) { return r.depth == depth; });
     if (layout == kResNets.end()) {
@@ -143,10 +143,9 @@ Graph build_resnet(std::int64_t depth, const CnnConfig& c) {
             fmt::format("model 'resnet': knob 'depth' must be one of {}, got {}",
                         fmt::join(resnet_depths(), ", "), depth));
     }
+    const std::string pp = param_prefix.empty() ? std::string() : param_prefix + ".";
     const std::int64_t expansion = layout->bottleneck ? 4 : 1;
-    GraphBuilder b(fmt::format("resnet{}", depth));
-    int x = b.input("input", {c.batch, 3, c.image, c.image}, DType::f32);
-    x = conv(b, x, "conv1", "conv1", square(64, 7, 2));
+    x = conv(b, x, "conv1", pp + "conv1", square(64, 7, 2));
     x = scoped_op(b, "relu", "Relu", {x});
     {
         auto sc = b.scope("maxpool");
@@ -169,26 +168,33 @@ Graph build_resnet(std::int64_t depth, const CnnConfig& c) {
                 ++relu_uses;
                 return scoped_op(b, name, "Relu", {t});
             };
+            const std::string param = pp + block;
             int y = x;
             if (layout->bottleneck) {
-                y = relu(conv(b, y, "conv1", block + ".conv1", square(planes, 1)));
-                y = relu(conv(b, y, "conv2", block + ".conv2", square(planes, 3, stride)));
-                y = conv(b, y, "conv3", block + ".conv3", square(planes * expansion, 1));
+                y = relu(conv(b, y, "conv1", param + ".conv1", square(planes, 1)));
+                y = relu(conv(b, y, "conv2", param + ".conv2", square(planes, 3, stride)));
+                y = conv(b, y, "conv3", param + ".conv3", square(planes * expansion, 1));
             } else {
-                y = relu(conv(b, y, "conv1", block + ".conv1", square(planes, 3, stride)));
-                y = conv(b, y, "conv2", block + ".conv2", square(planes, 3));
+                y = relu(conv(b, y, "conv1", param + ".conv1", square(planes, 3, stride)));
+                y = conv(b, y, "conv2", param + ".conv2", square(planes, 3));
             }
             int identity = x;
             if (stride != 1 || in_channels != planes * expansion) {
                 auto ds = b.scope("downsample");
-                identity = conv(b, x, "downsample.0", block + ".downsample.0",
+                identity = conv(b, x, "downsample.0", param + ".downsample.0",
                                 square(planes * expansion, 1, stride));
             }
             x = relu(b.op("Add", {y, identity}));
             in_channels = planes * expansion;
         }
     }
-    classifier_head(b, x, "avgpool", "", "fc", "fc", c.classes);
+    return x;
+}
+
+Graph build_resnet(std::int64_t depth, const CnnConfig& c) {
+    GraphBuilder b(fmt::format("resnet{}", depth));
+    const int x = b.input("input", {c.batch, 3, c.image, c.image}, DType::f32);
+    classifier_head(b, add_resnet_trunk(b, x, depth, ""), "avgpool", "", "fc", "fc", c.classes);
     return std::move(b.graph());
 }
 

@@ -5,11 +5,14 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "sim/graph.hpp"
 
 namespace hetsim::sim::workloads {
+
+class GraphBuilder;
 
 struct CnnConfig {
     std::int64_t batch = 1;
@@ -26,6 +29,10 @@ constexpr std::int64_t kInceptionV3MinImage = 75;
 
 // Throws std::invalid_argument naming the knob and the allowed depths for any other depth.
 Graph build_resnet(std::int64_t depth, const CnnConfig& config);
+// ResNet's convolutional trunk (stem, max pool, the four stages) on the NCHW image `x`,
+// returning layer4's output; parameters are named "<param_prefix>.layer1.0.conv1.weight"
+// (no prefix: torchvision's names). DUET's Wide-and-Deep embeds it.
+int add_resnet_trunk(GraphBuilder& b, int x, std::int64_t depth, const std::string& param_prefix);
 Graph build_inception_v3(const CnnConfig& config);
 Graph build_mobilenet_v2(const CnnConfig& config);
 

@@ -150,4 +150,21 @@ int GraphBuilder::op_shaped(const std::string& type, const std::vector<int>& inp
     return add(type, inputs, attrs, {std::move(shape)}, {dtype}).front();
 }
 
+// nn.Linear on a 3-D input exports as MatMul + Add (Table 2 MatMul (1): (p,q)x(q,r)).
+int linear_matmul(GraphBuilder& b, int x, const std::string& weight_prefix, std::int64_t in,
+                  std::int64_t out) {
+    int y = b.op("MatMul", {x, b.weight(weight_prefix + ".weight", {in, out})});
+    return b.op("Add", {y, b.weight(weight_prefix + ".bias", {out})});
+}
+
+// nn.Linear on a 2-D input exports as Gemm with transB=1 (Table 2 Gemm (2):
+// (p,q)x(r,q)^T+(r), the BERT/RoBERTa pooler and classifier).
+int linear_gemm(GraphBuilder& b, int x, const std::string& weight_prefix, std::int64_t in,
+                std::int64_t out) {
+    return b.op("Gemm",
+                {x, b.weight(weight_prefix + ".weight", {out, in}),
+                 b.weight(weight_prefix + ".bias", {out})},
+                {{"transB", std::int64_t{1}}});
+}
+
 }  // namespace hetsim::sim::workloads

@@ -68,4 +68,12 @@ private:
     std::map<std::string, int> scalars_;
 };
 
+// nn.Linear(in, out) as torch.onnx exports it: on a 3-D input MatMul with W^T [in, out] + Add
+// (2*M*N*K FLOPs and an element-wise add); on a 2-D input Gemm with transB = 1 and bias
+// (2*M*N*K + M*N). Weights "<prefix>.weight" and "<prefix>.bias".
+int linear_matmul(GraphBuilder& b, int x, const std::string& weight_prefix, std::int64_t in,
+                  std::int64_t out);
+int linear_gemm(GraphBuilder& b, int x, const std::string& weight_prefix, std::int64_t in,
+                std::int64_t out);
+
 }  // namespace hetsim::sim::workloads

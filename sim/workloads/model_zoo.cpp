@@ -9,6 +9,7 @@
 
 #include "sim/config.hpp"
 #include "sim/workloads/cnn.hpp"
+#include "sim/workloads/duet_models.hpp"
 #include "sim/workloads/random_dag.hpp"
 #include "sim/workloads/recurrent.hpp"
 #include "sim/workloads/transformer.hpp"
@@ -74,6 +75,7 @@ Graph recurrent(const ModelInfo& info, const Knobs& overrides) {
     c.input = k.at("input");
     c.seq_len = k.at("seq_len");
     c.batch = k.at("batch");
+    c.fused = k.at("fused") != 0;
     return build(c);
 }
 
@@ -82,7 +84,8 @@ std::vector<KnobInfo> recurrent_knobs() {
             {"hidden", 256, "hidden size H"},
             {"input", 256, "input features of x_t"},
             {"seq_len", 16, "time steps, unrolled"},
-            {"batch", 1, "batch size"}};
+            {"batch", 1, "batch size"},
+            {"fused", 0, "1: one ONNX LSTM/GRU op per layer, as torch.onnx exports it", 0, 1}};
 }
 
 Graph random_dag(const ModelInfo& info, const Knobs& overrides) {
@@ -116,6 +119,43 @@ Graph resnet(const ModelInfo& info, const Knobs& overrides) {
 template <Graph (*build)(const CnnConfig&)>
 Graph cnn(const ModelInfo& info, const Knobs& overrides) {
     return build(cnn_config(resolve_knobs(info, overrides)));
+}
+
+Graph wide_and_deep(const ModelInfo& info, const Knobs& overrides) {
+    const Knobs k = resolve_knobs(info, overrides);
+    WideAndDeepConfig c;
+    c.batch = k.at("batch");
+    c.wide = k.at("wide");
+    c.deep_input = k.at("deep_input");
+    c.deep_embed = k.at("deep_embed");
+    c.deep_hidden1 = k.at("deep_hidden1");
+    c.deep_hidden2 = k.at("deep_hidden2");
+    c.image = k.at("image");
+    c.resnet = k.at("resnet");
+    c.rnn_seq_len = k.at("rnn_seq_len");
+    c.rnn_embed = k.at("rnn_embed");
+    c.rnn_vocab = k.at("rnn_vocab");
+    c.rnn_layers = k.at("rnn_layers");
+    c.rnn_hidden = k.at("rnn_hidden");
+    c.fused = k.at("fused") != 0;
+    const auto& depths = resnet_depths();
+    if (std::find(depths.begin(), depths.end(), c.resnet) == depths.end()) {
+        throw std::invalid_argument(
+            fmt::format("model '{}': knob 'resnet' must be one of {}, got {}", info.name,
+                        fmt::join(depths, ", "), c.resnet));
+    }
+    return build_wide_and_deep(c);
+}
+
+Graph mt_dnn(const ModelInfo& info, const Knobs& overrides) {
+    const Knobs k = resolve_knobs(info, overrides);
+    MtDnnConfig c;
+    c.encoder = make_config(info, overrides);
+    c.lstm_layers = k.at("lstm_layers");
+    c.lstm_hidden = k.at("lstm_hidden");
+    c.tasks = k.at("tasks");
+    c.fused = k.at("fused") != 0;
+    return build_mt_dnn(c);
 }
 
 struct ModelEntry {
@@ -172,7 +212,8 @@ const std::vector<ModelEntry>& registry() {
         }
         e.push_back({ModelInfo{"lstm",
                                "stacked LSTM unrolled per time step (EOP's LSTM, DUET's "
-                               "Siamese LSTM cells): 2 MatMuls, 4 gates per step and layer",
+                               "Siamese LSTM cells): 2 MatMuls, 4 gates per step and layer; "
+                               "fused=1: one LSTM op per layer",
                                recurrent_knobs()},
                      recurrent<build_lstm>});
         e.push_back({ModelInfo{"gru",
@@ -216,6 +257,50 @@ const std::vector<ModelEntry>& registry() {
                                "eval export with BatchNorm folded into Conv",
                                cnn_knobs(224)},
                      cnn<build_mobilenet_v2>});
+        e.push_back(
+            {ModelInfo{
+                 "wide_and_deep",
+                 "DUET's Wide-and-Deep (zhang2021 Table I, Fig. 2): wide linear, FFN, "
+                 "ResNet and stacked LSTM encoders summed",
+                 {{"batch", 1, "batch size (Table I: 1)"},
+                  {"wide", 363, "wide input features (Table I: input_wide (1,363))"},
+                  {"deep_input", 13, "FFN input features (Table I: input (1,13))"},
+                  {"deep_embed", 192, "FFN embedding width (Table I: embedding 192)"},
+                  {"deep_hidden1", 128, "FFN first hidden layer (Table I: [128,64])"},
+                  {"deep_hidden2", 64, "FFN second hidden layer (Table I: [128,64])"},
+                  {"image", 224, "CNN input height and width (Table I: 224)", 32},
+                  {"resnet", 18, "CNN ResNet depth: 18/34/50/101/152 (Fig. 15)", 18, 152},
+                  {"rnn_seq_len", 80, "RNN token sequence length (Table I: input (1,80))"},
+                  {"rnn_embed", 32, "RNN token embedding width (not in Table I)"},
+                  {"rnn_vocab", 1000, "RNN vocabulary (not in Table I)"},
+                  {"rnn_layers", 2, "stacked LSTM layers (Table I: 2; Fig. 14: 1-8)"},
+                  {"rnn_hidden", 64, "LSTM hidden size (Table I: 64)"},
+                  {"fused", 0, "1: one ONNX LSTM op per layer instead of unrolled cells", 0, 1}}},
+             wide_and_deep});
+        e.push_back({ModelInfo{"siamese_lstm",
+                               "DUET's Siamese network (zhang2021 Table I): two independent "
+                               "stacked-LSTM branches and a distance merge",
+                               {{"layers", 2, "stacked LSTM layers per branch (Table I: 2)"},
+                                {"hidden", 128, "hidden size (Table I: 128)"},
+                                {"input", 64, "features per step (Table I: input (1,64))"},
+                                {"seq_len", 64, "time steps (Table I: 64)"},
+                                {"batch", 1, "batch size (Table I: 1)"},
+                                {"fused", 0, "1: one ONNX LSTM op per layer", 0, 1}}},
+                     recurrent<build_siamese_lstm>});
+        {
+            ModelInfo info{"mt_dnn",
+                           "DUET's MT-DNN (zhang2021 Table I, Fig. 3): shared BERT-base encoder "
+                           "and per-task stacked-LSTM tag scorers (CRF emissions)",
+                           transformer_knobs(12, 768, 12, 3072, 30522, 512)};
+            info.knobs[4] = {"seq_len", 32, "sequence length (Table I: 32)"};
+            info.knobs.push_back({"lstm_layers", 2, "stacked LSTM layers per task (Table I: 2)"});
+            info.knobs.push_back({"lstm_hidden", 256, "LSTM hidden size (Table I: 256)"});
+            info.knobs.push_back({"tasks", 10,
+                                  "task heads; tags per task 29,3,3,7,9,11,9,25,7,13 (Table I)", 1,
+                                  static_cast<std::int64_t>(mt_dnn_tags.size())});
+            info.knobs.push_back({"fused", 0, "1: one ONNX LSTM op per layer", 0, 1});
+            e.push_back({std::move(info), mt_dnn});
+        }
         return e;
     }();
     return entries;
@@ -233,7 +318,7 @@ TransformerConfig make_config(const ModelInfo& info, const Knobs& overrides) {
     c.batch = get("batch");
     c.vocab = get("vocab");
     c.max_positions = get("max_positions");
-    if (info.name != "gpt2")
+    if (knobs.count("classes") != 0)
         c.classes = get("classes");
     if (info.name == "gpt2") {
         c.shape_ops = get("shape_ops") != 0;

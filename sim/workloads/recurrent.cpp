@@ -11,42 +11,45 @@ namespace hetsim::sim::workloads {
 
 namespace {
 
-enum class Cell { lstm, gru };
+std::int64_t gates_of(RecurrentCell cell) {
+    return cell == RecurrentCell::lstm ? 4 : 3;
+}
 
-Graph build(const RecurrentConfig& c, Cell cell) {
-    const std::string name = cell == Cell::lstm ? "lstm" : "gru";
-    const std::int64_t gates = cell == Cell::lstm ? 4 : 3;
+RecurrentStack unrolled_stack(GraphBuilder& b, RecurrentCell cell, int x, const RecurrentConfig& c,
+                              const std::string& prefix) {
+    const std::int64_t gates = gates_of(cell);
     const std::int64_t h = c.hidden;
-    GraphBuilder b(name);
-    const int x = b.input("x", {c.seq_len, c.batch, c.input}, DType::f32);
+    const std::int64_t batch = b.shape(x)[1];
+    const std::int64_t seq_len = b.shape(x)[0];
     // One [batch, input] tensor per step.
     std::vector<int> steps;
     {
         auto scope = b.scope("input");
-        const std::vector<int> parts = c.seq_len == 1
-                                           ? std::vector<int>{x}
-                                           : b.op_multi("Split", {x}, {{"axis", std::int64_t{0}}},
-                                                        static_cast<int>(c.seq_len));
+        const std::vector<int> parts =
+            seq_len == 1
+                ? std::vector<int>{x}
+                : b.op_multi("Split", {x}, {{"axis", std::int64_t{0}}}, static_cast<int>(seq_len));
         for (int part : parts)
             steps.push_back(b.op("Squeeze", {part}, {{"axes", std::vector<std::int64_t>{0}}}));
     }
     const int one = b.scalar(1.0);
-    std::vector<int> final_states;
+    RecurrentStack stack;
     for (std::int64_t l = 0; l < c.layers; ++l) {
-        auto layer = b.scope(fmt::format("{}.{}", name, l));
-        const std::int64_t in = l == 0 ? c.input : h;
-        const int w = b.weight(fmt::format("{}.weight_ih_l{}", name, l), {in, gates * h});
-        const int r = b.weight(fmt::format("{}.weight_hh_l{}", name, l), {h, gates * h});
-        const int bias_w = b.weight(fmt::format("{}.bias_ih_l{}", name, l), {gates * h});
-        const int bias_r = b.weight(fmt::format("{}.bias_hh_l{}", name, l), {gates * h});
-        int state_h = b.input(fmt::format("h0_l{}", l), {c.batch, h}, DType::f32);
-        int state_c =
-            cell == Cell::lstm ? b.input(fmt::format("c0_l{}", l), {c.batch, h}, DType::f32) : -1;
+        auto layer = b.scope(fmt::format("{}.{}", prefix, l));
+        const std::int64_t in = l == 0 ? b.shape(x)[2] : h;
+        const int w = b.weight(fmt::format("{}.weight_ih_l{}", prefix, l), {in, gates * h});
+        const int r = b.weight(fmt::format("{}.weight_hh_l{}", prefix, l), {h, gates * h});
+        const int bias_w = b.weight(fmt::format("{}.bias_ih_l{}", prefix, l), {gates * h});
+        const int bias_r = b.weight(fmt::format("{}.bias_hh_l{}", prefix, l), {gates * h});
+        int state_h = b.input(fmt::format("{}.h0_l{}", prefix, l), {batch, h}, DType::f32);
+        int state_c = cell == RecurrentCell::lstm
+                          ? b.input(fmt::format("{}.c0_l{}", prefix, l), {batch, h}, DType::f32)
+                          : -1;
         for (auto& x_t : steps) {
             const int xw = b.op("Add", {b.op("MatMul", {x_t, w}), bias_w});
             const int hr = b.op("Add", {b.op("MatMul", {state_h, r}), bias_r});
             const Attributes split_gates{{"axis", std::int64_t{1}}};
-            if (cell == Cell::lstm) {
+            if (cell == RecurrentCell::lstm) {
                 const auto g = b.op_multi("Split", {b.op("Add", {xw, hr})}, split_gates, 4);
                 const int i = b.op("Sigmoid", {g[0]});
                 const int o = b.op("Sigmoid", {g[1]});
@@ -65,14 +68,57 @@ Graph build(const RecurrentConfig& c, Cell cell) {
             }
             x_t = state_h;  // this layer's output at the step feeds the next layer
         }
-        final_states.push_back(state_h);
+        stack.final_states.push_back(state_h);
         if (state_c >= 0)
-            final_states.push_back(state_c);
+            stack.final_states.push_back(state_c);
+    }
+    stack.steps = steps;
+    return stack;
+}
+
+RecurrentStack fused_stack(GraphBuilder& b, RecurrentCell cell, int x, const RecurrentConfig& c,
+                           const std::string& prefix) {
+    const std::int64_t gates = gates_of(cell);
+    const std::int64_t h = c.hidden;
+    const std::string type = cell == RecurrentCell::lstm ? "LSTM" : "GRU";
+    Attributes attrs{{"hidden_size", h}};
+    if (cell == RecurrentCell::gru)
+        attrs["linear_before_reset"] = std::int64_t{1};
+    RecurrentStack stack;
+    int y = x;
+    for (std::int64_t l = 0; l < c.layers; ++l) {
+        const std::int64_t in = b.shape(y)[2];
+        const int w = b.weight(fmt::format("{}.W_l{}", prefix, l), {1, gates * h, in});
+        const int r = b.weight(fmt::format("{}.R_l{}", prefix, l), {1, gates * h, h});
+        const int bias = b.weight(fmt::format("{}.B_l{}", prefix, l), {1, 2 * gates * h});
+        const auto outs =
+            b.op_multi(type, {y, w, r, bias}, attrs, cell == RecurrentCell::lstm ? 3 : 2);
+        y = b.op("Squeeze", {outs[0]}, {{"axes", std::vector<std::int64_t>{1}}});
+        stack.final_states.insert(stack.final_states.end(), outs.begin() + 1, outs.end());
+    }
+    stack.sequence = y;
+    return stack;
+}
+
+Graph build(const RecurrentConfig& c, RecurrentCell cell) {
+    const std::string name = cell == RecurrentCell::lstm ? "lstm" : "gru";
+    GraphBuilder b(name);
+    const int x = b.input("x", {c.seq_len, c.batch, c.input}, DType::f32);
+    RecurrentStack stack;
+    if (c.fused) {
+        auto scope = b.scope("rnn");  // torch.onnx names the ops "/rnn/LSTM", "/rnn/LSTM_1", ...
+        stack = add_recurrent_stack(b, cell, x, c, "rnn");
+    } else {
+        stack = add_recurrent_stack(b, cell, x, c, name);
     }
     Graph& g = b.graph();
-    for (int t : steps)
-        g.mark_output(t);
-    for (int t : final_states) {
+    if (c.fused) {
+        g.mark_output(stack.sequence);
+    } else {
+        for (int t : stack.steps)
+            g.mark_output(t);
+    }
+    for (int t : stack.final_states) {
         if (!g.tensor(t).is_graph_output)
             g.mark_output(t);
     }
@@ -81,12 +127,34 @@ Graph build(const RecurrentConfig& c, Cell cell) {
 
 }  // namespace
 
+RecurrentStack add_recurrent_stack(GraphBuilder& b, RecurrentCell cell, int x,
+                                   const RecurrentConfig& config, const std::string& prefix) {
+    return config.fused ? fused_stack(b, cell, x, config, prefix)
+                        : unrolled_stack(b, cell, x, config, prefix);
+}
+
+int recurrent_sequence(GraphBuilder& b, const RecurrentStack& stack) {
+    if (stack.sequence >= 0)
+        return stack.sequence;
+    std::vector<int> rows;
+    for (int t : stack.steps)
+        rows.push_back(b.op("Unsqueeze", {t}, {{"axes", std::vector<std::int64_t>{0}}}));
+    return rows.size() == 1 ? rows.front() : b.op("Concat", rows, {{"axis", std::int64_t{0}}});
+}
+
+int recurrent_last(GraphBuilder& b, const RecurrentStack& stack) {
+    if (stack.sequence < 0)
+        return stack.steps.back();
+    return b.op("Gather", {stack.sequence, b.scalar(-1.0, DType::i64)},
+                {{"axis", std::int64_t{0}}});
+}
+
 Graph build_lstm(const RecurrentConfig& config) {
-    return build(config, Cell::lstm);
+    return build(config, RecurrentCell::lstm);
 }
 
 Graph build_gru(const RecurrentConfig& config) {
-    return build(config, Cell::gru);
+    return build(config, RecurrentCell::gru);
 }
 
 }  // namespace hetsim::sim::workloads

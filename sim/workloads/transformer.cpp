@@ -57,23 +57,6 @@ int layer_norm(GraphBuilder& b, int x, const std::string& weight_prefix, double 
     return b.op("Add", {scaled, b.weight(weight_prefix + ".bias", {hidden})});
 }
 
-// nn.Linear on a 3-D input exports as MatMul + Add (Table 2 MatMul (1): (p,q)x(q,r)).
-int linear_matmul(GraphBuilder& b, int x, const std::string& weight_prefix, std::int64_t in,
-                  std::int64_t out) {
-    int y = b.op("MatMul", {x, b.weight(weight_prefix + ".weight", {in, out})});
-    return b.op("Add", {y, b.weight(weight_prefix + ".bias", {out})});
-}
-
-// nn.Linear on a 2-D input exports as Gemm with transB=1 (Table 2 Gemm (2):
-// (p,q)x(r,q)^T+(r), the BERT/RoBERTa pooler and classifier).
-int linear_gemm(GraphBuilder& b, int x, const std::string& weight_prefix, std::int64_t in,
-                std::int64_t out) {
-    return b.op("Gemm",
-                {x, b.weight(weight_prefix + ".weight", {out, in}),
-                 b.weight(weight_prefix + ".bias", {out})},
-                {{"transB", i64(1)}});
-}
-
 // Exact GELU as torch exports F.gelu: x * 0.5 * (1 + erf(x / sqrt 2)) -> Div, Erf, Add, Mul,
 // Mul (Table 2's (p,r)+(1), (p,r)x(p,r) and (p,r)x(1) rows with r = FFN size).
 int gelu_erf(GraphBuilder& b, int x) {
@@ -169,10 +152,11 @@ int encoder_layer(GraphBuilder& b, const TransformerConfig& c, int h, int mask,
     return layer_norm(b, y, wp + ".output.LayerNorm", eps);
 }
 
-Graph build_encoder(const TransformerConfig& c, Encoder family) {
+// Inputs, embeddings, extended attention mask and the encoder layers under scope "<prefix>";
+// returns the last hidden states [batch, seq_len, hidden].
+int encoder_body(GraphBuilder& b, const TransformerConfig& c, Encoder family) {
     const EncoderNames n = names_of(family);
     const std::string p = n.prefix;
-    GraphBuilder b(p);
     int ids = b.input("input_ids", {c.batch, c.seq_len}, DType::i64);
     int attention_mask = b.input("attention_mask", {c.batch, c.seq_len}, DType::i64);
     // BERT takes token type ids as a third input; RoBERTa uses its buffered zeros (a constant).
@@ -244,7 +228,14 @@ Graph build_encoder(const TransformerConfig& c, Encoder family) {
             h = encoder_layer(b, c, h, mask, fmt::format("{}.encoder.layer.{}", p, l), n.ln_eps);
         }
     }
+    return h;
+}
 
+Graph build_encoder(const TransformerConfig& c, Encoder family) {
+    const std::string p = names_of(family).prefix;
+    GraphBuilder b(p);
+    int h = encoder_body(b, c, family);
+    auto model_scope = b.scope(p);
     // Sequence-classification head on the first ([CLS]) token: Gather, Gemm, Tanh, Gemm (Table
     // 2 Gemm (2) with r = hidden and r = 2). BERT: pooler + classifier; RoBERTa: the
     // classification head's dense + out_proj (it has no pooler).
@@ -468,6 +459,10 @@ private:
 };
 
 }  // namespace
+
+int add_bert_encoder(GraphBuilder& builder, const TransformerConfig& config) {
+    return encoder_body(builder, config, Encoder::bert);
+}
 
 Graph build_bert(const TransformerConfig& config) {
     return build_encoder(config, Encoder::bert);

@@ -23,6 +23,13 @@ struct TransformerConfig {
     bool presents = true;      // gpt2: emit the per-layer "present" key/value outputs
 };
 
+class GraphBuilder;
+
+// BERT's inputs (input_ids, attention_mask, token_type_ids), embeddings and encoder layers,
+// without pooler and classifier (MT-DNN's shared encoder); returns the last hidden states
+// [batch, seq_len, hidden].
+int add_bert_encoder(GraphBuilder& builder, const TransformerConfig& config);
+
 // Validated configurations only (model_zoo.cpp checks the knobs). Graphs are not finalized.
 Graph build_bert(const TransformerConfig& config);
 Graph build_roberta(const TransformerConfig& config);

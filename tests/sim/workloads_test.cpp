@@ -12,6 +12,7 @@
 
 #include "sim/graph.hpp"
 #include "sim/workloads/model_zoo.hpp"
+#include "tests/fixtures/model_zoo_fixtures.hpp"
 
 namespace hetsim::sim::workloads {
 namespace {
@@ -49,24 +50,22 @@ double flops_under(const Graph& g, const std::string& prefix) {
     return sum;
 }
 
-std::string build_error(const std::string& model, const Knobs& knobs) {
-    try {
-        build_model(model, knobs);
-    } catch (const std::invalid_argument& e) {
-        return e.what();
-    }
-    ADD_FAILURE() << "build_model(" << model << ") did not throw std::invalid_argument";
-    return {};
-}
+using hetsim::testing::build_error;
 
 const Knobs kTiny{{"layers", 1}, {"hidden", 8}, {"heads", 2}, {"ffn", 16}, {"seq_len", 4}};
 
 TEST(ModelZoo, ListsModelsWithPaperDefaults) {
     const auto& models = list_models();
-    ASSERT_EQ(models.size(), 6u);
+    ASSERT_EQ(models.size(), 12u);
     EXPECT_EQ(models[3].name, "lstm");
     EXPECT_EQ(models[4].name, "gru");
     EXPECT_EQ(models[5].name, "random_dag");
+    EXPECT_EQ(models[6].name, "resnet");
+    EXPECT_EQ(models[7].name, "inception_v3");
+    EXPECT_EQ(models[8].name, "mobilenet_v2");
+    EXPECT_EQ(models[9].name, "wide_and_deep");
+    EXPECT_EQ(models[10].name, "siamese_lstm");
+    EXPECT_EQ(models[11].name, "mt_dnn");
     EXPECT_EQ(models[0].name, "bert");
     EXPECT_EQ(models[1].name, "roberta");
     EXPECT_EQ(models[2].name, "gpt2");
@@ -375,7 +374,8 @@ TEST(ModelZoo, UnknownModelsAndKnobsSuggest) {
     EXPECT_THAT(model, HasSubstr("unknown model 'bret'"));
     EXPECT_THAT(model, HasSubstr("did you mean 'bert'"));
     EXPECT_THAT(build_error("gpt3", {}), HasSubstr("did you mean 'gpt2'"));
-    const std::string far = build_error("resnet50", {});
+    EXPECT_THAT(build_error("resnet50", {}), HasSubstr("did you mean 'resnet'"));
+    const std::string far = build_error("alexnet", {});
     EXPECT_THAT(far, Not(HasSubstr("did you mean")));
     EXPECT_THAT(far, HasSubstr("bert, roberta, gpt2, lstm, gru, random_dag"));
     const std::string knob = build_error("bert", {{"layer", 2}});

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tests/fixtures/cli_fixtures.hpp"
 
@@ -48,9 +50,30 @@ TEST(CliWorkloads, AnUnrolledLstmRunsOnTheZynqWithLee2022) {
                              "samples: 2\nbaseline: single:CPU_S\n"
                              "placers: [priority:PIM,CPU_P,CPU_S, lee2022.als]\n");
     ASSERT_EQ(o.exit_code, 0) << o.output;
-    EXPECT_THAT(o.output, HasSubstr("lstm(layers=1,hidden=64,input=32,seq_len=4,batch=1)"));
+    EXPECT_THAT(o.output, HasSubstr("lstm(layers=1,hidden=64,input=32,seq_len=4,batch=1,fused=0)"));
     EXPECT_THAT(o.output, HasSubstr("lee2022.als"));
     EXPECT_THAT(o.output, ::testing::Not(HasSubstr("infeasible")));
+}
+
+TEST(CliWorkloads, DuetModelsArePlacedAndSimulated) {
+    // Fused and unrolled recurrent forms, each model small.
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"model: wide_and_deep, image: 64, rnn_seq_len: 8, fused: 1", "(68 ops"},
+        {"model: siamese_lstm, seq_len: 4, fused: 1", "(22 ops"},
+        {"model: mt_dnn, layers: 1, hidden: 64, heads: 2, ffn: 128, seq_len: 4, tasks: 2",
+         "mt_dnn(layers=1,"},
+    };
+    for (const auto& [workload, expected] : cases) {
+        TempDir dir;
+        const auto o = run_study(dir, "pcie_accelerators",
+                                 "workload: { " + workload +
+                                     " }\nsamples: 2\nbaseline: single:CPU0\n"
+                                     "placers: [round_robin]\n");
+        ASSERT_EQ(o.exit_code, 0) << o.output;
+        EXPECT_THAT(o.output, HasSubstr(expected)) << workload;
+        EXPECT_THAT(o.output, HasSubstr("round_robin")) << workload;
+        EXPECT_THAT(o.output, ::testing::Not(HasSubstr("infeasible"))) << workload;
+    }
 }
 
 }  // namespace

@@ -47,7 +47,7 @@ TEST(CliDataset, CountsSplitsAndGraphFiles) {
     ASSERT_EQ(graphs.size(), 6u);
     EXPECT_EQ(graphs[0].at("name"), "lstm_seq_len2_hidden16_input8");
     EXPECT_EQ(graphs[1].at("name"), "lstm_seq_len3_hidden16_input8");
-    EXPECT_EQ(graphs[2].at("source"), "gru(layers=1,hidden=16,input=8,seq_len=2,batch=1)");
+    EXPECT_EQ(graphs[2].at("source"), "gru(layers=1,hidden=16,input=8,seq_len=2,batch=1,fused=0)");
     EXPECT_EQ(graphs[3].at("name"), "random_dag_000");
     std::map<std::string, int> split_sizes;
     for (const auto& g : graphs) {
@@ -140,7 +140,8 @@ TEST(CliDataset, BadSpecsNameTheYamlPath) {
          "split.train: expected a count or a fraction >= 0"},
         {"name: x\nnodes: [10, 100]\nsplit: {train: 1}\nsources:\n  - {model: lstm, knobs: "
          "{seq_len: [2, 8]}}\n",
-         "sources.0: lstm(layers=1,hidden=256,input=256,seq_len=8,batch=1) has 129 ops, outside "
+         "sources.0: lstm(layers=1,hidden=256,input=256,seq_len=8,batch=1,fused=0) has 129 ops, "
+         "outside "
          "the spec's nodes: [10, 100]"},
     };
     for (const Case& c : cases) {

@@ -217,7 +217,7 @@ TEST(CliInspect, AStudyShowsItsWorkloadAndDeviceCosts) {
                                 "placers: [single:CPU_S]\n");
     const auto o = run_hetsim("inspect " + study.string() + " --ideals");
     ASSERT_EQ(o.exit_code, 0) << o.output;
-    EXPECT_THAT(o.output, HasSubstr("gru(layers=1,hidden=16,input=8,seq_len=2,batch=1)"));
+    EXPECT_THAT(o.output, HasSubstr("gru(layers=1,hidden=16,input=8,seq_len=2,batch=1,fused=0)"));
     EXPECT_THAT(o.output, HasSubstr("op cost per device"));
     EXPECT_THAT(o.output, HasSubstr("ideals "));
 }
