@@ -106,13 +106,21 @@ TEST(CliDataset, TheShippedMcmPretrainSpecHasThePapersShape) {
     const auto& graphs = manifest.at("graphs");
     EXPECT_GE(graphs.size(), 80u);
     std::map<std::string, int> split_sizes;
+    int cnns = 0;  // graphs with convolutions
+    int rnns = 0;  // graphs with recurrent cells (Sigmoid gates)
     for (const auto& g : graphs) {
         ++split_sizes[g.at("split").get<std::string>()];
         EXPECT_GE(g.at("nodes").get<int>(), 10) << g.at("name");
         EXPECT_LE(g.at("nodes").get<int>(), 1000) << g.at("name");
         const std::string text = read_file(dir.path() / "mcm" / g.at("file").get<std::string>());
         EXPECT_EQ(text.find("\"Softmax\""), std::string::npos) << g.at("name");
+        cnns += text.find("\"Conv\"") != std::string::npos ? 1 : 0;
+        rnns += text.find("\"Sigmoid\"") != std::string::npos ? 1 : 0;
     }
+    // Real CNNs (ResNet, Inception, MobileNet, Wide-and-Deep's ResNet) and RNNs (LSTM, GRU,
+    // Siamese, Wide-and-Deep's LSTM), as mcm2022 §5.1 describes the set.
+    EXPECT_GE(cnns, 15);
+    EXPECT_GE(rnns, 50);
     // 66/5/16 exactly for 87 graphs, else in that proportion (within rounding).
     const double n = static_cast<double>(graphs.size());
     EXPECT_NEAR(split_sizes["train"], 66 * n / 87, 1.0);
