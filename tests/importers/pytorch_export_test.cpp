@@ -8,7 +8,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -16,6 +15,7 @@
 
 #include "importers/onnx_import.hpp"
 #include "tests/fixtures/cli_fixtures.hpp"
+#include "tests/fixtures/model_zoo_fixtures.hpp"
 
 namespace hetsim::importers {
 namespace {
@@ -45,10 +45,6 @@ struct ComputeOp {
     }
 };
 
-bool is_compute(const std::string& type) {
-    return type == "Conv" || type == "Gemm" || type == "MatMul" || type == "LSTM" || type == "GRU";
-}
-
 class PytorchExport : public ::testing::TestWithParam<ExportCase> {};
 
 TEST_P(PytorchExport, ImportMatchesTheIndependentCountAndRuns) {
@@ -64,7 +60,8 @@ TEST_P(PytorchExport, ImportMatchesTheIndependentCountAndRuns) {
                     HETSIM_SOURCE_DIR, c.model, onnx_file.string(), ref_file.string());
     for (const auto& k : c.knobs)
         command += " --set " + k;
-    ASSERT_EQ(std::system((command + " >/dev/null 2>&1").c_str()), 0) << command;
+    const auto exported = hetsim::testing::run_command(command);
+    ASSERT_EQ(exported.exit_code, 0) << command << "\n" << exported.output;
     const auto reference = nlohmann::json::parse(hetsim::testing::read_file(ref_file));
 
     OnnxImportOptions options;
@@ -84,7 +81,7 @@ TEST_P(PytorchExport, ImportMatchesTheIndependentCountAndRuns) {
     // tree and the exporter's node names).
     std::vector<ComputeOp> ours;
     for (const auto& op : imported.graph.ops()) {
-        if (is_compute(op.type))
+        if (hetsim::testing::is_compute_op(op.type))
             ours.push_back({op.type, op.flops});
     }
     std::vector<ComputeOp> theirs;

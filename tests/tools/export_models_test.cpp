@@ -200,6 +200,34 @@ TEST(ExportModels, TorchvisionResNet18FoldsBatchNormIntoConv) {
     EXPECT_EQ(e.onnx_ops.count("BatchNormalization"), 0u);
 }
 
+// The CNN generators against torchvision's exports (issue 12 item 3): compute ops exactly,
+// compute FLOPs within 2 % (with BatchNorm folded the Conv FLOPs agree exactly).
+TEST(ExportModels, CnnGeneratorsMatchTorchvisionExports) {
+    REQUIRE_TORCH();
+    TempDir dir;
+    struct Pair {
+        std::string generator;
+        Knobs generator_knobs;
+        std::string export_name;
+        Knobs export_knobs;
+    };
+    const std::vector<Pair> pairs{
+        {"resnet", {{"depth", 18}, {"image", 64}}, "resnet18", {{"image", 64}}},
+        {"resnet",
+         {{"depth", 50}, {"image", 64}, {"batch", 2}},
+         "resnet50",
+         {{"image", 64}, {"batch", 2}}},
+        {"mobilenet_v2", {{"image", 96}}, "mobilenet_v2", {{"image", 96}}},
+        {"inception_v3", {}, "inception_v3", {}},
+    };
+    for (const auto& p : pairs) {
+        SCOPED_TRACE(p.export_name);
+        const Export e = export_model(dir, p.export_name, p.export_knobs);
+        expect_reference_matches_onnx(e);
+        expect_generator_matches(p.generator, p.generator_knobs, e);
+    }
+}
+
 // The first graph input's dimensions as the file declares them: "seq" for a symbolic one.
 std::string input_dims(const std::filesystem::path& onnx_path) {
     return run_command(python +
