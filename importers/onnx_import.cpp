@@ -383,43 +383,34 @@ std::optional<ConstTensor> Importer::read_tensor(const onnx::TensorProto& t,
         }
     };
     const bool from_raw = !raw.empty() || n == 0;
+    // Values come from raw_data when it is set, else from the typed field ONNX keeps them in.
+    auto take = [&](auto sample, const auto& field) {
+        if (from_raw)
+            take_raw(sample);
+        else if constexpr (std::is_floating_point_v<decltype(sample)>)
+            c.reals.assign(field.begin(), field.end());
+        else
+            c.ints.assign(field.begin(), field.end());
+    };
     switch (c.elem_type) {
         case TP::INT64:
-            if (from_raw)
-                take_raw(std::int64_t{});
-            else
-                c.ints.assign(t.int64_data().begin(), t.int64_data().end());
+            take(std::int64_t{}, t.int64_data());
             break;
         case TP::INT32:
-            if (from_raw)
-                take_raw(std::int32_t{});
-            else
-                c.ints.assign(t.int32_data().begin(), t.int32_data().end());
+            take(std::int32_t{}, t.int32_data());
             break;
         case TP::BOOL:
         case TP::UINT8:
-            if (from_raw)
-                take_raw(std::uint8_t{});
-            else
-                c.ints.assign(t.int32_data().begin(), t.int32_data().end());
+            take(std::uint8_t{}, t.int32_data());
             break;
         case TP::INT8:
-            if (from_raw)
-                take_raw(std::int8_t{});
-            else
-                c.ints.assign(t.int32_data().begin(), t.int32_data().end());
+            take(std::int8_t{}, t.int32_data());
             break;
         case TP::FLOAT:
-            if (from_raw)
-                take_raw(float{});
-            else
-                c.reals.assign(t.float_data().begin(), t.float_data().end());
+            take(float{}, t.float_data());
             break;
         case TP::DOUBLE:
-            if (from_raw)
-                take_raw(double{});
-            else
-                c.reals.assign(t.double_data().begin(), t.double_data().end());
+            take(double{}, t.double_data());
             break;
         default:
             return c;  // other integer widths: shape only
@@ -554,26 +545,24 @@ std::optional<ConstTensor> Importer::evaluate(const onnx::NodeProto& node) const
         if (const auto* a = find_attr(node, "value")) {
             return read_tensor(a->t(), true);
         }
-        if (const auto* a = find_attr(node, "value_int")) {
-            ConstTensor c = make_result(TP::INT64, {});
-            c.ints.push_back(a->i());
+        // value_int / value_float are rank 0, value_ints / value_floats rank 1.
+        auto listed = [](std::int32_t type, const auto& values, bool scalar) {
+            ConstTensor c = make_result(
+                type, scalar ? Shape{} : Shape{static_cast<std::int64_t>(values.size())});
+            if (c.is_int)
+                c.ints.assign(values.begin(), values.end());
+            else
+                c.reals.assign(values.begin(), values.end());
             return c;
-        }
-        if (const auto* a = find_attr(node, "value_ints")) {
-            ConstTensor c = make_result(TP::INT64, {static_cast<std::int64_t>(a->ints_size())});
-            c.ints.assign(a->ints().begin(), a->ints().end());
-            return c;
-        }
-        if (const auto* a = find_attr(node, "value_float")) {
-            ConstTensor c = make_result(TP::FLOAT, {});
-            c.reals.push_back(a->f());
-            return c;
-        }
-        if (const auto* a = find_attr(node, "value_floats")) {
-            ConstTensor c = make_result(TP::FLOAT, {static_cast<std::int64_t>(a->floats_size())});
-            c.reals.assign(a->floats().begin(), a->floats().end());
-            return c;
-        }
+        };
+        if (const auto* a = find_attr(node, "value_int"))
+            return listed(TP::INT64, std::vector<std::int64_t>{a->i()}, true);
+        if (const auto* a = find_attr(node, "value_ints"))
+            return listed(TP::INT64, a->ints(), false);
+        if (const auto* a = find_attr(node, "value_float"))
+            return listed(TP::FLOAT, std::vector<double>{a->f()}, true);
+        if (const auto* a = find_attr(node, "value_floats"))
+            return listed(TP::FLOAT, a->floats(), false);
         return std::nullopt;
     }
     if (op == "Shape" || op == "Size") {

@@ -23,16 +23,12 @@
 
 #include "sim/graph.hpp"
 #include "sim/workloads/model_zoo.hpp"
+#include "tests/fixtures/model_zoo_fixtures.hpp"
 
 namespace hetsim::sim::workloads {
 namespace {
 
-std::map<std::string, int> histogram(const Graph& g) {
-    std::map<std::string, int> h;
-    for (const Op& op : g.ops())
-        ++h[op.type];
-    return h;
-}
+using hetsim::testing::op_histogram;
 
 double conv_gemm_flops(const Graph& g) {
     double f = 0.0;
@@ -98,7 +94,7 @@ TEST(CnnModels, ResNet18MatchesTheLayerTable) {
     flops += 2.0 * 1000 * 512 + 1000;  // Gemm: 2 M N K plus the bias M N
     params += fc;
 
-    const auto h = histogram(g);
+    const auto h = op_histogram(g);
     EXPECT_EQ(h.at("Conv"), convs);
     EXPECT_EQ(convs, 20);
     EXPECT_EQ(h.at("Gemm"), 1);
@@ -142,7 +138,7 @@ TEST(CnnModels, EveryResNetDepthBuilds) {
         SCOPED_TRACE(depth);
         const Graph g =
             build_model("resnet", {{"depth", depth}, {"batch", 2}, {"image", 64}, {"classes", 10}});
-        const auto h = histogram(g);
+        const auto h = op_histogram(g);
         EXPECT_EQ(h.at("Conv"), counts.first);
         EXPECT_EQ(h.at("Add"), counts.second);
         // The stem's ReLU, then one after every conv of a block but the last, and one after
@@ -176,7 +172,7 @@ TEST(CnnModels, ResNetFlopsAndParametersMatchTheExportAtEveryDepth) {
 
 TEST(CnnModels, MobileNetV2MatchesTheExport) {
     const Graph g = build_model("mobilenet_v2", {});
-    const auto h = histogram(g);
+    const auto h = op_histogram(g);
     // 17 inverted residual blocks: 2 convs for the first (t = 1), 3 for the others, plus the
     // stem and the last 1x1: 1 + 2 + 16 * 3 + 1 = 52. Every conv but the 17 linear
     // bottlenecks is followed by a ReLU6 (Clip). 10 blocks keep stride 1 and width.
@@ -198,7 +194,7 @@ TEST(CnnModels, MobileNetV2MatchesTheExport) {
 
 TEST(CnnModels, InceptionV3MatchesTheExport) {
     const Graph g = build_model("inception_v3", {});
-    const auto h = histogram(g);
+    const auto h = op_histogram(g);
     EXPECT_EQ(h.at("Conv"), 94);
     EXPECT_EQ(h.at("Relu"), 94);
     EXPECT_EQ(h.at("Concat"), 11);  // one per Mixed block (the exporter flattens 7b/7c's)

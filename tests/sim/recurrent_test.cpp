@@ -9,16 +9,12 @@
 #include "sim/graph.hpp"
 #include "sim/op_table.hpp"
 #include "sim/workloads/model_zoo.hpp"
+#include "tests/fixtures/model_zoo_fixtures.hpp"
 
 namespace hetsim::sim::workloads {
 namespace {
 
-std::map<std::string, int> histogram(const Graph& g) {
-    std::map<std::string, int> h;
-    for (const Op& op : g.ops())
-        ++h[op.type];
-    return h;
-}
+using hetsim::testing::op_histogram;
 
 double flops_of(const Graph& g, const std::string& type) {
     double f = 0.0;
@@ -42,7 +38,7 @@ TEST(Recurrent, LstmCellsAreTwoMatMulsFourGatesAndTheStateUpdate) {
     // 3 layers x 5 steps = 15 cells; input 40, hidden 24, batch 2.
     const Graph g = build_model(
         "lstm", {{"layers", 3}, {"seq_len", 5}, {"input", 40}, {"hidden", 24}, {"batch", 2}});
-    const auto h = histogram(g);
+    const auto h = op_histogram(g);
     const int cells = 15;
     EXPECT_EQ(h.at("MatMul"), 2 * cells);
     EXPECT_EQ(h.at("Add"), 4 * cells);  // two biases, x W + h R, the cell state
@@ -70,7 +66,7 @@ TEST(Recurrent, LstmCellsAreTwoMatMulsFourGatesAndTheStateUpdate) {
 TEST(Recurrent, GruCellsFollowLinearBeforeReset) {
     const Graph g =
         build_model("gru", {{"layers", 2}, {"seq_len", 3}, {"input", 16}, {"hidden", 8}});
-    const auto h = histogram(g);
+    const auto h = op_histogram(g);
     const int cells = 6;
     EXPECT_EQ(h.at("MatMul"), 2 * cells);
     EXPECT_EQ(h.at("Add"), 6 * cells);  // two biases, z, r, n, h'
@@ -85,15 +81,15 @@ TEST(Recurrent, GruCellsFollowLinearBeforeReset) {
 
 TEST(Recurrent, OneStepNeedsNoSplitOfTheInput) {
     const Graph g = build_model("lstm", {{"seq_len", 1}, {"hidden", 8}, {"input", 8}});
-    EXPECT_EQ(histogram(g).at("Split"), 1);
-    EXPECT_EQ(histogram(g).at("Squeeze"), 1);
+    EXPECT_EQ(op_histogram(g).at("Split"), 1);
+    EXPECT_EQ(op_histogram(g).at("Squeeze"), 1);
 }
 
 TEST(Recurrent, FusedLstmIsOneOpPerLayerWithTheExportersWeightShapes) {
     const Graph g = build_model(
         "lstm",
         {{"layers", 2}, {"seq_len", 5}, {"input", 40}, {"hidden", 24}, {"batch", 2}, {"fused", 1}});
-    const auto h = histogram(g);
+    const auto h = op_histogram(g);
     EXPECT_EQ(h.at("LSTM"), 2);
     EXPECT_EQ(h.count("MatMul"), 0u);
     EXPECT_EQ(h.at("Squeeze"), 2);  // Y's direction axis, per layer
