@@ -18,6 +18,7 @@ convention (sim/op_semantics.cpp): a multiply-add is 2.
 import argparse
 import json
 import math
+import os
 import sys
 import time
 import warnings
@@ -493,6 +494,7 @@ def export(name, knobs, out, reference, static, external, opset):
     import onnx
 
     defaults, make, _ = catalogue()[name]
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     torch.manual_seed(0)
     model, inputs, input_names, output_names, axes, dims = make(knobs)
     model.eval()
@@ -514,7 +516,11 @@ def export(name, knobs, out, reference, static, external, opset):
     if reference:
         ops = reference_count(model, inputs)
         doc = {"model": name, "onnx_nodes": len(graph.node), "opset": opset,
-               "knobs": knobs, "dims": dims, "compute_ops": ops,
+               "knobs": knobs, "dims": dims,
+               # The dims the file leaves symbolic: what hetsim's workload `dims:` must bind.
+               "symbolic_dims": [] if static else sorted(
+                   {axis for spec in axes.values() for axis in spec.values()}),
+               "compute_ops": ops,
                "compute_flops": sum(o["flops"] for o in ops),
                "param_bytes": sum(p.numel() * 4 for p in model.parameters())}
         with open(reference, "w") as f:

@@ -74,9 +74,8 @@ def main():
             print(f"{name:<22} export failed: {error}")
             continue
         cmd = [args.hetsim, "inspect", onnx_file, "--json"]
-        for dim in ("batch", "seq"):
-            if dim in ref.get("symbolic_dims", ref["dims"]):
-                cmd += ["--dim", f"{dim}={ref['dims'][dim]}"]
+        for dim in ref["symbolic_dims"]:
+            cmd += ["--dim", f"{dim}={ref['dims'][dim]}"]
         best = None
         info = None
         for _ in range(args.repeat):
