@@ -273,8 +273,9 @@ void Importer::bind_dims() {
             if (it == options_.dims.end()) {
                 fail(
                     fmt::format("symbolic dimension '{}' (input '{}', axis {}) is not bound; "
-                                "give it under dims:, e.g. dims: {{{}: 1}}",
-                                name, input.name(), axis, name));
+                                "give it under the workload's dims: (dims: {{{}: 1}}; "
+                                "hetsim inspect: --dim {}=1)",
+                                name, input.name(), axis, name, name));
             }
             if (it->second < 1)
                 fail(fmt::format("dims: '{}' must be >= 1, got {}", name, it->second));
