@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -351,6 +352,34 @@ TEST(OnnxImportCli, BadFileAndUnknownOpsAreOneLineErrorsWithExitCode2) {
     out = hetsim::testing::run_hetsim("run " + typo.string());
     EXPECT_EQ(out.exit_code, 2);
     EXPECT_THAT(out.output, HasSubstr("expected 'error' or 'zero-cost', got 'skip'"));
+}
+
+// `hetsim inspect` and `hetsim dataset build` read ONNX files through the same import.
+TEST(OnnxImportCli, InspectAndDatasetReadOnnxFiles) {
+    hetsim::testing::TempDir dir;
+    const auto file = save(dense_model(), dir.path() / "dense.onnx");
+    auto out = hetsim::testing::run_hetsim("inspect " + file + " --dim batch=2 --json");
+    ASSERT_EQ(out.exit_code, 0) << out.output;
+    const auto doc = nlohmann::json::parse(out.output);
+    EXPECT_EQ(doc.at("nodes"), 3);
+    EXPECT_EQ(doc.at("param_bytes"), (16 * 8 + 8) * 4);
+    EXPECT_EQ(doc.at("flops_by_type").at("MatMul"), 2.0 * 2 * 8 * 16);
+
+    out = hetsim::testing::run_hetsim("inspect " + file);
+    EXPECT_EQ(out.exit_code, 2);
+    EXPECT_THAT(out.output, HasSubstr("hetsim inspect: --dim batch=1"));
+
+    const auto spec = dir.write("spec.yaml",
+                                "name: d\nseed: 1\nsplit: {train: 1}\n"
+                                "sources:\n  - {onnx: dense.onnx, dims: {batch: 4}}\n");
+    out = hetsim::testing::run_hetsim(fmt::format("dataset build --spec {} --out {}", spec.string(),
+                                                  (dir.path() / "ds").string()));
+    ASSERT_EQ(out.exit_code, 0) << out.output;
+    const auto manifest =
+        nlohmann::json::parse(hetsim::testing::read_file(dir.path() / "ds" / "manifest.json"));
+    ASSERT_EQ(manifest.at("graphs").size(), 1U);
+    EXPECT_EQ(manifest.at("graphs")[0].at("nodes"), 3);
+    EXPECT_EQ(manifest.at("graphs")[0].at("flops"), 2.0 * 4 * 8 * 16 + 4 * 8 + 4 * 8);
 }
 
 }  // namespace

@@ -124,5 +124,24 @@ INSTANTIATE_TEST_SUITE_P(
                       ExportCase{"gru", {"layers=2", "hidden=32", "input=16", "seq_len=4"}}),
     [](const ::testing::TestParamInfo<ExportCase>& info) { return info.param.model; });
 
+// A dataset spec's `export:` source runs the exporter and imports the file.
+TEST(PytorchExportDataset, ExportSourcesBecomeGraphs) {
+    if (!torch_available())
+        GTEST_SKIP() << "/usr/bin/python3 lacks torch/torchvision/onnx";
+    hetsim::testing::TempDir dir;
+    const auto spec = dir.write("spec.yaml",
+                                "name: e\nseed: 1\nsplit: {train: 1}\n"
+                                "sources:\n  - {export: squeezenet1_1, dims: {batch: 1}}\n");
+    const auto out = hetsim::testing::run_hetsim(fmt::format(
+        "dataset build --spec {} --out {}", spec.string(), (dir.path() / "ds").string()));
+    ASSERT_EQ(out.exit_code, 0) << out.output;
+    const auto manifest =
+        nlohmann::json::parse(hetsim::testing::read_file(dir.path() / "ds" / "manifest.json"));
+    ASSERT_EQ(manifest.at("graphs").size(), 1U);
+    // SqueezeNet 1.1: 26 Conv, 26 Relu, 3 MaxPool, 8 Concat, GlobalAveragePool and Flatten
+    // once the exporter's Dropout is gone in eval mode.
+    EXPECT_EQ(manifest.at("graphs")[0].at("nodes"), 65);
+}
+
 }  // namespace
 }  // namespace hetsim::importers
