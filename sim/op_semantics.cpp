@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <set>
 
 namespace hetsim::sim {
@@ -60,6 +61,74 @@ std::size_t idx(std::int64_t i) {
     return static_cast<std::size_t>(i);
 }
 
+// An Einsum equation ("bij,bjk->bik", spaces allowed) resolved against its operand shapes:
+// the size of every index letter and the output's letters. std::nullopt for the ellipsis form
+// ("...ij"), whose broadcast dimensions hetsim does not resolve (the declared shape is trusted).
+struct EinsumIndices {
+    std::map<char, std::int64_t> size;
+    std::string output;
+};
+
+std::optional<EinsumIndices> resolve_einsum(const Op& op, const Shapes& in) {
+    std::string equation;
+    if (auto it = op.attrs.find("equation");
+        it != op.attrs.end() && std::holds_alternative<std::string>(it->second))
+        equation = std::get<std::string>(it->second);
+    equation.erase(std::remove(equation.begin(), equation.end(), ' '), equation.end());
+    if (equation.empty())
+        fail(op, "Einsum needs its 'equation' attribute");
+    if (equation.find("...") != std::string::npos)
+        return std::nullopt;
+    const auto arrow = equation.find("->");
+    const std::string lhs = equation.substr(0, arrow);
+    std::vector<std::string> terms;
+    for (std::size_t start = 0;;) {
+        const auto comma = lhs.find(',', start);
+        terms.push_back(lhs.substr(start, comma - start));
+        if (comma == std::string::npos)
+            break;
+        start = comma + 1;
+    }
+    if (terms.size() != in.size()) {
+        fail(op, fmt::format("equation '{}' has {} operands, the op {}", equation, terms.size(),
+                             in.size()));
+    }
+    EinsumIndices r;
+    std::map<char, int> uses;
+    for (std::size_t t = 0; t < terms.size(); ++t) {
+        if (terms[t].size() != in[t].size()) {
+            fail(op, fmt::format("equation term '{}' has rank {}, operand {} is {}", terms[t],
+                                 terms[t].size(), t, to_string(in[t])));
+        }
+        for (std::size_t k = 0; k < terms[t].size(); ++k) {
+            const char c = terms[t][k];
+            ++uses[c];
+            auto [it, fresh] = r.size.emplace(c, in[t][k]);
+            if (!fresh && it->second != in[t][k]) {
+                // Size-1 dimensions broadcast (ONNX Einsum follows numpy).
+                if (it->second == 1)
+                    it->second = in[t][k];
+                else if (in[t][k] != 1)
+                    fail(op, fmt::format("index '{}' is {} in one operand and {} in another", c,
+                                         it->second, in[t][k]));
+            }
+        }
+    }
+    if (arrow != std::string::npos) {
+        r.output = equation.substr(arrow + 2);
+    } else {
+        // Implicit output: the letters used once, in alphabetical order.
+        for (const auto& [c, n] : uses) {
+            if (n == 1)
+                r.output += c;
+        }
+    }
+    for (char c : r.output) {
+        if (r.size.count(c) == 0)
+            fail(op, fmt::format("output index '{}' is in no operand of '{}'", c, equation));
+    }
+    return r;
+}
 }  // namespace
 
 // --- matrix products ------------------------------------------------------------------------
@@ -94,6 +163,17 @@ std::optional<Shapes> infer_matmul_shapes(const Op& op, const Shapes& in) {
         out.push_back(a[a.size() - 2]);
     if (!b_vec)
         out.push_back(b.back());
+    return Shapes{out};
+}
+
+std::optional<Shapes> infer_einsum_shapes(const Op& op, const Shapes& in) {
+    // ONNX 1.12's own inference gives Einsum's rank only; the sizes follow from the equation.
+    const auto indices = resolve_einsum(op, in);
+    if (!indices)
+        return std::nullopt;
+    Shape out;
+    for (char c : indices->output)
+        out.push_back(indices->size.at(c));
     return Shapes{out};
 }
 
@@ -767,6 +847,23 @@ double flops_matmul(const OpOperands& o) {
         return 0.0;
     // One multiply-add per output element and inner index: 2*M*N*K times the batch.
     return 2.0 * output_elements(o) * static_cast<double>(in[0].back());
+}
+
+double flops_einsum(const OpOperands& o) {
+    // A contraction of two or more operands: one multiply-add per point of the space of all
+    // indices (2 FLOPs, as MatMul's 2*M*N*K). One operand (a transpose, trace or sum): one
+    // operation per input element.
+    if (!o.floating_point || o.inputs.empty())
+        return 0.0;
+    const auto indices = resolve_einsum(o.op, o.inputs);
+    if (!indices)
+        return 0.0;
+    if (o.inputs.size() == 1)
+        return static_cast<double>(element_count(o.inputs[0]));
+    double points = 1.0;
+    for (const auto& [c, size] : indices->size)
+        points *= static_cast<double>(size);
+    return 2.0 * points;
 }
 
 double flops_gemm(const OpOperands& o) {

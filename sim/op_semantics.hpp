@@ -14,6 +14,7 @@ namespace hetsim::sim {
 // --- shape inference (InferShapesFn) ---------------------------------------------------------
 std::optional<Shapes> infer_matmul_shapes(const Op& op, const Shapes& in);  // numpy matmul
 std::optional<Shapes> infer_gemm_shapes(const Op& op, const Shapes& in);    // transA/transB, C
+std::optional<Shapes> infer_einsum_shapes(const Op& op, const Shapes& in);  // by the equation
 // Numpy broadcast of all inputs (>= 1, exactly 2, exactly 3 for Where).
 std::optional<Shapes> infer_broadcast_shapes(const Op& op, const Shapes& in);
 std::optional<Shapes> infer_binary_broadcast_shapes(const Op& op, const Shapes& in);
@@ -45,6 +46,7 @@ std::optional<Shapes> infer_recurrent_shapes(const Op& op, const Shapes& in);
 double flops_none(const OpOperands& operands);  // no floating-point work (or not modelled)
 double flops_matmul(const OpOperands& operands);
 double flops_gemm(const OpOperands& operands);
+double flops_einsum(const OpOperands& operands);
 double flops_conv(const OpOperands& operands);
 double flops_window_pool(const OpOperands& operands);
 double flops_global_pool(const OpOperands& operands);

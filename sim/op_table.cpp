@@ -28,7 +28,7 @@ const std::vector<OpInfo>& rows() {
         {"MatMulInteger",         C::matmul,        nullptr,                       flops_none},
         {"QLinearMatMul",         C::matmul,        nullptr,                       flops_none},
         {"FusedMatMul",           C::matmul,        nullptr,                       flops_none},
-        {"Einsum",                C::matmul,        nullptr,                       flops_none},
+        {"Einsum",                C::matmul,        infer_einsum_shapes,           flops_einsum},
         // --- convolution ---
         {"Conv",                  C::conv,          infer_conv_shapes,             flops_conv},
         {"ConvTranspose",         C::conv,          nullptr,                       flops_none},

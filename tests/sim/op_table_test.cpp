@@ -179,3 +179,32 @@ TEST(OpTable, ResizeFlopsFollowTheInterpolationMode) {
 
 }  // namespace
 }  // namespace hetsim::sim
+
+namespace hetsim::sim {
+namespace {
+
+// Einsum "bij,bjk->bik" is a batched MatMul: [2,3,4] x [2,4,5] -> [2,3,5], one multiply-add per
+// point of the (b,i,j,k) space = 2*2*3*4*5 FLOPs; the implicit form "ij,jk" outputs "ik".
+TEST(OpTable, EinsumShapesAndFlopsFollowTheEquation) {
+    auto build = [](const std::string& equation, Shape a, Shape b, Shape out) {
+        Graph g("einsum");
+        const int x = g.add_tensor("a", std::move(a), DType::f32, TensorKind::input);
+        const int w = g.add_tensor("b", std::move(b), DType::f32, TensorKind::weight);
+        const int y = g.add_tensor("y", std::move(out), DType::f32);
+        g.add_op("e", "Einsum", {x, w}, {y}, {{"equation", equation}});
+        g.finalize();
+        return g.op(0).flops;
+    };
+    EXPECT_DOUBLE_EQ(build("b i j, b j k -> b i k", {2, 3, 4}, {2, 4, 5}, {2, 3, 5}), 240.0);
+    EXPECT_DOUBLE_EQ(build("ij,jk", {3, 4}, {4, 5}, {3, 5}), 120.0);
+    EXPECT_THROW(build("bij,bjk->bik", {2, 3, 4}, {2, 4, 5}, {2, 3, 4}), GraphError);
+    try {
+        build("ij,jk->ik", {3, 4}, {6, 5}, {3, 5});
+        FAIL() << "expected a size mismatch";
+    } catch (const GraphError& e) {
+        EXPECT_THAT(e.what(), HasSubstr("index 'j' is 4 in one operand and 6 in another"));
+    }
+}
+
+}  // namespace
+}  // namespace hetsim::sim
