@@ -165,9 +165,8 @@ namespace {
 // Resize [1,3,4,4] -> [1,3,8,8]: 192 outputs; linear blends 2^2 neighbours with a multiply-add
 // each (2*4*192 = 1536 FLOPs), cubic 4^2 (2*16*192 = 6144), nearest copies (0).
 TEST(OpTable, ResizeFlopsFollowTheInterpolationMode) {
-    for (const auto& [mode, expected] :
-         std::vector<std::pair<std::string, double>>{{"linear", 1536.0}, {"cubic", 6144.0},
-                                                     {"nearest", 0.0}}) {
+    for (const auto& [mode, expected] : std::vector<std::pair<std::string, double>>{
+             {"linear", 1536.0}, {"cubic", 6144.0}, {"nearest", 0.0}}) {
         Graph g("resize");
         const int x = g.add_tensor("x", {1, 3, 4, 4}, DType::f32, TensorKind::input);
         const int y = g.add_tensor("y", {1, 3, 8, 8}, DType::f32);
