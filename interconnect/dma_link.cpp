@@ -20,6 +20,32 @@ DmaLinkModel::DmaLinkModel(DmaLinkParams params) : params_(std::move(params)) {
     }
 }
 
+// Two distinct component names; whether they exist is checked by sim::parse_platform once
+// every component is known.
+std::pair<std::string, std::string> parse_endpoints(const sim::ConfigNode& node) {
+    const sim::ConfigNode ends = node.at("endpoints");
+    if (!ends.is_sequence() || ends.size() != 2) {
+        ends.fail("expected a list of two component names, e.g. [cpu, pim]");
+    }
+    std::string a = ends.at(std::size_t{0}).as_string();
+    std::string b = ends.at(std::size_t{1}).as_string();
+    if (a == b)
+        ends.fail(fmt::format("a link needs two different endpoints, got '{}' twice", a));
+    return {std::move(a), std::move(b)};
+}
+
+sim::Arbitration parse_arbitration(const sim::ConfigNode& node) {
+    const std::string value = node.get_string("arbitration", "shared");
+    if (value == "shared")
+        return sim::Arbitration::shared;
+    if (value == "fifo")
+        return sim::Arbitration::fifo;
+    node["arbitration"].fail(fmt::format(
+        "expected 'shared' (processor sharing of the bandwidth) or 'fifo' (one transfer at "
+        "a time), got '{}'",
+        value));
+}
+
 namespace {
 
 // `{bandwidth: .., latency: ..}`; with `fallback`, both keys are optional overrides.
@@ -36,20 +62,6 @@ LinkDirection parse_direction(const sim::ConfigNode& node, const LinkDirection* 
     return d;
 }
 
-// Two distinct component names; whether they exist is checked by sim::parse_platform once
-// every component is known.
-std::pair<std::string, std::string> parse_endpoints(const sim::ConfigNode& node) {
-    const sim::ConfigNode ends = node.at("endpoints");
-    if (!ends.is_sequence() || ends.size() != 2) {
-        ends.fail("expected a list of two component names, e.g. [cpu, pim]");
-    }
-    std::string a = ends.at(std::size_t{0}).as_string();
-    std::string b = ends.at(std::size_t{1}).as_string();
-    if (a == b)
-        ends.fail(fmt::format("a link needs two different endpoints, got '{}' twice", a));
-    return {std::move(a), std::move(b)};
-}
-
 std::string parse_convert_on(const sim::ConfigNode& node, const std::string& a,
                              const std::string& b) {
     if (!node.has("convert_on"))
@@ -64,18 +76,6 @@ std::string parse_convert_on(const sim::ConfigNode& node, const std::string& a,
 
 bool parse_one_way(const sim::ConfigNode& node) {
     return node.has("one_way") && node.at("one_way").as_bool();
-}
-
-sim::Arbitration parse_arbitration(const sim::ConfigNode& node) {
-    const std::string value = node.get_string("arbitration", "shared");
-    if (value == "shared")
-        return sim::Arbitration::shared;
-    if (value == "fifo")
-        return sim::Arbitration::fifo;
-    node["arbitration"].fail(fmt::format(
-        "expected 'shared' (processor sharing of the bandwidth) or 'fifo' (one transfer at "
-        "a time), got '{}'",
-        value));
 }
 
 // One DMA descriptor per transfer: fixed setup/completion latency, then the payload at the

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "sim/platform.hpp"
 
@@ -44,6 +45,12 @@ public:
 private:
     DmaLinkParams params_;
 };
+
+// The shared keys of a link component (also read by mcm_ring's ring_link): `endpoints:`, two
+// distinct component names (whether they exist is checked by sim::parse_platform), and
+// `arbitration: shared | fifo` (default shared).
+std::pair<std::string, std::string> parse_endpoints(const sim::ConfigNode& node);
+sim::Arbitration parse_arbitration(const sim::ConfigNode& node);
 
 // Factories behind `type: dma` and `type: pcie` (registered in interconnect/register.cpp).
 //   dma:  { type: dma, endpoints: [cpu, pim], forward: {bandwidth: .., latency: ..},

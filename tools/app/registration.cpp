@@ -2,6 +2,7 @@
 
 #include "devices/register.hpp"
 #include "interconnect/register.hpp"
+#include "mcm_ring/register.hpp"
 #include "silent_pim/register.hpp"
 #include "sim/platform.hpp"
 
@@ -13,6 +14,7 @@ void register_all() {
         devices::register_components(registry);
         interconnect::register_components(registry);
         silent_pim::register_components(registry);
+        mcm_ring::register_components(registry);
         return true;
     }();
     (void)done;
