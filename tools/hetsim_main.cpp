@@ -12,6 +12,7 @@
 #include "sim/workloads/model_zoo.hpp"
 #include "tools/app/agree.hpp"
 #include "tools/app/calibrate.hpp"
+#include "tools/app/check_partition.hpp"
 #include "tools/app/dataset.hpp"
 #include "tools/app/inspect.hpp"
 #include "tools/app/place.hpp"
@@ -161,6 +162,17 @@ int main(int argc, char** argv) {
         "calibrate", "simulated vs published figures of a platform (exit 1 if they do not hold)");
     calibrate->add_option("platform", calibrate_file, "platform YAML")->required();
 
+    std::string check_study, check_file;
+    std::vector<std::string> check_overrides;
+    auto* check = cli.add_subcommand(
+        "check-partition",
+        "check a chiplet partition against mcm2022's constraints (exit 0 valid, 1 invalid)");
+    check->add_option("study", check_study, "study YAML (its workload and chiplet platform)")
+        ->required();
+    check->add_option("partition", check_file, "partition JSON (placement_<placer>.json format)")
+        ->required();
+    check->add_option("--set", check_overrides, "override a YAML path: --set workload.nodes=8");
+
     std::string agree_file, agree_out;
     std::vector<std::string> agree_overrides;
     int agree_samples = 100;
@@ -215,6 +227,12 @@ int main(int argc, char** argv) {
         }
         if (list->parsed())
             return cmd_list(list_what);
+        if (check->parsed()) {
+            const app::PartitionVerdict verdict =
+                app::check_partition(check_study, check_overrides, check_file);
+            std::cout << verdict.report;
+            return verdict.valid ? 0 : 1;
+        }
         if (agree->parsed()) {
             const app::StudyConfig study = app::load_study(agree_file, agree_overrides);
             const app::AgreementReport report =
