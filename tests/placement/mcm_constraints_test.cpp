@@ -13,6 +13,7 @@
 #include "placement/mcm/enumerate.hpp"
 #include "sim/workloads/json_graph.hpp"
 #include "sim/workloads/model_zoo.hpp"
+#include "tests/fixtures/mcm_fixtures.hpp"
 #include "tests/fixtures/yaml_fixtures.hpp"
 
 namespace hetsim::placement::mcm {
@@ -21,25 +22,10 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-// Figure 2a: n0 -> n1, n0 -> n2, n1 -> n3, n2 -> n4, n3 -> n4. Every activation is [1,4] fp32
-// (16 B); n3 is a MatMul with a [4,4] weight (64 B). Topological order n0..n4.
-constexpr const char* kFigure2 = R"({"name": "figure2",
- "tensors": [
-  {"name": "x", "shape": [1, 4], "kind": "input"},
-  {"name": "w", "shape": [4, 4], "kind": "weight"},
-  {"name": "t0", "shape": [1, 4]}, {"name": "t1", "shape": [1, 4]},
-  {"name": "t2", "shape": [1, 4]}, {"name": "t3", "shape": [1, 4]},
-  {"name": "t4", "shape": [1, 4]}],
- "ops": [
-  {"name": "n0", "type": "Relu", "inputs": ["x"], "outputs": ["t0"]},
-  {"name": "n1", "type": "Relu", "inputs": ["t0"], "outputs": ["t1"]},
-  {"name": "n2", "type": "Relu", "inputs": ["t0"], "outputs": ["t2"]},
-  {"name": "n3", "type": "MatMul", "inputs": ["t1", "w"], "outputs": ["t3"]},
-  {"name": "n4", "type": "Add", "inputs": ["t2", "t3"], "outputs": ["t4"]}],
- "outputs": ["t4"]})";
+using hetsim::testing::kMcmFigure2;
 
 sim::Graph figure2() {
-    return sim::workloads::parse_json_graph(kFigure2, "figure2");
+    return sim::workloads::parse_json_graph(kMcmFigure2, "figure2");
 }
 
 std::vector<std::string> messages(const std::vector<Violation>& violations) {

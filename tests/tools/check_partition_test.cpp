@@ -8,6 +8,7 @@
 #include <string>
 
 #include "tests/fixtures/cli_fixtures.hpp"
+#include "tests/fixtures/mcm_fixtures.hpp"
 
 namespace {
 
@@ -15,22 +16,7 @@ using hetsim::testing::run_hetsim;
 using hetsim::testing::TempDir;
 using ::testing::HasSubstr;
 
-// n0 -> n1, n0 -> n2, n1 -> n3, n2 -> n4, n3 -> n4; [1,4] fp32 activations, n3 has a 64 B
-// weight.
-constexpr const char* kFigure2 = R"({"name": "figure2",
- "tensors": [
-  {"name": "x", "shape": [1, 4], "kind": "input"},
-  {"name": "w", "shape": [4, 4], "kind": "weight"},
-  {"name": "t0", "shape": [1, 4]}, {"name": "t1", "shape": [1, 4]},
-  {"name": "t2", "shape": [1, 4]}, {"name": "t3", "shape": [1, 4]},
-  {"name": "t4", "shape": [1, 4]}],
- "ops": [
-  {"name": "n0", "type": "Relu", "inputs": ["x"], "outputs": ["t0"]},
-  {"name": "n1", "type": "Relu", "inputs": ["t0"], "outputs": ["t1"]},
-  {"name": "n2", "type": "Relu", "inputs": ["t0"], "outputs": ["t2"]},
-  {"name": "n3", "type": "MatMul", "inputs": ["t1", "w"], "outputs": ["t3"]},
-  {"name": "n4", "type": "Add", "inputs": ["t2", "t3"], "outputs": ["t4"]}],
- "outputs": ["t4"]})";
+using hetsim::testing::kMcmFigure2;
 
 std::string die(const std::string& name, const std::string& memory) {
     return "  " + name + ":\n    type: gpu\n    role: chiplet\n    device: " + name +
@@ -55,7 +41,7 @@ class CheckPartition : public ::testing::Test {
 protected:
     void SetUp() override {
         write("ring3.yaml", kPlatform);
-        write("fig2.json", kFigure2);
+        write("fig2.json", kMcmFigure2);
         write("study.yaml",
               "study: fig2\nplatform: ring3.yaml\nworkload: {json: fig2.json}\n"
               "placers: [greedy]\n");
