@@ -152,7 +152,7 @@ private:
     void infer_shapes();
     void collect_types();
     void load_initializer_values();
-    std::optional<ConstTensor> read_tensor(const onnx::TensorProto& t, bool want_values) const;
+    ConstTensor read_tensor(const onnx::TensorProto& t, bool want_values) const;
     bool fold_pass();
     std::optional<ConstTensor> evaluate(const onnx::NodeProto& node) const;
     void lift_constant_operands(const onnx::NodeProto& node, sim::Attributes& attrs,
@@ -328,8 +328,7 @@ void Importer::collect_types() {
         types_[v.name()] = v.type();
 }
 
-std::optional<ConstTensor> Importer::read_tensor(const onnx::TensorProto& t,
-                                                 bool want_values) const {
+ConstTensor Importer::read_tensor(const onnx::TensorProto& t, bool want_values) const {
     ConstTensor c;
     c.elem_type = t.data_type();
     for (auto d : t.dims())
@@ -427,17 +426,15 @@ std::optional<ConstTensor> Importer::read_tensor(const onnx::TensorProto& t,
 
 void Importer::load_initializer_values() {
     for (auto& init : *model_.mutable_graph()->mutable_initializer()) {
-        if (auto c = read_tensor(init, /*want_values=*/true)) {
-            // Only shapes matter past this point; dropping the bytes of the weights keeps the
-            // repeated shape inference cheap and the memory at the size of the graph.
-            if (!c->has_values) {
-                init.clear_raw_data();
-                init.clear_float_data();
-            }
-            consts_[init.name()] = std::move(*c);
+        ConstTensor c = read_tensor(init, /*want_values=*/true);
+        // Only shapes matter past this point; dropping the bytes of the weights keeps the
+        // repeated shape inference cheap and the memory at the size of the graph.
+        if (!c.has_values) {
+            init.clear_raw_data();
+            init.clear_float_data();
         }
+        consts_[init.name()] = std::move(c);
     }
-    result_.initializers = model_.graph().initializer_size();
 }
 
 // --- constant evaluation ---------------------------------------------------------------------
@@ -906,8 +903,8 @@ std::optional<ConstTensor> Importer::evaluate(const onnx::NodeProto& node) const
         ConstTensor fill = make_result(TP::FLOAT, {1});
         fill.reals.push_back(0.0);
         if (const auto* a = find_attr(node, "value")) {
-            if (auto v = read_tensor(a->t(), true); v && v->has_values && v->elements() == 1)
-                fill = *v;
+            if (ConstTensor v = read_tensor(a->t(), true); v.has_values && v.elements() == 1)
+                fill = std::move(v);
         }
         ConstTensor r = make_result(fill.elem_type, out);
         for (std::int64_t i = 0; i < sim::element_count(out); ++i)

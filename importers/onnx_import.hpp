@@ -45,7 +45,6 @@ struct OnnxImportResult {
     int onnx_nodes = 0;       // nodes in the file's main graph
     int folded_nodes = 0;     // removed by constant folding (onnx_nodes = ops + folded)
     int lifted_operands = 0;  // constant inputs turned into attributes
-    std::int64_t initializers = 0;
     // Op types imported at zero cost (UnknownOps::zero_cost), with their node counts.
     std::map<std::string, int> zero_cost_ops;
 };

@@ -43,6 +43,12 @@ std::string required_string(const nlohmann::json& entry, const std::string& file
     return entry.at(key).get<std::string>();
 }
 
+// " (did you mean 'x'?)" when a candidate is close to `word`, else "".
+std::string suggestion(const std::string& word, const std::vector<std::string>& candidates) {
+    const std::string guess = sim::did_you_mean(word, candidates);
+    return guess.empty() ? std::string() : fmt::format(" (did you mean '{}'?)", guess);
+}
+
 }  // namespace
 
 PartitionVerdict check_partition(const std::string& study_file,
@@ -71,17 +77,15 @@ PartitionVerdict check_partition(const std::string& study_file,
         const std::string device_name = required_string(entries[i], partition_file, path, "device");
         const auto op = graph.find_op(op_name);
         if (!op) {
-            const std::string guess = sim::did_you_mean(op_name, op_names);
             fail(partition_file, path + ".op",
                  fmt::format("unknown op '{}' in workload '{}'{}", op_name, study.workload_label,
-                             guess.empty() ? "" : fmt::format(" (did you mean '{}'?)", guess)));
+                             suggestion(op_name, op_names)));
         }
         const auto device = platform.find_device(device_name);
         if (!device) {
-            const std::string guess = sim::did_you_mean(device_name, device_names);
             fail(partition_file, path + ".device",
                  fmt::format("unknown device '{}' on platform '{}'{}", device_name, platform.name,
-                             guess.empty() ? "" : fmt::format(" (did you mean '{}'?)", guess)));
+                             suggestion(device_name, device_names)));
         }
         if (!chip_of_device.contains(*device)) {
             fail(partition_file, path + ".device",

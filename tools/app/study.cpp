@@ -61,14 +61,24 @@ std::optional<fs::path> find_tool_script(const std::string& name) {
     return std::nullopt;
 }
 
+namespace {
+
+// A file a config names, relative to the config file's folder (as given when the config came
+// from the command line, "<command line>").
+std::filesystem::path file_beside_config(const sim::ConfigNode& node) {
+    std::filesystem::path file = node.as_string();
+    if (file.is_relative() && !node.file().empty() && node.file().front() != '<')
+        file = std::filesystem::path(node.file()).parent_path() / file;
+    return file;
+}
+
+}  // namespace
+
 std::shared_ptr<sim::Graph> build_workload(const sim::ConfigNode& node, std::string& label) {
     node.expect_map();
     if (node.has("onnx")) {
         node.expect_keys({"onnx", "dims", "unknown_ops"});
-        std::filesystem::path file = node.at("onnx").as_string();
-        if (file.is_relative() && !node.file().empty() && node.file().front() != '<') {
-            file = std::filesystem::path(node.file()).parent_path() / file;
-        }
+        const std::filesystem::path file = file_beside_config(node.at("onnx"));
         importers::OnnxImportOptions options;
         if (node.has("dims")) {
             const sim::ConfigNode dims = node.at("dims");
@@ -101,10 +111,7 @@ std::shared_ptr<sim::Graph> build_workload(const sim::ConfigNode& node, std::str
     }
     if (node.has("json")) {
         node.expect_keys({"json"});
-        std::filesystem::path file = node.at("json").as_string();
-        if (file.is_relative() && !node.file().empty() && node.file().front() != '<') {
-            file = std::filesystem::path(node.file()).parent_path() / file;
-        }
+        const std::filesystem::path file = file_beside_config(node.at("json"));
         try {
             auto graph = std::make_shared<sim::Graph>(sim::workloads::load_json_graph(file));
             label = fmt::format("json({})", file.filename().string());
