@@ -6,7 +6,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git clang-format
   libsystemc-dev libyaml-cpp-dev libfmt-dev libboost-dev libeigen3-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
-  coinor-libcbc-dev libscotch-dev
+  coinor-libcbc-dev libscotch-dev libgecode-dev
   libonnx-dev libprotobuf-dev
   python3-matplotlib python3-torch python3-torchvision python3-onnx
 )

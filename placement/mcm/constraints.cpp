@@ -168,9 +168,20 @@ std::vector<Violation> check_static_constraints(const sim::Graph& graph,
 }
 
 std::vector<ChipMemory> chip_memory(const sim::Graph& graph, const std::vector<int>& chip_of_op,
-                                    const std::vector<std::int64_t>& capacity_bytes) {
+                                    const std::vector<std::int64_t>& capacity_bytes,
+                                    const std::vector<std::int64_t>& tensor_bytes) {
     const int chip_count = static_cast<int>(capacity_bytes.size());
     check_assignment(graph, chip_of_op, chip_count);
+    if (!tensor_bytes.empty() && static_cast<int>(tensor_bytes.size()) != graph.tensor_count()) {
+        throw std::invalid_argument(
+            fmt::format("tensor_bytes has {} entries, graph '{}' has {} "
+                        "tensors",
+                        tensor_bytes.size(), graph.name(), graph.tensor_count()));
+    }
+    auto bytes_of = [&](int t) {
+        return tensor_bytes.empty() ? graph.tensor(t).size_bytes()
+                                    : tensor_bytes[static_cast<std::size_t>(t)];
+    };
     auto chip = [&](int op) { return chip_of_op[static_cast<std::size_t>(op)]; };
 
     // The schedule: topological order restricted to each chip.
@@ -209,7 +220,7 @@ std::vector<ChipMemory> chip_memory(const sim::Graph& graph, const std::vector<i
                 tensors.insert(t);
         }
         for (int t : weights)
-            m.weight_bytes += graph.tensor(t).size_bytes();
+            m.weight_bytes += bytes_of(t);
         for (int t : tensors) {
             const sim::Tensor& tensor = graph.tensor(t);
             const bool local_producer = tensor.producer >= 0 && chip(tensor.producer) == c;
@@ -224,8 +235,8 @@ std::vector<ChipMemory> chip_memory(const sim::Graph& graph, const std::vector<i
             }
             if (leaves)
                 last = last_step;
-            delta[static_cast<std::size_t>(first)] += tensor.size_bytes();
-            delta[static_cast<std::size_t>(last) + 1] -= tensor.size_bytes();
+            delta[static_cast<std::size_t>(first)] += bytes_of(t);
+            delta[static_cast<std::size_t>(last) + 1] -= bytes_of(t);
         }
         std::int64_t live = 0;
         for (int step = 0; step <= last_step; ++step) {
@@ -241,9 +252,10 @@ std::vector<ChipMemory> chip_memory(const sim::Graph& graph, const std::vector<i
 }
 
 std::vector<Violation> check_memory(const sim::Graph& graph, const std::vector<int>& chip_of_op,
-                                    const std::vector<std::int64_t>& capacity_bytes) {
+                                    const std::vector<std::int64_t>& capacity_bytes,
+                                    const std::vector<std::int64_t>& tensor_bytes) {
     std::vector<Violation> violations;
-    for (const ChipMemory& m : chip_memory(graph, chip_of_op, capacity_bytes)) {
+    for (const ChipMemory& m : chip_memory(graph, chip_of_op, capacity_bytes, tensor_bytes)) {
         if (m.capacity_bytes <= 0 || m.peak_bytes() <= m.capacity_bytes)
             continue;
         const std::string& op = graph.op(m.peak_op).name;
@@ -260,10 +272,11 @@ std::vector<Violation> check_memory(const sim::Graph& graph, const std::vector<i
 }
 
 std::vector<Violation> check_partition(const sim::Graph& graph, const std::vector<int>& chip_of_op,
-                                       const std::vector<std::int64_t>& capacity_bytes) {
+                                       const std::vector<std::int64_t>& capacity_bytes,
+                                       const std::vector<std::int64_t>& tensor_bytes) {
     std::vector<Violation> violations =
         check_static_constraints(graph, chip_of_op, static_cast<int>(capacity_bytes.size()));
-    for (Violation& v : check_memory(graph, chip_of_op, capacity_bytes))
+    for (Violation& v : check_memory(graph, chip_of_op, capacity_bytes, tensor_bytes))
         violations.push_back(std::move(v));
     return violations;
 }

@@ -62,16 +62,21 @@ struct ChipMemory {
 //  - weights of the chip's ops are resident throughout, each tensor counted once per chip.
 // The peak is the largest weights + live activations over the steps (the first step on ties).
 // `capacity_bytes[c]` is chip c's SRAM (0 = unlimited); its size is the chip count.
+// `tensor_bytes[t]` is tensor t's size on the chips (McmProblem::tensor_bytes_all: floats in the
+// chips' dtype); empty = the graph's declared sizes.
 std::vector<ChipMemory> chip_memory(const sim::Graph& graph, const std::vector<int>& chip_of_op,
-                                    const std::vector<std::int64_t>& capacity_bytes);
+                                    const std::vector<std::int64_t>& capacity_bytes,
+                                    const std::vector<std::int64_t>& tensor_bytes = {});
 
 // One `memory` violation per chip whose peak exceeds its (non-zero) capacity.
 std::vector<Violation> check_memory(const sim::Graph& graph, const std::vector<int>& chip_of_op,
-                                    const std::vector<std::int64_t>& capacity_bytes);
+                                    const std::vector<std::int64_t>& capacity_bytes,
+                                    const std::vector<std::int64_t>& tensor_bytes = {});
 
 // The static constraints, then the memory check.
 std::vector<Violation> check_partition(const sim::Graph& graph, const std::vector<int>& chip_of_op,
-                                       const std::vector<std::int64_t>& capacity_bytes);
+                                       const std::vector<std::int64_t>& capacity_bytes,
+                                       const std::vector<std::int64_t>& tensor_bytes = {});
 
 // The platform's chiplets (devices of role chiplet) in ring order: device indices, element i
 // being chip i. The order follows the links, never the names: each chiplet's component has at
