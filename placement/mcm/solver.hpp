@@ -38,6 +38,8 @@ struct SolverStats {
     std::int64_t solutions = 0;
     std::int64_t failures = 0;  // propagation failures (backtracks) over all calls
     std::int64_t restarts = 0;  // attempts abandoned at fail_limit
+    std::int64_t attempts = 0;  // attempts started (restarts + the last one of each call)
+    std::int64_t nodes = 0;     // search nodes (decisions tried) over all calls
     double seconds = 0.0;
 };
 
