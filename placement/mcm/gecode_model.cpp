@@ -837,6 +837,7 @@ ModelData::ModelData(const McmProblem& problem)
     // the ops (n^2 bits; skipped for very large graphs, the rule being optional).
     groups.clear();
     member_begin.assign(1, 0);
+    edge_max_step.assign(edges.size(), std::max(0, chips - 1));
     const std::size_t op_words = (n + 63) / 64;
     if (n > 0 && n <= 16384) {
         const std::vector<int>& topo = problem.graph().topo_order();
@@ -865,6 +866,23 @@ ModelData::ModelData(const McmProblem& problem)
                 for (std::size_t i = 0; i < op_words; ++i)
                     a[i] |= ap[i];
             }
+        }
+        edge_max_step.assign(edges.size(), std::max(0, chips - 1));
+        for (std::size_t k = 0; k < edges.size(); ++k) {
+            const McmProblem::Edge& e = edges[k];
+            // |P(u, v)| = n - |anc*(u) ∪ desc*(v) ∪ (desc(u) ∩ anc(v))|.
+            const Word* anc_u = bits(anc, e.from);
+            const Word* desc_v = bits(desc, e.to);
+            const Word* desc_u = bits(desc, e.from);
+            const Word* anc_v = bits(anc, e.to);
+            std::size_t covered = 0;
+            for (std::size_t i = 0; i < op_words; ++i)
+                covered += static_cast<std::size_t>(
+                    std::popcount(anc_u[i] | desc_v[i] | (desc_u[i] & anc_v[i])));
+            covered += 2;  // u and v themselves
+            const std::size_t others = n - std::min(n, covered);
+            edge_max_step[k] = static_cast<int>(
+                std::min<std::size_t>(others + 1, static_cast<std::size_t>(chips - 1)));
         }
         for (const McmProblem::Edge& e : edges) {
             const Word* d = bits(desc, e.from);
@@ -958,6 +976,21 @@ PartitionSpace::PartitionSpace(const ModelData& data, bool weight_capacity)
     // Eq. 2: acyclic dataflow on the one-way ring.
     for (const McmProblem::Edge& e : data.edges)
         Gecode::rel(*this, x_[e.from], Gecode::IRT_LQ, x_[e.to]);
+    // Implied by Eq. 3 and Eq. 4 (mcm2022 §3): the chip step along an edge (u, v) is at most
+    // 1 + |P(u, v)|. Every chip c with f(u) < c < f(v) holds some op y (Eq. 3: c is below the
+    // used chip f(v)); y is no ancestor of u (else f(y) <= f(u)), no descendant of v (else
+    // f(y) >= f(v)), and not between u and v (ChipTriangle's two-chips rule puts those on f(u)
+    // or f(v)); so y is in P(u, v), and distinct chips hold distinct ops. Bounds propagation of
+    // these difference constraints along paths keeps two ops a few edges apart from drawing
+    // chips that the ops between them could never fill, a dead end plain DFS finds only late.
+    for (std::size_t k = 0; k < data.edges.size(); ++k) {
+        const McmProblem::Edge& e = data.edges[k];
+        if (data.edge_max_step[k] < data.chips - 1) {
+            Gecode::linear(*this, Gecode::IntArgs({1, -1}),
+                           Gecode::IntVarArgs({x_[e.to], x_[e.from]}), Gecode::IRT_LQ,
+                           data.edge_max_step[k]);
+        }
+    }
     const Gecode::IntVarArgs args(x_);
     post_chip_triangle(*this, args, data);
     post_no_skip(*this, args, data);

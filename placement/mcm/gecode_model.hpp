@@ -50,6 +50,12 @@ struct ModelData {
     std::vector<int> op_group_begin, op_groups;  // groups an op is in (member or endpoint)
     static constexpr std::size_t kMaxGroupMembers = 4'000'000;
 
+    // Per edge (same index as `edges`): the largest chip step f(v) - f(u) any valid partition
+    // can take on it, 1 + |P(u, v)| with P(u, v) the ops that are neither ancestors of u (or
+    // u), nor descendants of v (or v), nor between u and v (see PartitionSpace's constructor).
+    // chips - 1 (no bound) when the reachability bitsets were not built.
+    std::vector<int> edge_max_step;
+
     // Weights (McmProblem::weights): bytes per weight, the weights each op reads, per-chip
     // capacity (0 = unlimited), and the ops by the bytes of their weights, largest first.
     std::vector<std::int64_t> weight_bytes;

@@ -8,9 +8,10 @@
 // exactly "set_domain backtracks to a previous i" of Algorithm 1, with the failed value ruled out.
 // Gecode recomputes the state of a backtracked node from a copy (every kCopyDistance
 // decisions), so a backtrack costs a few commits instead of an undo log. An attempt that meets
-// SolverOptions::fail_limit failures is abandoned and a new one starts from the root with a fresh
-// node order (when none was given) and fresh draws; a DFS that runs out of alternatives has
-// proven that no valid partition exists (the propagators are sound and the branching complete).
+// its failure limit (SolverOptions::fail_limit, doubling per attempt of a call) is abandoned and
+// a new one starts from the root with a fresh node order (when none was given) and fresh draws;
+// a DFS that runs out of alternatives has proven that no valid partition exists (the
+// propagators are sound and the branching complete).
 //
 // Determinism: every random draw comes from the caller's std::mt19937_64 through the helpers
 // below (no std:: distribution, whose results differ between standard libraries), in an order
@@ -39,7 +40,7 @@ using Gecode::Int::IntView;
 // Decisions between two copies of a space in the DFS (Search::Options::c_d). A SAMPLE on a
 // BERT-large graph takes about a thousand decisions and few backtracks, so copies dominate at
 // Gecode's default of 8; larger distances make a backtrack recompute more commits.
-constexpr unsigned kCopyDistance = 48;
+constexpr unsigned kCopyDistance = 16;
 constexpr unsigned kAdaptiveDistance = 4;
 
 // A uniform integer in [0, n), n > 0, by rejection.
@@ -319,8 +320,10 @@ std::optional<std::vector<int>> PartitionSolver::Impl::run(Plan& plan, std::mt19
             ViewArray<IntView> views(*space, Gecode::IntVarArgs(space->vars()));
             PlanBrancher::post(*space, views, plan);
         }
+        const std::int64_t fail_limit =
+            options.fail_limit <= 0 ? 0 : options.fail_limit << std::min(attempt, 20);
         detail::DeadlineStop stop(
-            options.fail_limit, options.deadline.has_value(),
+            fail_limit, options.deadline.has_value(),
             options.deadline.value_or(std::chrono::steady_clock::time_point{}));
         Gecode::Search::Options search;
         search.clone = false;  // the engine owns `space`
