@@ -14,10 +14,6 @@ namespace hetsim::placement::mcm {
 
 namespace {
 
-bool is_float(sim::DType d) {
-    return d == sim::DType::f32 || d == sim::DType::bf16 || d == sim::DType::f16;
-}
-
 // The two sums of a route as lowering costs each hop: the link's latency, the destination
 // memory's access latency, and the bytes at the link's bandwidth (sim/lowering.cpp).
 RouteCost route_cost(const sim::Platform& platform, const std::string& from,
