@@ -141,14 +141,15 @@ public:
         }
         for (int op_id : graph_.topo_order())
             lower_op(op_id);
-        // Graph outputs end in the host memory in their declared dtype, and stay there.
+        // Graph outputs end in the host memory in the host's dtype, and stay there.
         for (int t = 0; t < graph_.tensor_count(); ++t) {
             const Tensor& tensor = graph_.tensor(t);
             if (!tensor.is_graph_output || tensor.producer < 0)
                 continue;
-            make_available(t, platform_.host_component, tensor.dtype);
+            const DType on_host = host_dtype(tensor.dtype);
+            make_available(t, platform_.host_component, on_host);
             for (const auto& loc : where_[t]) {
-                if (loc.component == platform_.host_component && loc.dtype == tensor.dtype)
+                if (loc.component == platform_.host_component && loc.dtype == on_host)
                     exec_.buffers[static_cast<std::size_t>(loc.buffer)].persistent = true;
             }
         }
@@ -208,8 +209,15 @@ private:
         return is_float(declared) ? device.model->compute_dtype() : declared;
     }
 
-    // Device whose resource runs conversions for `component` (its first device).
-    int converter_device(const std::string& component) const {
+    // The dtype graph inputs and outputs take in the host memory: the host's device's (a host
+    // that feeds an int8 package hands it int8 tensors); declared for a host without devices.
+    DType host_dtype(DType declared) const {
+        const int device = first_device(platform_.host_component);
+        return device < 0 ? declared : dtype_on(platform_.device(device), declared);
+    }
+
+    // The first device of `component`: it runs the component's conversions and sets its dtype.
+    int first_device(const std::string& component) const {
         for (int d = 0; d < platform_.device_count(); ++d) {
             if (platform_.device(d).component == component)
                 return d;
@@ -219,7 +227,7 @@ private:
 
     Location add_convert(int tensor_id, const Location& src, DType to) {
         const Component* comp = platform_.find_component(src.component);
-        int device = converter_device(src.component);
+        int device = first_device(src.component);
         if (comp == nullptr || comp->converter == nullptr || device < 0) {
             throw LoweringError(fmt::format(
                 "tensor '{}' must be converted {} -> {} on component '{}', which cannot convert",
@@ -372,15 +380,20 @@ private:
                 // Resident where it is used, for the whole run, once per component.
                 const auto key = std::make_pair(t, device.component);
                 if (weight_buffer_.count(key) == 0) {
-                    weight_buffer_[key] =
-                        add_buffer(device.component, tensor.size_bytes(), t, -1, true);
+                    // In the dtype the device keeps its tensors in (lee2022's PIM holds bf16
+                    // weights, an int8 chiplet int8 ones).
+                    const std::int64_t bytes =
+                        tensor.elements() * dtype_size_bytes(dtype_on(device, tensor.dtype));
+                    weight_buffer_[key] = add_buffer(device.component, bytes, t, -1, true);
                 }
                 continue;
             }
             if (tensor.kind == TensorKind::input && where_.count(t) == 0) {
-                const int buffer =
-                    add_buffer(platform_.host_component, tensor.size_bytes(), t, -1, false);
-                where_[t].push_back(Location{platform_.host_component, tensor.dtype, -1, buffer});
+                const DType on_host = host_dtype(tensor.dtype);
+                const int buffer = add_buffer(platform_.host_component,
+                                              tensor.elements() * dtype_size_bytes(on_host), t, -1,
+                                              false);
+                where_[t].push_back(Location{platform_.host_component, on_host, -1, buffer});
             }
             const Location loc =
                 make_available_at(t, device.component, dtype_on(device, tensor.dtype));
