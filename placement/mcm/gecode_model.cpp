@@ -124,9 +124,16 @@ public:
     IndexAdvisor(Space& home, IndexAdvisor& a) : Advisor(home, a), i(a.i) {}
 };
 
+// Space memory for n objects; none for n = 0 (Gecode's allocator requires a positive size:
+// an op-less graph, a graph without transitive edges or weights).
+template <class T>
+T* alloc_array(Space& home, std::size_t n) {
+    return n == 0 ? nullptr : home.alloc<T>(n);
+}
+
 template <class T>
 T* copy_array(Space& home, const T* from, std::size_t n) {
-    T* to = home.alloc<T>(n);
+    T* to = alloc_array<T>(home, n);
     if (n > 0)
         std::memcpy(to, from, n * sizeof(T));
     return to;
@@ -210,7 +217,7 @@ public:
         group_lo_ = copy_array(home, p.group_lo_, 2 * groups);
         group_hi_ = group_lo_ + groups;
         group_done_ = copy_array(home, p.group_done_, groups);
-        pending_ = home.alloc<int>(static_cast<std::size_t>(p.d_->ops));
+        pending_ = alloc_array<int>(home, static_cast<std::size_t>(p.d_->ops));
         forb_valid_ = p.forb_valid_;
     }
 
@@ -266,15 +273,15 @@ private:
     void allocate(Space& home) {
         const std::size_t bits = chip_words();
         const std::size_t groups = d_->groups.size();
-        succ_ = home.alloc<Word>(4 * bits + static_cast<std::size_t>(d_->words));
+        succ_ = alloc_array<Word>(home, 4 * bits + static_cast<std::size_t>(d_->words));
         reach_ = succ_ + bits;
         forb_row_ = reach_ + bits;
         forb_col_ = forb_row_ + bits;
         scratch_ = forb_col_ + bits;
-        group_lo_ = home.alloc<int>(2 * groups);
+        group_lo_ = alloc_array<int>(home, 2 * groups);
         group_hi_ = group_lo_ + groups;
-        group_done_ = home.alloc<unsigned char>(groups);
-        pending_ = home.alloc<int>(static_cast<std::size_t>(d_->ops));
+        group_done_ = alloc_array<unsigned char>(home, groups);
+        pending_ = alloc_array<int>(home, static_cast<std::size_t>(d_->ops));
     }
 
     bool is_ancestor_or_self(int x, int a) const { return x == a || test_bit(row(reach_, x), a); }
@@ -607,9 +614,9 @@ private:
     Word* mirror(int i) { return mirror_ + static_cast<std::size_t>(i) * d_->words; }
     void allocate(Space& home) {
         const auto chips = static_cast<std::size_t>(d_->chips);
-        supp_ = home.alloc<int>(2 * chips);
+        supp_ = alloc_array<int>(home, 2 * chips);
         assigned_ = supp_ + chips;
-        mirror_ = home.alloc<Word>(mirror_words() + static_cast<std::size_t>(d_->words));
+        mirror_ = alloc_array<Word>(home, mirror_words() + static_cast<std::size_t>(d_->words));
         scratch_ = mirror_ + mirror_words();
     }
 
@@ -682,10 +689,10 @@ public:
         resident_ = copy_array(home, p.resident_, resident_words());
         used_ = copy_array(home, p.used_, static_cast<std::size_t>(d_->chips));
         changed_ = copy_array(home, p.changed_, static_cast<std::size_t>(d_->chips));
-        pending_ = home.alloc<int>(static_cast<std::size_t>(d_->ops));
+        pending_ = alloc_array<int>(home, static_cast<std::size_t>(d_->ops));
         bounds_ = copy_array(home, p.bounds_, 2 * static_cast<std::size_t>(d_->ops));
         cells_ = copy_array(home, p.cells_, cell_count());
-        row_ = home.alloc<std::int64_t>(static_cast<std::size_t>(d_->chips));
+        row_ = alloc_array<std::int64_t>(home, static_cast<std::size_t>(d_->chips));
         energy_dirty_ = false;
     }
 
@@ -752,13 +759,13 @@ private:
     }
     Word* resident(int t) { return resident_ + static_cast<std::size_t>(t) * d_->words; }
     void allocate(Space& home) {
-        resident_ = home.alloc<Word>(resident_words());
-        used_ = home.alloc<std::int64_t>(static_cast<std::size_t>(d_->chips));
-        changed_ = home.alloc<unsigned char>(static_cast<std::size_t>(d_->chips));
-        pending_ = home.alloc<int>(static_cast<std::size_t>(d_->ops));
-        bounds_ = home.alloc<int>(2 * static_cast<std::size_t>(d_->ops));
-        cells_ = home.alloc<std::int64_t>(cell_count());
-        row_ = home.alloc<std::int64_t>(static_cast<std::size_t>(d_->chips));
+        resident_ = alloc_array<Word>(home, resident_words());
+        used_ = alloc_array<std::int64_t>(home, static_cast<std::size_t>(d_->chips));
+        changed_ = alloc_array<unsigned char>(home, static_cast<std::size_t>(d_->chips));
+        pending_ = alloc_array<int>(home, static_cast<std::size_t>(d_->ops));
+        bounds_ = alloc_array<int>(home, 2 * static_cast<std::size_t>(d_->ops));
+        cells_ = alloc_array<std::int64_t>(home, cell_count());
+        row_ = alloc_array<std::int64_t>(home, static_cast<std::size_t>(d_->chips));
     }
     std::size_t cell_count() const {
         return static_cast<std::size_t>(d_->chips) * static_cast<std::size_t>(d_->chips);
@@ -894,12 +901,12 @@ public:
     CapacityPaths(Home home, ViewArray<IntView>& x, const ModelData& d)
         : Propagator(home), x_(x), d_(&d) {
         Space& space = home;
-        scratch_ = space.alloc<Position>(static_cast<std::size_t>(x_.size()));
+        scratch_ = alloc_array<Position>(space, static_cast<std::size_t>(x_.size()));
         x_.subscribe(home, *this, Gecode::Int::PC_INT_BND);
     }
     CapacityPaths(Space& home, CapacityPaths& p) : Propagator(home, p), d_(p.d_) {
         x_.update(home, p.x_);
-        scratch_ = home.alloc<Position>(static_cast<std::size_t>(x_.size()));
+        scratch_ = alloc_array<Position>(home, static_cast<std::size_t>(x_.size()));
     }
     Propagator* copy(Space& home) override { return new (home) CapacityPaths(home, *this); }
     PropCost cost(const Space&, const ModEventDelta&) const override {

@@ -5,12 +5,15 @@
 // the exact search (optimal.cpp): one IntVar per op with domain 0..C-1 (chip of the op, chips in
 // ring order) and
 //   Eq. 2  f(u) <= f(v) per edge                      Gecode's binary rel propagators
-//   Eq. 3  the used chips are exactly 0..k            NoSkip (gecode_model.cpp)
-//   Eq. 4  no chip triangle                           ChipTriangle (gecode_model.cpp), with
-//          the implied "two chips per transitive edge" rule of §3 folded in
-//   SRAM   resident weights of a chip <= its SRAM     WeightCapacity (optional)
+//   Eq. 3  the used chips are exactly 0..k            NoSkip
+//   Eq. 4  no chip triangle                           ChipTriangle, with the implied "two
+//          chips per transitive edge" rule folded in
+//   Eq. 3+4 implied: f(v) - f(u) <= 1 + |P(u, v)|     binary linear propagators per edge
+//   SRAM   resident weights of a chip <= its SRAM     WeightCapacity (per chip, and interval
+//          (optional)                                 energy) and CapacityPaths (along paths)
 // Each propagator's comment in gecode_model.cpp argues why it never removes a value of a valid
-// completion (soundness) and why it fails every full assignment that violates its constraint.
+// completion (soundness) and why it fails every full assignment that violates its constraint;
+// the implied ones are not needed for that, only for propagating early.
 #pragma once
 
 #include <gecode/int.hh>
