@@ -60,11 +60,15 @@ public:
     // domain samples uniformly from the domain. `order` is the node order (a permutation of the
     // op ids); empty = a fresh uniformly random order per attempt, as §4.2 does by default.
     // Returns a partition satisfying Eq. 2-4 (and the weight capacity when enabled), or
-    // nullopt when none was found within the options' limits (or none exists).
+    // nullopt when none was found within the options' limits, or at once when the search
+    // proved that none exists. The same rng state, p and order give the same partition (unless
+    // the deadline cuts the call). Throws std::invalid_argument for a p or order of the wrong
+    // size, a negative or non-finite weight, or an order that is not a permutation.
     std::optional<std::vector<int>> sample(const std::vector<double>& p, std::mt19937_64& rng,
                                            const std::vector<int>& order = {});
 
-    // Algorithm 2 (FIX): `candidate` is a chip per op (any values in 0..C-1).
+    // Algorithm 2 (FIX): `candidate` is a chip per op (any values in 0..C-1; others throw
+    // std::invalid_argument). A valid candidate comes back unchanged.
     std::optional<std::vector<int>> fix(const std::vector<int>& candidate, std::mt19937_64& rng,
                                         const std::vector<int>& order = {});
 
