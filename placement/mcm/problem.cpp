@@ -104,11 +104,7 @@ McmProblem::McmProblem(const sim::Graph& graph, const sim::Platform& platform)
             {t, tensor.producer, std::move(consumers), tensor.is_graph_output, tensor_bytes(t)});
     }
 
-    for (int device : chip_devices_) {
-        const sim::Component* component =
-            platform.find_component(platform.device(device).component);
-        capacity_bytes_.push_back(component == nullptr ? 0 : component->memory_bytes);
-    }
+    capacity_bytes_ = chip_capacities(platform, chip_devices_);
 
     for (int u : graph.topo_order()) {
         for (int v : graph.successors(u))
