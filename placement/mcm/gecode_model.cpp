@@ -14,9 +14,9 @@
 #include <bit>
 #include <cassert>
 #include <cstring>
+#include <utility>
 
 namespace hetsim::placement::mcm::detail {
-
 namespace {
 
 using Gecode::Advisor;
@@ -124,9 +124,16 @@ public:
     IndexAdvisor(Space& home, IndexAdvisor& a) : Advisor(home, a), i(a.i) {}
 };
 
+// Space memory for n objects; none for n = 0 (Gecode's allocator requires a positive size:
+// an op-less graph, a graph without transitive edges or weights).
+template <class T>
+T* alloc_array(Space& home, std::size_t n) {
+    return n == 0 ? nullptr : home.alloc<T>(n);
+}
+
 template <class T>
 T* copy_array(Space& home, const T* from, std::size_t n) {
-    T* to = home.alloc<T>(n);
+    T* to = alloc_array<T>(home, n);
     if (n > 0)
         std::memcpy(to, from, n * sizeof(T));
     return to;
@@ -210,7 +217,7 @@ public:
         group_lo_ = copy_array(home, p.group_lo_, 2 * groups);
         group_hi_ = group_lo_ + groups;
         group_done_ = copy_array(home, p.group_done_, groups);
-        pending_ = home.alloc<int>(static_cast<std::size_t>(p.d_->ops));
+        pending_ = alloc_array<int>(home, static_cast<std::size_t>(p.d_->ops));
         forb_valid_ = p.forb_valid_;
     }
 
@@ -266,15 +273,15 @@ private:
     void allocate(Space& home) {
         const std::size_t bits = chip_words();
         const std::size_t groups = d_->groups.size();
-        succ_ = home.alloc<Word>(4 * bits + static_cast<std::size_t>(d_->words));
+        succ_ = alloc_array<Word>(home, 4 * bits + static_cast<std::size_t>(d_->words));
         reach_ = succ_ + bits;
         forb_row_ = reach_ + bits;
         forb_col_ = forb_row_ + bits;
         scratch_ = forb_col_ + bits;
-        group_lo_ = home.alloc<int>(2 * groups);
+        group_lo_ = alloc_array<int>(home, 2 * groups);
         group_hi_ = group_lo_ + groups;
-        group_done_ = home.alloc<unsigned char>(groups);
-        pending_ = home.alloc<int>(static_cast<std::size_t>(d_->ops));
+        group_done_ = alloc_array<unsigned char>(home, groups);
+        pending_ = alloc_array<int>(home, static_cast<std::size_t>(d_->ops));
     }
 
     bool is_ancestor_or_self(int x, int a) const { return x == a || test_bit(row(reach_, x), a); }
@@ -607,9 +614,9 @@ private:
     Word* mirror(int i) { return mirror_ + static_cast<std::size_t>(i) * d_->words; }
     void allocate(Space& home) {
         const auto chips = static_cast<std::size_t>(d_->chips);
-        supp_ = home.alloc<int>(2 * chips);
+        supp_ = alloc_array<int>(home, 2 * chips);
         assigned_ = supp_ + chips;
-        mirror_ = home.alloc<Word>(mirror_words() + static_cast<std::size_t>(d_->words));
+        mirror_ = alloc_array<Word>(home, mirror_words() + static_cast<std::size_t>(d_->words));
         scratch_ = mirror_ + mirror_words();
     }
 
@@ -638,7 +645,15 @@ private:
 //      completion with f(u) = c -> remove c. Only ops whose total weight bytes exceed the
 //      slack can lose c, so the ops are visited by those bytes, largest first, stopping early;
 //  (c) every unplaced weight becomes resident on some chip in every completion, so
-//      unplaced > Σ_c slack(c) -> fail (only when every chip has a capacity).
+//      unplaced > Σ_c slack(c) -> fail (only when every chip has a capacity);
+//  (d) interval energy: the ops whose domains lie inside a chip interval [a, b] run there in
+//      every completion, so every weight one of them reads is resident on some chip of
+//      [a, b]. share(u) = Σ over u's weights t of floor(bytes_t / readers_t) sums, over any
+//      set of ops, to at most the bytes of the distinct weights they read; so
+//      Σ_{dom(u) ⊆ [a, b]} share(u) > SRAM of [a, b] -> fail. This catches at the decision
+//      that causes it what (a) sees only once the ops are assigned: an op put on chip c pushes
+//      all its ancestors into [0, c], whose SRAM may not hold their weights. Kept incremental
+//      (cells by domain bounds, updated by the advisors), O(C^2) per check.
 // Completeness on a full assignment: used[c] is then exactly the chip's resident weight bytes
 // (AnalyticModel's weight_bytes), and (a) fails iff weights_fit is false.
 // ============================================================================================
@@ -651,9 +666,13 @@ public:
         std::fill(used_, used_ + d.chips, 0);
         std::fill(changed_, changed_ + d.chips, 1);  // first run: every chip's rule (b)
         unplaced_ = d.total_weight_bytes;
+        std::fill(cells_, cells_ + cell_count(), 0);
         for (int i = 0; i < x_.size(); ++i) {
             if (d.op_weight_begin[i] == d.op_weight_begin[i + 1])
                 continue;  // reads no weight
+            bounds_[2 * i] = x_[i].min();
+            bounds_[2 * i + 1] = x_[i].max();
+            cell(x_[i].min(), x_[i].max()) += d.op_share_bytes[static_cast<std::size_t>(i)];
             if (x_[i].assigned())
                 pending_[tail_++] = i;
             else
@@ -664,13 +683,17 @@ public:
 
     WeightCapacity(Space& home, WeightCapacity& p)
         : Propagator(home, p), d_(p.d_), unplaced_(p.unplaced_) {
-        assert(p.head_ == p.tail_);
+        assert(p.head_ == p.tail_ && !p.energy_dirty_);
         x_.update(home, p.x_);
         council_.update(home, p.council_);
         resident_ = copy_array(home, p.resident_, resident_words());
         used_ = copy_array(home, p.used_, static_cast<std::size_t>(d_->chips));
         changed_ = copy_array(home, p.changed_, static_cast<std::size_t>(d_->chips));
-        pending_ = home.alloc<int>(static_cast<std::size_t>(d_->ops));
+        pending_ = alloc_array<int>(home, static_cast<std::size_t>(d_->ops));
+        bounds_ = copy_array(home, p.bounds_, 2 * static_cast<std::size_t>(d_->ops));
+        cells_ = copy_array(home, p.cells_, cell_count());
+        row_ = alloc_array<std::int64_t>(home, static_cast<std::size_t>(d_->chips));
+        energy_dirty_ = false;
     }
 
     Propagator* copy(Space& home) override { return new (home) WeightCapacity(home, *this); }
@@ -685,15 +708,32 @@ public:
 
     ExecStatus advise(Space& home, Advisor& a0, const Gecode::Delta&) override {
         auto& a = static_cast<IndexAdvisor&>(a0);
-        if (!x_[a.i].assigned())
-            return Gecode::ES_FIX;
-        pending_[tail_++] = a.i;
-        a.dispose(home, council_);
-        return Gecode::ES_NOFIX;
+        const IntView v = x_[a.i];
+        bool wake = false;
+        int& lo = bounds_[2 * a.i];
+        int& hi = bounds_[2 * a.i + 1];
+        if (v.min() != lo || v.max() != hi) {
+            const std::int64_t share = d_->op_share_bytes[static_cast<std::size_t>(a.i)];
+            cell(lo, hi) -= share;
+            lo = v.min();
+            hi = v.max();
+            cell(lo, hi) += share;
+            if (share > 0)
+                energy_dirty_ = wake = true;
+        }
+        if (v.assigned()) {
+            pending_[tail_++] = a.i;
+            a.dispose(home, council_);
+            wake = true;
+        }
+        return wake ? Gecode::ES_NOFIX : Gecode::ES_FIX;
     }
 
     ExecStatus propagate(Space& home, const ModEventDelta&) override {
-        const ExecStatus status = run(home);
+        ExecStatus status = run(home);
+        if (status != Gecode::ES_FAILED && energy_dirty_)
+            status = check_intervals();
+        energy_dirty_ = false;
         head_ = tail_ = 0;
         if (status == Gecode::ES_FAILED)
             return status;
@@ -719,10 +759,40 @@ private:
     }
     Word* resident(int t) { return resident_ + static_cast<std::size_t>(t) * d_->words; }
     void allocate(Space& home) {
-        resident_ = home.alloc<Word>(resident_words());
-        used_ = home.alloc<std::int64_t>(static_cast<std::size_t>(d_->chips));
-        changed_ = home.alloc<unsigned char>(static_cast<std::size_t>(d_->chips));
-        pending_ = home.alloc<int>(static_cast<std::size_t>(d_->ops));
+        resident_ = alloc_array<Word>(home, resident_words());
+        used_ = alloc_array<std::int64_t>(home, static_cast<std::size_t>(d_->chips));
+        changed_ = alloc_array<unsigned char>(home, static_cast<std::size_t>(d_->chips));
+        pending_ = alloc_array<int>(home, static_cast<std::size_t>(d_->ops));
+        bounds_ = alloc_array<int>(home, 2 * static_cast<std::size_t>(d_->ops));
+        cells_ = alloc_array<std::int64_t>(home, cell_count());
+        row_ = alloc_array<std::int64_t>(home, static_cast<std::size_t>(d_->chips));
+    }
+    std::size_t cell_count() const {
+        return static_cast<std::size_t>(d_->chips) * static_cast<std::size_t>(d_->chips);
+    }
+    std::int64_t& cell(int lo, int hi) {
+        return cells_[static_cast<std::size_t>(lo) * d_->chips + hi];
+    }
+
+    // Rule (d). E(a, b) = Σ_{a <= lo <= hi <= b} cell(lo, hi), row by row from the top chip:
+    // E(a, b) = Σ_{hi <= b} cell(a, hi) + E(a + 1, b).
+    ExecStatus check_intervals() {
+        const int chips = d_->chips;
+        std::fill(row_, row_ + chips, 0);  // E(a + 1, ·)
+        for (int a = chips - 1; a >= 0; --a) {
+            std::int64_t run = 0, room = 0;
+            bool unlimited = false;
+            for (int b = a; b < chips; ++b) {
+                run += cell(a, b);
+                row_[b] += run;
+                const std::int64_t c = capacity(b);
+                unlimited = unlimited || c <= 0;
+                room += c;
+                if (!unlimited && row_[b] > room)
+                    return Gecode::ES_FAILED;
+            }
+        }
+        return Gecode::ES_OK;
     }
 
     std::int64_t capacity(int c) const { return d_->capacity_bytes[static_cast<std::size_t>(c)]; }
@@ -801,6 +871,126 @@ private:
     int* pending_ = nullptr;
     int head_ = 0, tail_ = 0;
     std::int64_t unplaced_ = 0;
+    int* bounds_ = nullptr;          // [2 op]: min and max of the op's domain as in cells_
+    std::int64_t* cells_ = nullptr;  // [lo * chips + hi]: Σ share of the ops with those bounds
+    std::int64_t* row_ = nullptr;    // scratch of check_intervals
+    bool energy_dirty_ = true;
+};
+
+// ============================================================================================
+// SRAM along paths (implied by the SRAM bound and Eq. 2): the ops of an op path take
+// nondecreasing chips, so each chip holds a contiguous stretch of the path, and the weights that
+// stretch reads (at least Σ share(w), share as in WeightCapacity (d)) are resident there. Packing
+// a path's shares into chips in path order, each chip up to its SRAM, next-fit uses the fewest
+// chips, and next-fit is monotone in where it starts. So, scanning the ops in topological order
+// with a position (chip, bytes used of it) per op,
+//   up(u) = max_lex( next_fit((min dom u, 0), share u),
+//                    max over predecessors p of next_fit(up(p), share u) )
+// is a position no completion can put u below: f(u) >= up(u).chip. The reverse scan from the
+// successors and the domains' maxima gives f(u) <= down(u).chip. Both prune bounds (sound: each
+// removes only chips below/above what every completion needs) and fail when a path's weights
+// cannot fit between its ends. This is the reasoning that stops a draw from putting an op of
+// layer 5 and one of layer 9 on one chip: what (d) and (a) of WeightCapacity see only once the
+// ops between are squeezed there. The scans run over the ops with a share only (cap_ops), linked
+// where a path of share-free ops joins them: a share-free op adds nothing to a position, and its
+// bounds reach the ops after and before it through Eq. 2. O(cap ops + their links) per run.
+// ============================================================================================
+class CapacityPaths : public Propagator {
+public:
+    // x: the views of ModelData::cap_ops, in that order.
+    CapacityPaths(Home home, ViewArray<IntView>& x, const ModelData& d)
+        : Propagator(home), x_(x), d_(&d) {
+        Space& space = home;
+        scratch_ = alloc_array<Position>(space, static_cast<std::size_t>(x_.size()));
+        x_.subscribe(home, *this, Gecode::Int::PC_INT_BND);
+    }
+    CapacityPaths(Space& home, CapacityPaths& p) : Propagator(home, p), d_(p.d_) {
+        x_.update(home, p.x_);
+        scratch_ = alloc_array<Position>(home, static_cast<std::size_t>(x_.size()));
+    }
+    Propagator* copy(Space& home) override { return new (home) CapacityPaths(home, *this); }
+    PropCost cost(const Space&, const ModEventDelta&) const override {
+        // After the cheaper propagators: the scans are worth running once per fixpoint.
+        return PropCost::quadratic(PropCost::LO, x_.size());
+    }
+    void reschedule(Space& home) override { x_.reschedule(home, *this, Gecode::Int::PC_INT_BND); }
+    std::size_t dispose(Space& home) override {
+        x_.cancel(home, *this, Gecode::Int::PC_INT_BND);
+        (void)Propagator::dispose(home);
+        return sizeof(*this);
+    }
+    static ExecStatus post(Home home, ViewArray<IntView>& x, const ModelData& d) {
+        (void)new (home) CapacityPaths(home, x, d);
+        return Gecode::ES_OK;
+    }
+
+    ExecStatus propagate(Space& home, const ModEventDelta&) override {
+        const ModelData& d = *d_;
+        const int n = x_.size();
+        Position* at = scratch_;
+        // Lower bounds, topological order.
+        for (int i = 0; i < n; ++i) {
+            const std::int64_t share = d.cap_share[static_cast<std::size_t>(i)];
+            Position best = up(Position{x_[i].min(), 0}, share);
+            for (int k = d.cap_pred_begin[static_cast<std::size_t>(i)];
+                 k < d.cap_pred_begin[static_cast<std::size_t>(i) + 1]; ++k) {
+                const Position p = up(at[d.cap_pred[static_cast<std::size_t>(k)]], share);
+                if (p.chip > best.chip || (p.chip == best.chip && p.bytes > best.bytes))
+                    best = p;
+            }
+            at[i] = best;
+            if (best.chip > x_[i].min())
+                GECODE_ME_CHECK(x_[i].gq(home, best.chip));
+        }
+        // Upper bounds, reverse topological order.
+        for (int i = n - 1; i >= 0; --i) {
+            const std::int64_t share = d.cap_share[static_cast<std::size_t>(i)];
+            Position best = down(Position{x_[i].max(), 0}, share);
+            for (int k = d.cap_succ_begin[static_cast<std::size_t>(i)];
+                 k < d.cap_succ_begin[static_cast<std::size_t>(i) + 1]; ++k) {
+                const Position p = down(at[d.cap_succ[static_cast<std::size_t>(k)]], share);
+                if (p.chip < best.chip || (p.chip == best.chip && p.bytes > best.bytes))
+                    best = p;
+            }
+            at[i] = best;
+            if (best.chip < x_[i].max())
+                GECODE_ME_CHECK(x_[i].lq(home, best.chip));
+        }
+        return Gecode::ES_FIX;
+    }
+
+private:
+    struct Position {
+        int chip;
+        std::int64_t bytes;  // of the chip's SRAM taken by the path so far
+    };
+    std::int64_t capacity(int c) const { return d_->capacity_bytes[static_cast<std::size_t>(c)]; }
+    // next-fit of `share` bytes from `p` going up the ring; chip = chips when nothing fits.
+    Position up(Position p, std::int64_t share) const {
+        if (share == 0 || p.chip >= d_->chips)
+            return p;
+        if (capacity(p.chip) <= 0 || p.bytes + share <= capacity(p.chip))
+            return {p.chip, p.bytes + share};
+        int c = p.chip + 1;
+        while (c < d_->chips && capacity(c) > 0 && share > capacity(c))
+            ++c;
+        return {c, c < d_->chips ? share : 0};
+    }
+    // The same going down; chip = -1 when nothing fits.
+    Position down(Position p, std::int64_t share) const {
+        if (share == 0 || p.chip < 0)
+            return p;
+        if (capacity(p.chip) <= 0 || p.bytes + share <= capacity(p.chip))
+            return {p.chip, p.bytes + share};
+        int c = p.chip - 1;
+        while (c >= 0 && capacity(c) > 0 && share > capacity(c))
+            --c;
+        return {c, c >= 0 ? share : 0};
+    }
+
+    ViewArray<IntView> x_;
+    const ModelData* d_;
+    Position* scratch_ = nullptr;
 };
 
 template <class P>
@@ -818,6 +1008,7 @@ ModelData::ModelData(const McmProblem& problem)
     : ops(problem.op_count()), chips(problem.chip_count()), words((chips + 63) / 64) {
     const auto n = static_cast<std::size_t>(ops);
     edges = problem.edges();
+    topo = problem.graph().topo_order();
     auto csr = [&](bool forward, std::vector<int>& begin, std::vector<int>& adj) {
         begin.assign(n + 1, 0);
         for (const McmProblem::Edge& e : edges)
@@ -840,7 +1031,6 @@ ModelData::ModelData(const McmProblem& problem)
     edge_max_step.assign(edges.size(), std::max(0, chips - 1));
     const std::size_t op_words = (n + 63) / 64;
     if (n > 0 && n <= 16384) {
-        const std::vector<int>& topo = problem.graph().topo_order();
         std::vector<Word> desc(n * op_words, 0), anc(n * op_words, 0);
         auto bits = [&](std::vector<Word>& m, int op) {
             return &m[op_words * static_cast<std::size_t>(op)];
@@ -930,6 +1120,7 @@ ModelData::ModelData(const McmProblem& problem)
     // Weights.
     capacity_bytes = problem.capacity_bytes();
     op_need_bytes.assign(n, 0);
+    op_share_bytes.assign(n, 0);
     std::vector<int> count(n + 1, 0);
     for (const WeightUse& w : problem.weights()) {
         weight_bytes.push_back(w.bytes);
@@ -937,6 +1128,8 @@ ModelData::ModelData(const McmProblem& problem)
         for (int op : w.ops) {
             ++count[static_cast<std::size_t>(op) + 1];
             op_need_bytes[static_cast<std::size_t>(op)] += w.bytes;
+            op_share_bytes[static_cast<std::size_t>(op)] +=
+                w.bytes / static_cast<std::int64_t>(w.ops.size());
         }
     }
     for (std::size_t i = 0; i < n; ++i)
@@ -955,6 +1148,54 @@ ModelData::ModelData(const McmProblem& problem)
         if (op_need_bytes[static_cast<std::size_t>(op)] > 0)
             ops_by_need.push_back(op);
     }
+    // The ops with a share, in topological order, and their links: op a -> op b when a path
+    // from a reaches b through share-free ops only.
+    {
+        std::vector<int> index(n, -1);
+        for (int op : topo) {
+            if (op_share_bytes[static_cast<std::size_t>(op)] > 0) {
+                index[static_cast<std::size_t>(op)] = static_cast<int>(cap_ops.size());
+                cap_ops.push_back(op);
+                cap_share.push_back(op_share_bytes[static_cast<std::size_t>(op)]);
+            }
+        }
+        std::vector<std::pair<int, int>> links;
+        std::vector<int> seen(n, -1), stack;
+        for (std::size_t i = 0; i < cap_ops.size(); ++i) {
+            stack.assign(1, cap_ops[i]);
+            while (!stack.empty()) {
+                const int at = stack.back();
+                stack.pop_back();
+                for (int k = succ_begin[static_cast<std::size_t>(at)];
+                     k < succ_begin[static_cast<std::size_t>(at) + 1]; ++k) {
+                    const int next = succ[static_cast<std::size_t>(k)];
+                    if (seen[static_cast<std::size_t>(next)] == static_cast<int>(i))
+                        continue;
+                    seen[static_cast<std::size_t>(next)] = static_cast<int>(i);
+                    if (index[static_cast<std::size_t>(next)] >= 0)
+                        links.emplace_back(static_cast<int>(i),
+                                           index[static_cast<std::size_t>(next)]);
+                    else
+                        stack.push_back(next);
+                }
+            }
+        }
+        const std::size_t m = cap_ops.size();
+        auto build = [&](bool forward, std::vector<int>& begin, std::vector<int>& adj) {
+            begin.assign(m + 1, 0);
+            for (const auto& [a, b] : links)
+                ++begin[static_cast<std::size_t>(forward ? a : b) + 1];
+            for (std::size_t i = 0; i < m; ++i)
+                begin[i + 1] += begin[i];
+            adj.resize(links.size());
+            std::vector<int> at(begin.begin(), begin.end() - 1);
+            for (const auto& [a, b] : links)
+                adj[static_cast<std::size_t>(at[static_cast<std::size_t>(forward ? a : b)]++)] =
+                    forward ? b : a;
+        };
+        build(true, cap_succ_begin, cap_succ);
+        build(false, cap_pred_begin, cap_pred);
+    }
     std::stable_sort(ops_by_need.begin(), ops_by_need.end(), [&](int a, int b) {
         return op_need_bytes[static_cast<std::size_t>(a)] >
                op_need_bytes[static_cast<std::size_t>(b)];
@@ -969,6 +1210,12 @@ void post_chip_triangle(Home home, const Gecode::IntVarArgs& x, const ModelData&
 }
 void post_weight_capacity(Home home, const Gecode::IntVarArgs& x, const ModelData& data) {
     post_global<WeightCapacity>(home, x, data);
+    if (home.failed() || data.cap_ops.empty())
+        return;
+    Gecode::IntVarArgs cap_vars;
+    for (int op : data.cap_ops)
+        cap_vars << x[op];
+    post_global<CapacityPaths>(home, cap_vars, data);
 }
 
 PartitionSpace::PartitionSpace(const ModelData& data, bool weight_capacity)

@@ -5,12 +5,15 @@
 // the exact search (optimal.cpp): one IntVar per op with domain 0..C-1 (chip of the op, chips in
 // ring order) and
 //   Eq. 2  f(u) <= f(v) per edge                      Gecode's binary rel propagators
-//   Eq. 3  the used chips are exactly 0..k            NoSkip (gecode_model.cpp)
-//   Eq. 4  no chip triangle                           ChipTriangle (gecode_model.cpp), with
-//          the implied "two chips per transitive edge" rule of §3 folded in
-//   SRAM   resident weights of a chip <= its SRAM     WeightCapacity (optional)
+//   Eq. 3  the used chips are exactly 0..k            NoSkip
+//   Eq. 4  no chip triangle                           ChipTriangle, with the implied "two
+//          chips per transitive edge" rule folded in
+//   Eq. 3+4 implied: f(v) - f(u) <= 1 + |P(u, v)|     binary linear propagators per edge
+//   SRAM   resident weights of a chip <= its SRAM     WeightCapacity (per chip, and interval
+//          (optional)                                 energy) and CapacityPaths (along paths)
 // Each propagator's comment in gecode_model.cpp argues why it never removes a value of a valid
-// completion (soundness) and why it fails every full assignment that violates its constraint.
+// completion (soundness) and why it fails every full assignment that violates its constraint;
+// the implied ones are not needed for that, only for propagating early.
 #pragma once
 
 #include <gecode/int.hh>
@@ -32,6 +35,7 @@ struct ModelData {
     int chips = 0;
     int words = 1;  // 64-bit words of a chip bitset
 
+    std::vector<int> topo;  // Graph::topo_order
     // Deduplicated op -> op edges (McmProblem::edges) and their CSR adjacency.
     std::vector<McmProblem::Edge> edges;
     std::vector<int> succ_begin, succ;  // succ[succ_begin[u] .. succ_begin[u+1])
@@ -60,9 +64,15 @@ struct ModelData {
     // capacity (0 = unlimited), and the ops by the bytes of their weights, largest first.
     std::vector<std::int64_t> weight_bytes;
     std::vector<int> op_weight_begin, op_weights;
-    std::vector<std::int64_t> op_need_bytes;  // Σ bytes of the op's weights
-    std::vector<int> ops_by_need;             // ops with weights, op_need_bytes descending
+    std::vector<std::int64_t> op_need_bytes;   // Σ bytes of the op's weights
+    std::vector<std::int64_t> op_share_bytes;  // Σ floor(bytes / readers) of the op's weights
+    std::vector<int> ops_by_need;              // ops with weights, op_need_bytes descending
     std::vector<std::int64_t> capacity_bytes;
+    // The ops with a positive share, in topological order, their shares, and links (indices
+    // into cap_ops) where a path of share-free ops joins two of them (CapacityPaths).
+    std::vector<int> cap_ops;
+    std::vector<std::int64_t> cap_share;
+    std::vector<int> cap_succ_begin, cap_succ, cap_pred_begin, cap_pred;
     std::int64_t total_weight_bytes = 0;
 
     explicit ModelData(const McmProblem& problem);

@@ -17,6 +17,7 @@ namespace hetsim::placement::mcm {
 
 struct OptimalOptions {
     // A valid partition to start from (its time is the first bound to beat); empty = none.
+    // solve_optimal throws std::invalid_argument when it breaks Eq. 2-4 or the SRAM bound.
     std::vector<int> incumbent;
     // A proven lower bound on the optimum (0 = none): the search stops once the incumbent is
     // within `relative_gap` of it.

@@ -8,9 +8,9 @@
 // exactly "set_domain backtracks to a previous i" of Algorithm 1, with the failed value ruled out.
 // Gecode recomputes the state of a backtracked node from a copy (every kCopyDistance
 // decisions), so a backtrack costs a few commits instead of an undo log. An attempt that meets
-// its failure limit (SolverOptions::fail_limit, doubling per attempt of a call) is abandoned and
-// a new one starts from the root with a fresh node order (when none was given) and fresh draws;
-// a DFS that runs out of alternatives has proven that no valid partition exists (the
+// its failure limit (SolverOptions::fail_limit times the Luby sequence over the attempts of a call)
+// is abandoned and a new one starts from the root with a fresh node order (when none was given) and
+// fresh draws; a DFS that runs out of alternatives has proven that no valid partition exists (the
 // propagators are sound and the branching complete).
 //
 // Determinism: every random draw comes from the caller's std::mt19937_64 through the helpers
@@ -51,6 +51,18 @@ std::uint64_t draw_below(std::mt19937_64& rng, std::uint64_t n) {
     while (r >= limit)
         r = rng();
     return r % n;
+}
+
+// The Luby sequence 1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8, ... (i >= 1): restart limits
+// within a constant factor of the best fixed limit for any run-time distribution (Luby, Sinclair
+// and Zuckerman 1993).
+std::int64_t luby(int i) {
+    for (int k = 1;; ++k) {
+        if (i == (1 << k) - 1)
+            return std::int64_t{1} << (k - 1);
+        if (i < (1 << k) - 1)
+            return luby(i - (1 << (k - 1)) + 1);
+    }
 }
 
 // A uniform double in [0, 1).
@@ -321,7 +333,7 @@ std::optional<std::vector<int>> PartitionSolver::Impl::run(Plan& plan, std::mt19
             PlanBrancher::post(*space, views, plan);
         }
         const std::int64_t fail_limit =
-            options.fail_limit <= 0 ? 0 : options.fail_limit << std::min(attempt, 20);
+            options.fail_limit <= 0 ? 0 : options.fail_limit * luby(attempt + 1);
         detail::DeadlineStop stop(
             fail_limit, options.deadline.has_value(),
             options.deadline.value_or(std::chrono::steady_clock::time_point{}));

@@ -25,12 +25,13 @@ struct SolverOptions {
     // Post Σ weights of a chip <= its SRAM (a weight shared by several ops counted once per
     // chip) besides Eq. 2-4.
     bool weight_capacity = true;
-    // Failures (backtracks) the first attempt of a call may meet before the solver restarts
-    // with a fresh random node order and fresh draws; each further attempt of the same call
-    // may meet twice as many as the one before (geometric restarts, capped at 2^20 times this),
-    // so the common case restarts early out of a dead end while a hard instance still gets
-    // long searches. <= 0: no limit (one attempt, a complete search).
-    std::int64_t fail_limit = 100;
+    // Failures (backtracks) an attempt may meet before the solver restarts with a fresh random
+    // node order and fresh draws, times the Luby sequence 1, 1, 2, 1, 1, 2, 4, ... over the
+    // attempts of a call: on BERT-large an attempt either succeeds within a few failures or
+    // has met a dead end that chronological backtracking does not leave, so short limits win,
+    // while the occasional long one still lets a hard instance be searched deeply.
+    // <= 0: no limit (one attempt, a complete search).
+    std::int64_t fail_limit = 20;
     // Attempts per call; a call that exhausts them returns nullopt.
     int max_attempts = 50;
     // Wall-clock deadline for a call (none = unlimited); past it the call returns nullopt.
@@ -59,11 +60,15 @@ public:
     // domain samples uniformly from the domain. `order` is the node order (a permutation of the
     // op ids); empty = a fresh uniformly random order per attempt, as §4.2 does by default.
     // Returns a partition satisfying Eq. 2-4 (and the weight capacity when enabled), or
-    // nullopt when none was found within the options' limits (or none exists).
+    // nullopt when none was found within the options' limits, or at once when the search
+    // proved that none exists. The same rng state, p and order give the same partition (unless
+    // the deadline cuts the call). Throws std::invalid_argument for a p or order of the wrong
+    // size, a negative or non-finite weight, or an order that is not a permutation.
     std::optional<std::vector<int>> sample(const std::vector<double>& p, std::mt19937_64& rng,
                                            const std::vector<int>& order = {});
 
-    // Algorithm 2 (FIX): `candidate` is a chip per op (any values in 0..C-1).
+    // Algorithm 2 (FIX): `candidate` is a chip per op (any values in 0..C-1; others throw
+    // std::invalid_argument). A valid candidate comes back unchanged.
     std::optional<std::vector<int>> fix(const std::vector<int>& candidate, std::mt19937_64& rng,
                                         const std::vector<int>& order = {});
 

@@ -15,6 +15,7 @@
 // forbids nearly every cut (a tensor read on two later chips is a triangle).
 //
 // Run: build/release/mcm_solver_bench [seconds per mode, default 5] [--no-capacity]
+//      [--fail-limit N]
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -117,9 +118,12 @@ Run measure(const std::string& name, const McmProblem& problem, const SolverOpti
 int main(int argc, char** argv) {
     double budget_s = 5.0;
     bool capacity = true;
+    std::int64_t fail_limit = SolverOptions{}.fail_limit;
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--no-capacity") == 0)
             capacity = false;
+        else if (std::strcmp(argv[i], "--fail-limit") == 0 && i + 1 < argc)
+            fail_limit = std::atoll(argv[++i]);
         else
             budget_s = std::atof(argv[i]);
     }
@@ -148,6 +152,7 @@ int main(int argc, char** argv) {
 
     SolverOptions options;
     options.weight_capacity = capacity;
+    options.fail_limit = fail_limit;
     {
         PartitionSolver probe(problem, options);
         std::mt19937_64 rng(1);
