@@ -5,8 +5,12 @@
 //      C contiguous runs of about equal compute: op u goes to chip ⌊(prefix(u) + t(u)/2) / T⌋,
 //      prefix(u) being the compute of the ops before it and T = Σ t / C (each op to the chip its
 //      midpoint falls in, so runs are balanced to within half an op);
-//   2. an op whose weights would overflow its chip's SRAM moves the run boundary forward (the
-//      rest of the order shifts to later chips);
+//   2. an op whose weights would fill its chip's SRAM beyond 1 - `reserve` moves the run
+//      boundary forward (the rest of the order shifts to later chips). A compiler keeps part of
+//      each SRAM for the activations of the samples in the pipeline (H(G, f)); the default 10 %
+//      is an [assumption] (3.4 MB of a 32 MiB chip: 26 of BERT-large's 128 KB int8
+//      activations). An op alone on a chip may use the whole SRAM (BERT-large's int8 word
+//      embedding is 93 % of one);
 //   3. chips left empty are closed up (Eq. 3), and a prefix of a topological order is an ideal,
 //      so Eq. 2 holds by construction;
 //   4. cut edges that jump over a chip can break Eq. 4 (a residual edge around a run boundary):
@@ -33,12 +37,14 @@ ArgumentSchema schema() {
     s.choice("cost", {"analytic", "simulator"}, "analytic",
              "what scores the partition: mcm2022 §5.1's analytical model, or the study's "
              "evaluator after H(G, f)")
+        .number("reserve", 0.0, 0.9, "0.1",
+                "share of each chip's SRAM the fill leaves for activations")
         .boolean("bound", "1", "report the gap to the relaxed chain DP's bound (mcm.bound)");
     return s;
 }
 
 // Steps 1-3 of the header.
-std::vector<int> balanced_fill(const McmProblem& problem) {
+std::vector<int> balanced_fill(const McmProblem& problem, double reserve) {
     const sim::Graph& graph = problem.graph();
     const int chips = problem.chip_count();
     double total_s = 0.0;
@@ -71,11 +77,14 @@ std::vector<int> balanced_fill(const McmProblem& problem) {
         int next = std::min(std::max(chip, balanced), chips - 1);
         if (next != chip)
             chip_weights = 0;
-        const auto capacity = [&](int c) {
-            return problem.capacity_bytes()[static_cast<std::size_t>(c)];
+        // What the chip may take: all of its SRAM while it is empty, else all but the reserve.
+        const auto limit = [&](int c) {
+            const auto sram =
+                static_cast<double>(problem.capacity_bytes()[static_cast<std::size_t>(c)]);
+            return chip_weights == 0 ? sram : sram * (1.0 - reserve);
         };
-        while (next < chips - 1 && capacity(next) > 0 &&
-               chip_weights + new_weights(next) > capacity(next)) {
+        while (next < chips - 1 && problem.capacity_bytes()[static_cast<std::size_t>(next)] > 0 &&
+               static_cast<double>(chip_weights + new_weights(next)) > limit(next)) {
             ++next;
             chip_weights = 0;
         }
@@ -120,7 +129,7 @@ PlacementResult GreedyPlacer::place(const PlacementContext& context) {
         arguments_.choice("cost") == "simulator" ? CostModel::simulator : CostModel::analytic;
     settings.report_bound = arguments_.boolean("bound");
     Search search(context, settings);
-    std::vector<int> partition = balanced_fill(search.problem());
+    std::vector<int> partition = balanced_fill(search.problem(), arguments_.number("reserve"));
     int changed = 0;
     if (!search.analytic().static_constraints_hold(partition) ||
         !search.analytic().weights_fit(partition)) {
