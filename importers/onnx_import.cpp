@@ -106,6 +106,8 @@ std::optional<sim::DType> to_dtype(std::int32_t t) {
             return sim::DType::i32;
         case TP::BOOL:
             return sim::DType::boolean;
+        case TP::INT8:
+            return sim::DType::i8;
         default:
             return std::nullopt;
     }

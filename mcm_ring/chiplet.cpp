@@ -47,13 +47,14 @@ double RingHostModel::op_time_s(const sim::Graph&, const sim::Op&) const {
 
 void build_chiplet(const sim::ConfigNode& node, const std::string& name, sim::Platform& platform) {
     node.expect_map();
-    node.expect_keys(
-        sim::device_component_keys({"matmul_rate", "elementwise_rate", "op_overhead", "memory"}));
+    node.expect_keys(sim::device_component_keys(
+        {"matmul_rate", "elementwise_rate", "op_overhead", "memory", "dtype"}));
     ChipletParams p;
     p.matmul_rate_ops = node.require_positive_quantity("matmul_rate", sim::Quantity::rate);
     p.elementwise_rate_ops =
         node.require_positive_quantity("elementwise_rate", sim::Quantity::rate);
     p.op_overhead_s = sim::non_negative_time(node, "op_overhead");
+    p.dtype = sim::dtype_param(node, "dtype", sim::DType::f32);
     sim::DeviceComponentSpec spec;
     // The SRAM: what memory tracking checks the chip's resident tensors against.
     spec.memory_bytes =
@@ -65,9 +66,10 @@ void build_chiplet(const sim::ConfigNode& node, const std::string& name, sim::Pl
 void build_ring_host(const sim::ConfigNode& node, const std::string& name,
                      sim::Platform& platform) {
     node.expect_map();
-    node.expect_keys(sim::device_component_keys({}));
+    node.expect_keys(sim::device_component_keys({"dtype"}));
     sim::DeviceComponentSpec spec;
-    spec.devices.push_back(sim::DeviceSpec{name, std::make_shared<RingHostModel>()});
+    spec.devices.push_back(sim::DeviceSpec{
+        name, std::make_shared<RingHostModel>(sim::dtype_param(node, "dtype", sim::DType::f32))});
     sim::add_device_component(node, name, std::move(spec), platform);
 }
 

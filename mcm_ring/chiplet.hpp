@@ -24,6 +24,9 @@ struct ChipletParams {
     double matmul_rate_ops = 0.0;       // OP/s of the MAC array (2 OPs per MAC)
     double elementwise_rate_ops = 0.0;  // OP/s of the vector unit, every non-MAC op
     double op_overhead_s = 0.0;         // per executed op (instruction issue, sync)
+    // The dtype the die keeps float tensors in: weights and activations in its SRAM and on the
+    // ring take its size (an Edge TPU runs int8-quantised models only, so mcm36 says int8).
+    sim::DType dtype = sim::DType::f32;
 };
 
 class ChipletModel final : public sim::DeviceModel {
@@ -36,6 +39,7 @@ public:
     // space of §3 smaller than the paper's.
     sim::Support supports(const sim::Graph& graph, const sim::Op& op) const override;
     double op_time_s(const sim::Graph& graph, const sim::Op& op) const override;
+    sim::DType compute_dtype() const override { return params_.dtype; }
     const ChipletParams& params() const { return params_; }
 
 private:
@@ -48,16 +52,23 @@ private:
 // no placer puts work on it; its memory is unlimited.
 class RingHostModel final : public sim::DeviceModel {
 public:
+    // `dtype`: what the host hands the ring and takes back (the package's dtype, so that no
+    // conversion sits on the host links; a host that quantises would be a ConversionModel).
+    explicit RingHostModel(sim::DType dtype = sim::DType::f32) : dtype_(dtype) {}
     std::string type() const override { return "ring_host"; }
     sim::DeviceRole role() const override { return sim::DeviceRole::host_cpu; }
     sim::Support supports(const sim::Graph& graph, const sim::Op& op) const override;
     double op_time_s(const sim::Graph& graph, const sim::Op& op) const override;
+    sim::DType compute_dtype() const override { return dtype_; }
+
+private:
+    sim::DType dtype_;
 };
 
 // Factories behind `type: chiplet` and `type: ring_host` (mcm_ring/register.cpp).
 //   chip0: {type: chiplet, matmul_rate: 4 TOPS, elementwise_rate: 0.25 TOPS,
-//           op_overhead: 1 us, memory: 32 MiB}
-//   host:  {type: ring_host}
+//           op_overhead: 1 us, memory: 32 MiB, dtype: int8}     (dtype default float32)
+//   host:  {type: ring_host, dtype: int8}                        (dtype default float32)
 void build_chiplet(const sim::ConfigNode& node, const std::string& name, sim::Platform& platform);
 void build_ring_host(const sim::ConfigNode& node, const std::string& name, sim::Platform& platform);
 

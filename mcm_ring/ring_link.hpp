@@ -20,6 +20,9 @@ public:
     // link backwards).
     double latency_s(bool) const override { return latency_s_; }
     double bandwidth_Bps(bool) const override { return bandwidth_Bps_; }
+    // Perfetto: one process "ring" with a thread per link ("ring3 chip3->chip4"), next to a
+    // process per chip, so the pipeline and its bottleneck chip are visible at a glance.
+    std::string trace_process() const override { return "ring"; }
 
 private:
     double latency_s_;

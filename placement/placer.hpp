@@ -33,6 +33,12 @@ struct PlacementResult {
     sim::Placement placement;
     int profile_runs = 0;                      // evaluator runs the placer used to decide
     std::map<std::string, std::string> stats;  // placer-specific facts for the report
+    // CSV tables the placer produced, by kind ("convergence"): `hetsim run` writes each as
+    // <kind>_<placer>.csv next to results.csv.
+    std::map<std::string, std::string> tables;
+    // One line for the terminal under the results table ("" = none): what the placer found by
+    // its own measure (samples, its model's best, a bound and the gap to it).
+    std::string summary;
 };
 
 class Placer {

@@ -7,6 +7,7 @@
 #include "placement/classic/round_robin.hpp"
 #include "placement/classic/single.hpp"
 #include "placement/lee2022/als_placer.hpp"
+#include "placement/mcm/mcm_placers.hpp"
 #include "placement/placer.hpp"
 #include "placement/placer_args.hpp"
 #include "placement/priority/priority.hpp"
@@ -26,6 +27,11 @@ PlacerRegistry& PlacerRegistry::instance() {
         r.add(ExhaustivePlacer::info());
         r.add(lee2022::AlsPlacer::info());
         tarnawski::add_split_solver_placers(r);
+        r.add(mcm::GreedyPlacer::info());
+        r.add(mcm::RandomSearchPlacer::info());
+        r.add(mcm::AnnealingPlacer::info());
+        r.add(mcm::BoundPlacer::info());
+        r.add(mcm::OptimalPlacer::info());
         return r;
     }();
     return registry;

@@ -29,10 +29,6 @@ sim::Shape strip_leading_ones(const sim::Shape& s) {
     return sim::Shape(s.begin() + static_cast<std::ptrdiff_t>(i), s.end());
 }
 
-bool is_float(sim::DType t) {
-    return t == sim::DType::f32 || t == sim::DType::bf16 || t == sim::DType::f16;
-}
-
 const char* kTable2 = "lee2022 Table 2 lists only Gemm, MatMul and element-wise add/sub/mul";
 
 // Relation of `other` to an element-wise output of shape `out` (lee2022 Table 2 (1)-(7)),

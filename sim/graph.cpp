@@ -25,6 +25,8 @@ std::string_view to_string(DType dtype) {
             return "int32";
         case DType::boolean:
             return "bool";
+        case DType::i8:
+            return "int8";
     }
     return "?";
 }
@@ -42,6 +44,8 @@ std::optional<DType> parse_dtype(std::string_view text) {
         return DType::i32;
     if (text == "bool")
         return DType::boolean;
+    if (text == "int8" || text == "i8")
+        return DType::i8;
     return std::nullopt;
 }
 
@@ -59,8 +63,14 @@ std::int64_t dtype_size_bytes(DType dtype) {
             return 4;
         case DType::boolean:
             return 1;
+        case DType::i8:
+            return 1;
     }
     return 0;
+}
+
+bool is_float(DType dtype) {
+    return dtype == DType::f32 || dtype == DType::bf16 || dtype == DType::f16;
 }
 
 std::int64_t element_count(const Shape& shape) {

@@ -13,11 +13,15 @@
 
 namespace hetsim::sim {
 
-enum class DType : std::uint8_t { f32, bf16, f16, i64, i32, boolean };
+// i8: the int8 of quantised inference accelerators (an Edge-TPU-class chiplet keeps float
+// tensors as int8, mcm_ring/chiplet.hpp); last so that the other values keep their codes.
+enum class DType : std::uint8_t { f32, bf16, f16, i64, i32, boolean, i8 };
 
 std::string_view to_string(DType dtype);
 std::optional<DType> parse_dtype(std::string_view text);
 std::int64_t dtype_size_bytes(DType dtype);
+// Floating-point dtypes: the ones a device stores in its own compute dtype (lowering converts).
+bool is_float(DType dtype);
 
 using Shape = std::vector<std::int64_t>;
 std::int64_t element_count(const Shape& shape);

@@ -77,10 +77,15 @@ std::vector<ExecResourceSlot> resource_slots(const Platform& platform) {
     }
     for (const auto& link : platform.links()) {
         const bool shared = link.arbitration == Arbitration::shared;
+        const std::string group = link.model->trace_process();
+        const std::string& process = group.empty() ? link.name : group;
+        const std::string prefix = group.empty() ? std::string() : link.name + " ";
         slots.push_back(ExecResourceSlot{
-            link.name, fmt::format("{}->{}", link.endpoint_a, link.endpoint_b), 1, true, shared});
+            process, fmt::format("{}{}->{}", prefix, link.endpoint_a, link.endpoint_b), 1, true,
+            shared});
         slots.push_back(ExecResourceSlot{
-            link.name, fmt::format("{}->{}", link.endpoint_b, link.endpoint_a), 1, true, shared});
+            process, fmt::format("{}{}->{}", prefix, link.endpoint_b, link.endpoint_a), 1, true,
+            shared});
     }
     return slots;
 }
@@ -90,10 +95,6 @@ int link_slot(const Platform& platform, int link_index, bool forward) {
 }
 
 namespace {
-
-bool is_float(DType d) {
-    return d == DType::f32 || d == DType::bf16 || d == DType::f16;
-}
 
 class Lowerer {
 public:

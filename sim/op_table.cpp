@@ -158,10 +158,6 @@ const std::unordered_map<std::string_view, const OpInfo*>& index() {
     return by_type;
 }
 
-bool is_float(DType d) {
-    return d == DType::f32 || d == DType::bf16 || d == DType::f16;
-}
-
 }  // namespace
 
 std::string_view to_string(OpCategory category) {

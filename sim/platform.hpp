@@ -84,6 +84,10 @@ public:
     // Component that performs fp32<->bf16 conversions for transfers over this link
     // (lee2022 §2.3: the CPU converts in both directions); empty = no conversion support.
     virtual std::string converting_component() const { return {}; }
+    // The trace process the link's directions are threads of: empty = a process of its own,
+    // named after the link; links that form one network (a ring) share one, so a timeline
+    // shows the network as one process with a thread per link.
+    virtual std::string trace_process() const { return {}; }
 };
 
 // An execution resource: what ops queue for. CPU_S and CPU_P of one CPU share one.

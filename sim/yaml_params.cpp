@@ -38,4 +38,18 @@ std::int64_t bytes_of(double size) {
     return static_cast<std::int64_t>(std::llround(size));
 }
 
+DType dtype_param(const ConfigNode& node, const std::string& key, DType fallback) {
+    if (!node.has(key))
+        return fallback;
+    const ConfigNode v = node.at(key);
+    const std::optional<DType> dtype = parse_dtype(v.as_string());
+    if (!dtype) {
+        v.fail(
+            fmt::format("unknown dtype '{}'; expected one of float32, bfloat16, float16, "
+                        "int64, int32, int8, bool",
+                        v.as_string()));
+    }
+    return *dtype;
+}
+
 }  // namespace hetsim::sim

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "sim/config.hpp"
+#include "sim/graph.hpp"
 
 namespace hetsim::sim {
 
@@ -16,5 +17,8 @@ double optional_positive(const ConfigNode& node, const std::string& key, Quantit
 // A time >= 0; `fallback` when the key is absent.
 double non_negative_time(const ConfigNode& node, const std::string& key, double fallback = 0.0);
 std::int64_t bytes_of(double size);
+// A dtype name ("int8", "bf16", "float32", ...); `fallback` when the key is absent. An unknown
+// name fails listing the accepted ones.
+DType dtype_param(const ConfigNode& node, const std::string& key, DType fallback);
 
 }  // namespace hetsim::sim

@@ -9,10 +9,6 @@
 
 namespace hetsim::placement::lee2022 {
 
-bool is_float_dtype(sim::DType dtype) {
-    return dtype == sim::DType::f32 || dtype == sim::DType::bf16 || dtype == sim::DType::f16;
-}
-
 Dcg::Dcg(const sim::Graph& graph, const sim::Platform& platform)
     : graph_(&graph), platform_(&platform) {
     const auto& components = platform.components();
@@ -155,7 +151,7 @@ Location Dcg::location(int device, int tensor) const {
     const sim::Device& d = platform_->device(device);
     // Lowering's dtype_on(): floats take the device's compute dtype, others keep theirs.
     return Location{component_of_device_.at(static_cast<std::size_t>(device)),
-                    is_float_dtype(declared) ? d.model->compute_dtype() : declared};
+                    sim::is_float(declared) ? d.model->compute_dtype() : declared};
 }
 
 }  // namespace hetsim::placement::lee2022

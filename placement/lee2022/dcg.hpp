@@ -105,8 +105,4 @@ private:
     int host_cpu_device_ = -1;
 };
 
-// Whether `dtype` is a floating-point type the devices convert (lowering's rule: only floats
-// take the device's compute dtype; integer and boolean tensors keep theirs).
-bool is_float_dtype(sim::DType dtype);
-
 }  // namespace hetsim::placement::lee2022

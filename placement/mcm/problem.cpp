@@ -14,10 +14,6 @@ namespace hetsim::placement::mcm {
 
 namespace {
 
-bool is_float(sim::DType d) {
-    return d == sim::DType::f32 || d == sim::DType::bf16 || d == sim::DType::f16;
-}
-
 // The two sums of a route as lowering costs each hop: the link's latency, the destination
 // memory's access latency, and the bytes at the link's bandwidth (sim/lowering.cpp).
 RouteCost route_cost(const sim::Platform& platform, const std::string& from,
@@ -108,11 +104,7 @@ McmProblem::McmProblem(const sim::Graph& graph, const sim::Platform& platform)
             {t, tensor.producer, std::move(consumers), tensor.is_graph_output, tensor_bytes(t)});
     }
 
-    for (int device : chip_devices_) {
-        const sim::Component* component =
-            platform.find_component(platform.device(device).component);
-        capacity_bytes_.push_back(component == nullptr ? 0 : component->memory_bytes);
-    }
+    capacity_bytes_ = chip_capacities(platform, chip_devices_);
 
     for (int u : graph.topo_order()) {
         for (int v : graph.successors(u))

@@ -22,6 +22,8 @@ std::int64_t onnx_type_code(DType dtype) {
             return 10;
         case DType::bf16:
             return 16;
+        case DType::i8:
+            return 3;
     }
     return 0;
 }
@@ -29,7 +31,8 @@ std::int64_t onnx_type_code(DType dtype) {
 namespace {
 
 std::optional<DType> dtype_from_code(std::int64_t code) {
-    for (DType d : {DType::f32, DType::i32, DType::i64, DType::boolean, DType::f16, DType::bf16}) {
+    for (DType d :
+         {DType::f32, DType::i32, DType::i64, DType::boolean, DType::f16, DType::bf16, DType::i8}) {
         if (onnx_type_code(d) == code)
             return d;
     }

@@ -178,6 +178,13 @@ std::vector<KnobInfo> transformer_knobs(std::int64_t layers, std::int64_t hidden
     };
 }
 
+KnobInfo host_mask_knob() {
+    return {"host_mask", 0,
+            "1: the extended attention mask is a graph input computed on the host (no mask ops "
+            "fanning out to every layer; mcm2022's ring, Eq. 4)",
+            0, 1};
+}
+
 const std::vector<ModelEntry>& registry() {
     static const std::vector<ModelEntry> entries = [] {
         std::vector<ModelEntry> e;
@@ -187,6 +194,7 @@ const std::vector<ModelEntry>& registry() {
                            "512, 8 heads, FFN 2048; CG of 222 nodes)",
                            transformer_knobs(4, 512, 8, 2048, 30522, 512)};
             info.knobs.push_back({"classes", 2, "classifier outputs (Table 2: r = 2)"});
+            info.knobs.push_back(host_mask_knob());
             e.push_back({std::move(info), transformer<build_bert>});
         }
         {
@@ -195,6 +203,7 @@ const std::vector<ModelEntry>& registry() {
                            "hidden 768, 12 heads, FFN 3072; CG of 616 nodes)",
                            transformer_knobs(12, 768, 12, 3072, 50265, 514)};
             info.knobs.push_back({"classes", 2, "classifier outputs (Table 2: r = 2)"});
+            info.knobs.push_back(host_mask_knob());
             e.push_back({std::move(info), transformer<build_roberta>});
         }
         {
@@ -320,6 +329,8 @@ TransformerConfig make_config(const ModelInfo& info, const Knobs& overrides) {
     c.max_positions = get("max_positions");
     if (knobs.count("classes") != 0)
         c.classes = get("classes");
+    if (knobs.count("host_mask") != 0)
+        c.host_mask = get("host_mask") != 0;
     if (info.name == "gpt2") {
         c.shape_ops = get("shape_ops") != 0;
         c.presents = get("presents") != 0;

@@ -158,7 +158,8 @@ int encoder_body(GraphBuilder& b, const TransformerConfig& c, Encoder family) {
     const EncoderNames n = names_of(family);
     const std::string p = n.prefix;
     int ids = b.input("input_ids", {c.batch, c.seq_len}, DType::i64);
-    int attention_mask = b.input("attention_mask", {c.batch, c.seq_len}, DType::i64);
+    const int attention_mask =
+        c.host_mask ? -1 : b.input("attention_mask", {c.batch, c.seq_len}, DType::i64);
     // BERT takes token type ids as a third input; RoBERTa uses its buffered zeros (a constant).
     int token_types =
         family == Encoder::bert
@@ -214,12 +215,18 @@ int encoder_body(GraphBuilder& b, const TransformerConfig& c, Encoder family) {
     }
 
     // get_extended_attention_mask, computed once: mask[:, None, None, :], cast to float,
-    // (1 - mask) * -10000 -> Unsqueeze, Unsqueeze, Cast, Sub, Mul.
-    int mask = b.op("Unsqueeze", {attention_mask}, {{"axes", Ints{1}}});
-    mask = b.op("Unsqueeze", {mask}, {{"axes", Ints{2}}});
-    mask = b.op("Cast", {mask}, {{"to", onnx_type_code(DType::f32)}});
-    mask = b.op("Sub", {b.scalar(1.0), mask});
-    mask = b.op("Mul", {mask, b.scalar(-10000.0)});
+    // (1 - mask) * -10000 -> Unsqueeze, Unsqueeze, Cast, Sub, Mul; or, with host_mask, that
+    // result fed by the host.
+    int mask = -1;
+    if (c.host_mask) {
+        mask = b.input("extended_attention_mask", {c.batch, 1, 1, c.seq_len}, DType::f32);
+    } else {
+        mask = b.op("Unsqueeze", {attention_mask}, {{"axes", Ints{1}}});
+        mask = b.op("Unsqueeze", {mask}, {{"axes", Ints{2}}});
+        mask = b.op("Cast", {mask}, {{"to", onnx_type_code(DType::f32)}});
+        mask = b.op("Sub", {b.scalar(1.0), mask});
+        mask = b.op("Mul", {mask, b.scalar(-10000.0)});
+    }
 
     {
         auto s = b.scope("encoder");

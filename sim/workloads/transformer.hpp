@@ -21,6 +21,12 @@ struct TransformerConfig {
     std::int64_t classes = 2;  // bert/roberta: sequence-classification labels
     bool shape_ops = true;     // gpt2: emit the dynamic-axes shape subgraphs (see .cpp)
     bool presents = true;      // gpt2: emit the per-layer "present" key/value outputs
+    // bert/roberta: the extended attention mask [batch, 1, 1, seq_len] (float) is a graph
+    // input computed on the host and read by every layer, instead of five mask ops on the
+    // attention_mask input whose output fans out to all layers. On mcm2022's ring a tensor
+    // consumed on several later chips breaks Eq. 4, so a compiler for that package takes the
+    // mask as an input.
+    bool host_mask = false;
 };
 
 class GraphBuilder;

@@ -9,8 +9,13 @@
 #include <random>
 #include <sstream>
 
+#include "placement/mcm/analytic.hpp"
+#include "placement/mcm/des_check.hpp"
+#include "placement/mcm/problem.hpp"
+#include "placement/mcm/solver.hpp"
 #include "placement/placer.hpp"
 #include "sim/config.hpp"
+#include "sim/device_role.hpp"
 #include "sim/exec_graph.hpp"
 
 namespace fs = std::filesystem;
@@ -97,11 +102,108 @@ double spearman(const std::vector<double>& x, const std::vector<double>& y) {
     return pearson(ranks(x), ranks(y));
 }
 
+namespace {
+
+bool has_chiplets(const sim::Platform& platform) {
+    for (const sim::Device& d : platform.devices()) {
+        if (d.role() == sim::DeviceRole::chiplet)
+            return true;
+    }
+    return false;
+}
+
+// Pearson r and Spearman rho over the rows the DES ran, each side normalised to its minimum as
+// mcm2022 Fig. 7 plots them (r and rho do not change under the scaling).
+void correlate(AgreementReport& report) {
+    std::vector<double> a, d;
+    for (const AgreementRow& r : report.rows) {
+        if (r.feasible) {
+            a.push_back(r.analytic_s);
+            d.push_back(r.des_s);
+        }
+    }
+    if (a.size() < 2)
+        return;
+    const double min_a = *std::min_element(a.begin(), a.end());
+    const double min_d = *std::min_element(d.begin(), d.end());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        a[i] /= min_a;
+        d[i] /= min_d;
+    }
+    report.pearson_r = pearson(a, d);
+    report.spearman_rho = spearman(a, d);
+}
+
+AgreementReport measure_ring_agreement(const StudyConfig& study, int samples, std::uint64_t seed) {
+    namespace mcm = placement::mcm;
+    AgreementReport report;
+    report.study = study.name;
+    report.objective = "throughput";
+    report.seed = seed;
+    report.ring = true;
+    const mcm::McmProblem problem(*study.graph, study.platform);
+    mcm::AnalyticModel analytic(problem);
+    mcm::PartitionSolver solver(problem);
+    sim::EvalOptions options;
+    options.samples = study.samples;
+    auto des = sim::make_evaluator("des", study.platform, options);
+    std::mt19937_64 rng(seed);
+    while (static_cast<int>(report.rows.size()) < samples && report.solver_failures < samples) {
+        ++report.attempts;
+        const auto partition = solver.sample({}, rng);
+        if (!partition) {
+            ++report.solver_failures;
+            continue;
+        }
+        const mcm::AnalyticResult predicted = analytic.evaluate(*partition);
+        if (!predicted.valid)
+            throw std::logic_error("the solver returned an analytically invalid partition: " +
+                                   predicted.reason);
+        const mcm::SimulatedPartition run = mcm::simulate_partition(problem, *partition, *des);
+        AgreementRow row;
+        row.placement = report.attempts - 1;
+        row.analytic_s = predicted.time_per_sample_s;
+        row.des_s = run.time_per_sample_s;
+        row.feasible = run.valid();
+        if (!run.valid()) {
+            row.reason = run.reason;
+            ++report.des_invalid;
+            ++report.des_invalid_by_verdict[std::string(mcm::to_string(run.verdict))];
+        }
+        report.rows.push_back(std::move(row));
+    }
+    if (report.rows.size() - static_cast<std::size_t>(report.des_invalid) < 2) {
+        throw sim::InputError(
+            study.file, "", 0,
+            fmt::format("only {} of {} sampled partitions ran in the DES; "
+                        "nothing to compare",
+                        report.rows.size() - report.des_invalid, report.rows.size()));
+    }
+    correlate(report);
+    double sum = 0.0;
+    int valid = 0;
+    for (const auto& r : report.rows) {
+        if (!r.feasible)
+            continue;
+        const double rel = (r.des_s - r.analytic_s) / r.des_s;
+        sum += rel;
+        ++valid;
+        if (std::abs(rel) > std::abs(report.max_relative_difference))
+            report.max_relative_difference = rel;
+    }
+    report.mean_relative_difference = sum / valid;
+    return report;
+}
+
+}  // namespace
+
 AgreementReport measure_agreement(const StudyConfig& study, int samples, std::uint64_t seed) {
     if (samples < 2) {
         throw sim::InputError("", "--samples", 0,
                               fmt::format("needs at least 2 placements, got {}", samples));
     }
+    if (has_chiplets(study.platform))
+        return measure_ring_agreement(study, samples, seed);
     AgreementReport report;
     report.study = study.name;
     report.objective = study.objective == placement::Objective::latency ? "latency" : "throughput";
@@ -158,6 +260,27 @@ AgreementReport measure_agreement(const StudyConfig& study, int samples, std::ui
 }
 
 std::string format_agreement(const AgreementReport& report) {
+    if (report.ring) {
+        std::string out = fmt::format(
+            "mcm2022 §5.4 on study {}: the §5.1 analytical model against the DES on {} uniform "
+            "SAMPLE partitions (seed {}), all valid for the analytical model\n"
+            "  refused by the DES   {} of {} ({:.1f} %; mcm2022: 13.5 %)\n",
+            report.study, report.rows.size(), report.seed, report.des_invalid, report.rows.size(),
+            report.rows.empty() ? 0.0 : 100.0 * report.des_invalid / report.rows.size());
+        for (const auto& [verdict, count] : report.des_invalid_by_verdict)
+            out += fmt::format("    {:<30} {}\n", verdict, count);
+        out += fmt::format(
+            "  over the {} valid in both, time per sample normalised to its minimum:\n"
+            "  Pearson r     {:.4f} (mcm2022: 0.91)\n"
+            "  Spearman rho  {:.4f}\n"
+            "  relative difference (DES - analytic) / DES: mean {:+.2f} %, max {:+.2f} %\n",
+            report.rows.size() - report.des_invalid, report.pearson_r, report.spearman_rho,
+            100.0 * report.mean_relative_difference, 100.0 * report.max_relative_difference);
+        if (report.solver_failures > 0)
+            out += fmt::format("  ({} SAMPLE call(s) returned no partition)\n",
+                               report.solver_failures);
+        return out;
+    }
     return fmt::format(
         "agreement of the analytic evaluator with the DES on {} random feasible placements of "
         "study {} ({} drawn, seed {}, objective {}):\n"
@@ -171,11 +294,18 @@ std::string format_agreement(const AgreementReport& report) {
 
 std::string write_agreement(const AgreementReport& report, const fs::path& out_dir) {
     std::ostringstream csv;
-    csv << "placement,analytic_s,des_s,feasible,relative_difference\n";
+    csv << "placement,analytic_s,des_s,feasible,relative_difference"
+        << (report.ring ? ",reason\n" : "\n");
     for (const auto& r : report.rows) {
-        csv << fmt::format("{},{:.9g},{:.9g},{},{:.6g}\n", r.placement, r.analytic_s, r.des_s,
+        csv << fmt::format("{},{:.9g},{:.9g},{},{:.6g}", r.placement, r.analytic_s, r.des_s,
                            r.feasible ? 1 : 0,
                            r.des_s > 0.0 ? (r.des_s - r.analytic_s) / r.des_s : 0.0);
+        if (report.ring) {
+            std::string reason = r.reason;
+            std::replace(reason.begin(), reason.end(), '"', '\'');
+            csv << fmt::format(",\"{}\"", reason);
+        }
+        csv << "\n";
     }
     const fs::path csv_path = out_dir / "agreement.csv";
     try {
@@ -197,7 +327,7 @@ std::string write_agreement(const AgreementReport& report, const fs::path& out_d
     const fs::path png = out_dir / "agreement.png";
     const std::string command =
         fmt::format("'{}' '{}' '{}' '{}' '{}' 2>&1", python, script.string(), csv_path.string(),
-                    png.string(), report.objective);
+                    png.string(), report.ring ? "ring" : report.objective);
     const int status = std::system(command.c_str());
     if (status != 0 || !fs::exists(png))
         return "agreement.png not written: matplotlib is not available (python3-matplotlib)";

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -16,8 +17,9 @@ namespace hetsim::app {
 struct AgreementRow {
     int placement = 0;  // index of the random placement
     double analytic_s = 0.0;
-    double des_s = 0.0;
+    double des_s = 0.0;  // 0 when the DES refused the placement (ring mode)
     bool feasible = true;
+    std::string reason;  // ring mode: why the DES refused it
 };
 
 struct AgreementReport {
@@ -30,11 +32,22 @@ struct AgreementReport {
     double spearman_rho = 0.0;
     double mean_relative_difference = 0.0;  // mean of (des - analytic) / des
     double max_relative_difference = 0.0;   // largest |des - analytic| / des, signed
+    // Ring mode (a platform of chiplets, mcm2022 §5.4): the analytic side is the §5.1 model,
+    // the placements are the solver's uniform SAMPLE partitions (all analytically valid), and
+    // some fail in the DES (H(G, f), or SRAM with samples in flight). r and rho are over the
+    // partitions valid in both; the share of analytically valid ones the DES refuses is the
+    // paper's 13.5 %.
+    bool ring = false;
+    int des_invalid = 0;
+    std::map<std::string, int> des_invalid_by_verdict;
+    int solver_failures = 0;  // SAMPLE calls that returned no partition
 };
 
 // Draws `samples` feasible random placements (seeded; each op on one of the devices that can
 // run it, with per-placement device weights so that the set spans mostly-one-device to
 // spread-out placements) and evaluates each with both evaluators in the study's objective.
+// On a chiplet ring it measures mcm2022 §5.4 instead (AgreementReport::ring): `samples`
+// uniform SAMPLE partitions, the §5.1 model against the DES in time per sample.
 AgreementReport measure_agreement(const StudyConfig& study, int samples, std::uint64_t seed);
 
 double pearson(const std::vector<double>& x, const std::vector<double>& y);

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "placement/mcm/constraints.hpp"
+#include "placement/mcm/problem.hpp"
 #include "sim/config.hpp"
 #include "sim/device_role.hpp"
 #include "tools/app/study.hpp"
@@ -57,7 +58,8 @@ PartitionVerdict check_partition(const std::string& study_file,
     const StudyConfig study = load_study(study_file, overrides);
     const sim::Graph& graph = *study.graph;
     const sim::Platform& platform = study.platform;
-    const std::vector<int> ring = mcm::chiplet_ring_order(platform);
+    const mcm::McmProblem problem(graph, platform);
+    const std::vector<int>& ring = problem.chip_devices();
     std::map<int, int> chip_of_device;
     for (std::size_t chip = 0; chip < ring.size(); ++chip)
         chip_of_device[ring[chip]] = static_cast<int>(chip);
@@ -112,16 +114,18 @@ PartitionVerdict check_partition(const std::string& study_file,
                  missing.size() > shown ? ", ..." : ""));
     }
 
-    const std::vector<std::int64_t> capacity = mcm::chip_capacities(platform, ring);
+    // Tensors take the chips' dtype in SRAM (an int8 package holds a float32 weight in a byte).
+    const std::vector<std::int64_t>& capacity = problem.capacity_bytes();
+    const std::vector<std::int64_t>& bytes = problem.tensor_bytes_all();
     const std::vector<mcm::Violation> violations =
-        mcm::check_partition(graph, chip_of_op, capacity);
+        mcm::check_partition(graph, chip_of_op, capacity, bytes);
     std::string report = fmt::format(
         "{}: {} ({} op(s) on platform '{}', {} chiplet(s) in ring order)\n", partition_file,
         violations.empty() ? "VALID" : fmt::format("INVALID, {} violation(s)", violations.size()),
         graph.op_count(), platform.name, ring.size());
     for (const mcm::Violation& v : violations)
         report += fmt::format("  {}\n", v.message);
-    for (const mcm::ChipMemory& m : mcm::chip_memory(graph, chip_of_op, capacity)) {
+    for (const mcm::ChipMemory& m : mcm::chip_memory(graph, chip_of_op, capacity, bytes)) {
         report += fmt::format(
             "  chip {} ({}): {} op(s), peak {} B{} (activations {} B + weights {} B), SRAM {}\n",
             m.chip, platform.device(ring[static_cast<std::size_t>(m.chip)]).name, m.ops,

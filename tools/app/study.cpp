@@ -9,7 +9,10 @@
 #include <sstream>
 
 #include "importers/onnx_import.hpp"
+#include "placement/mcm/constraints.hpp"
+#include "placement/mcm/problem.hpp"
 #include "placement/placer_args.hpp"
+#include "sim/device_role.hpp"
 #include "sim/exec_graph.hpp"
 #include "sim/workloads/json_graph.hpp"
 #include "sim/workloads/model_zoo.hpp"
@@ -359,6 +362,29 @@ StudyConfig load_study(const std::string& file, const std::vector<std::string>& 
     return load_study_points(file, overrides).front();
 }
 
+namespace {
+
+// "" when the platform has no chiplet ring or the placement puts an op off the chiplets (then
+// the ring's constraints do not apply); else the first violation of Eq. 2-4 or H(G, f).
+std::string ring_partition_violation(const StudyConfig& study, const sim::Placement& placement) {
+    bool has_chiplet = false;
+    for (const sim::Device& d : study.platform.devices())
+        has_chiplet = has_chiplet || d.role() == sim::DeviceRole::chiplet;
+    if (!has_chiplet)
+        return {};
+    const placement::mcm::McmProblem problem(*study.graph, study.platform);
+    for (int device : placement.device_of_op) {
+        if (problem.chip_of_device(device) < 0)
+            return {};
+    }
+    const std::vector<int> chip_of_op = problem.from_placement(placement);
+    const auto violations = placement::mcm::check_partition(
+        *study.graph, chip_of_op, problem.capacity_bytes(), problem.tensor_bytes_all());
+    return violations.empty() ? std::string() : violations.front().message;
+}
+
+}  // namespace
+
 StudyResult run_study(const StudyConfig& study, bool record_traces) {
     sim::EvalOptions options;
     options.samples = study.samples;
@@ -384,6 +410,18 @@ StudyResult run_study(const StudyConfig& study, bool record_traces) {
         row.placement = std::move(placed.placement);
         row.profile_runs = placed.profile_runs;
         row.stats = std::move(placed.stats);
+        row.tables = std::move(placed.tables);
+        row.summary = std::move(placed.summary);
+        // On a chiplet ring a partition must also satisfy mcm2022's constraints (Eq. 2-4 and
+        // H(G, f)); one that does not is reported invalid with the first violation, and is not
+        // simulated: the package could not run it.
+        if (const std::string invalid = ring_partition_violation(study, row.placement);
+            !invalid.empty()) {
+            row.metrics.feasible = false;
+            row.metrics.infeasible_reason = "invalid partition: " + invalid;
+            result.rows.push_back(std::move(row));
+            continue;
+        }
         sim::ExecGraph exec = sim::lower(*study.graph, row.placement, study.platform);
         row.trace.title = fmt::format("{} / {} / {}", study.name, spec, study.evaluator);
         row.metrics = evaluator->evaluate(exec, record_traces ? &row.trace : nullptr);
@@ -456,6 +494,11 @@ std::string format_table(const StudyConfig& study, const StudyResult& result) {
                            human_time(kind_s("convert") + kind_s("transfer")),
                            human_time(r.placer_time_s), r.profile_runs);
     }
+    // The placers' own reports (mcm2022's searches: samples, their model's best, the bound).
+    for (const auto& r : result.rows) {
+        if (!r.summary.empty())
+            out << fmt::format("  {}: {}\n", r.placer, r.summary);
+    }
     return out.str();
 }
 
@@ -495,6 +538,8 @@ void write_outputs(const std::vector<PointRun>& runs, const fs::path& out_dir, b
             row["link_bytes"] = r.metrics.link_bytes;
             row["time_by_kind_s"] = r.metrics.time_by_kind_s;
             row["stats"] = r.stats;
+            if (!r.summary.empty())
+                row["summary"] = r.summary;
             row["feasible"] = r.metrics.feasible;
             if (!r.metrics.feasible)
                 row["infeasible_reason"] = r.metrics.infeasible_reason;
@@ -527,6 +572,10 @@ void write_outputs(const std::vector<PointRun>& runs, const fs::path& out_dir, b
                     entry["note"] = r.placement.notes[i];
                 }
                 ops.push_back(entry);
+            }
+            for (const auto& [kind, table] : r.tables) {
+                files[out_dir / fmt::format("{}_{}{}.csv", kind, prefix, file_safe(r.placer))] =
+                    table;
             }
             placement["ops_per_device"] = per_device;
             placement["ops"] = ops;

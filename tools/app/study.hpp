@@ -57,6 +57,8 @@ struct PlacerRow {
     double placer_time_s = 0.0;
     int profile_runs = 0;
     std::map<std::string, std::string> stats;
+    std::map<std::string, std::string> tables;  // placer CSVs by kind: <kind>_<placer>.csv
+    std::string summary;                        // the placer's own one-line report
     sim::Trace trace;
 };
 
@@ -77,9 +79,10 @@ struct PointRun {
     StudyResult result;
 };
 
-// Writes results.csv, results.json, placement_<placer>.json, study.resolved.yaml and (with
-// traces) <placer>.trace.json into `out_dir` (file names prefixed by the point when a study
-// has several), each through a temporary file and a rename, after everything is rendered.
+// Writes results.csv, results.json, placement_<placer>.json, study.resolved.yaml, the placers'
+// tables (convergence_<placer>.csv, ...) and (with traces) <placer>.trace.json into `out_dir` (file
+// names prefixed by the point when a study has several), each through a temporary file and a
+// rename, after everything is rendered.
 void write_outputs(const std::vector<PointRun>& runs, const std::filesystem::path& out_dir,
                    bool traces);
 

@@ -1,0 +1,149 @@
+// mcm.greedy: mcm2022 §5.3's baseline, "a greedy heuristic from the production compiler". The
+// paper does not describe it; spec/placement.md asks for a balanced contiguous fill in
+// topological order, which is what a single-pass compiler heuristic does:
+//   1. walk the ops in the graph's topological order (Graph::topo_order) and cut the order into
+//      C contiguous runs of about equal compute: op u goes to chip ⌊(prefix(u) + t(u)/2) / T⌋,
+//      prefix(u) being the compute of the ops before it and T = Σ t / C (each op to the chip its
+//      midpoint falls in, so runs are balanced to within half an op);
+//   2. an op whose weights would overflow its chip's SRAM moves the run boundary forward (the
+//      rest of the order shifts to later chips);
+//   3. chips left empty are closed up (Eq. 3), and a prefix of a topological order is an ideal,
+//      so Eq. 2 holds by construction;
+//   4. cut edges that jump over a chip can break Eq. 4 (a residual edge around a run boundary):
+//      the solver's FIX mode (Algorithm 2) then keeps every op it can and re-places the rest.
+// It costs the result once (one sample) and reports it like the searches.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "placement/mcm/mcm_placers.hpp"
+#include "placement/mcm/search.hpp"
+#include "placement/mcm/solver.hpp"
+
+namespace hetsim::placement::mcm {
+
+namespace {
+
+constexpr const char* kName = "mcm.greedy";
+
+ArgumentSchema schema() {
+    ArgumentSchema s(kName);
+    s.choice("cost", {"analytic", "simulator"}, "analytic",
+             "what scores the partition: mcm2022 §5.1's analytical model, or the study's "
+             "evaluator after H(G, f)")
+        .boolean("bound", "1", "report the gap to the relaxed chain DP's bound (mcm.bound)");
+    return s;
+}
+
+// Steps 1-3 of the header.
+std::vector<int> balanced_fill(const McmProblem& problem) {
+    const sim::Graph& graph = problem.graph();
+    const int chips = problem.chip_count();
+    double total_s = 0.0;
+    for (int op = 0; op < graph.op_count(); ++op)
+        total_s += problem.op_time_s(op, 0);
+    const double target_s = total_s / chips;
+    std::vector<int> chip_of_op(static_cast<std::size_t>(graph.op_count()), 0);
+    // Weight tensors already resident on the current chip (a shared one counts once).
+    std::vector<int> resident_on(problem.graph().tensor_count(), -1);
+    std::vector<std::vector<int>> weights_of_op(static_cast<std::size_t>(graph.op_count()));
+    for (const WeightUse& w : problem.weights()) {
+        for (int op : w.ops)
+            weights_of_op[static_cast<std::size_t>(op)].push_back(w.tensor);
+    }
+    int chip = 0;
+    std::int64_t chip_weights = 0;
+    double prefix_s = 0.0;
+    for (int op : graph.topo_order()) {
+        const double t = problem.op_time_s(op, 0);
+        const int balanced =
+            target_s > 0.0 ? static_cast<int>(std::floor((prefix_s + t / 2.0) / target_s)) : 0;
+        auto new_weights = [&](int on_chip) {
+            std::int64_t bytes = 0;
+            for (int w : weights_of_op[static_cast<std::size_t>(op)]) {
+                if (resident_on[static_cast<std::size_t>(w)] != on_chip)
+                    bytes += problem.tensor_bytes(w);
+            }
+            return bytes;
+        };
+        int next = std::min(std::max(chip, balanced), chips - 1);
+        if (next != chip)
+            chip_weights = 0;
+        const auto capacity = [&](int c) {
+            return problem.capacity_bytes()[static_cast<std::size_t>(c)];
+        };
+        while (next < chips - 1 && capacity(next) > 0 &&
+               chip_weights + new_weights(next) > capacity(next)) {
+            ++next;
+            chip_weights = 0;
+        }
+        chip = next;
+        chip_weights += new_weights(chip);
+        for (int w : weights_of_op[static_cast<std::size_t>(op)])
+            resident_on[static_cast<std::size_t>(w)] = chip;
+        chip_of_op[static_cast<std::size_t>(op)] = chip;
+        prefix_s += t;
+    }
+    // Close up skipped chips (a single op longer than T, or a weight jump).
+    std::vector<int> renumber(static_cast<std::size_t>(chips), -1);
+    int used = 0;
+    for (int op : graph.topo_order()) {
+        int& to = renumber[static_cast<std::size_t>(chip_of_op[static_cast<std::size_t>(op)])];
+        if (to < 0)
+            to = used++;
+    }
+    for (int& c : chip_of_op)
+        c = renumber[static_cast<std::size_t>(c)];
+    return chip_of_op;
+}
+
+}  // namespace
+
+GreedyPlacer::GreedyPlacer(const std::string& arguments)
+    : spec_(join_placer_spec(kName, arguments)), arguments_(schema().parse(arguments)) {}
+
+PlacerInfo GreedyPlacer::info() {
+    const ArgumentSchema s = schema();
+    return PlacerInfo{kName, s.usage(),
+                      "mcm2022's compiler baseline: balanced contiguous fill of the chiplets in "
+                      "topological order, FIX-repaired where Eq. 4 breaks (§5.3)",
+                      [](const std::string& a) { return std::make_unique<GreedyPlacer>(a); },
+                      s.key_help()};
+}
+
+PlacementResult GreedyPlacer::place(const PlacementContext& context) {
+    SearchSettings settings;
+    settings.samples = 1;
+    settings.cost =
+        arguments_.choice("cost") == "simulator" ? CostModel::simulator : CostModel::analytic;
+    settings.report_bound = arguments_.boolean("bound");
+    Search search(context, settings);
+    std::vector<int> partition = balanced_fill(search.problem());
+    int changed = 0;
+    if (!search.analytic().static_constraints_hold(partition) ||
+        !search.analytic().weights_fit(partition)) {
+        PartitionSolver solver(search.problem());
+        std::mt19937_64 rng(context.seed);
+        // Topological order: FIX keeps the earliest ops' chips and re-places later ones.
+        const auto fixed = solver.fix(partition, rng, context.graph.topo_order());
+        if (!fixed) {
+            throw PlacementError(fmt::format(
+                "{}: the solver could not repair the balanced fill of '{}' (no valid partition "
+                "within its limits)",
+                kName, context.graph.name()));
+        }
+        for (std::size_t op = 0; op < partition.size(); ++op)
+            changed += (*fixed)[op] != partition[op] ? 1 : 0;
+        partition = *fixed;
+    }
+    search.evaluate(partition);
+    PlacementResult result = search.finish(spec_, partition);
+    result.stats["repaired_ops"] = std::to_string(changed);
+    if (changed > 0)
+        result.summary += fmt::format(" (FIX moved {} op(s))", changed);
+    return result;
+}
+
+}  // namespace hetsim::placement::mcm
