@@ -66,7 +66,7 @@ void simulate(const ExecGraph& exec, int samples, RunRecorder& recorder) {
 
 Metrics AnalyticEvaluator::evaluate(const ExecGraph& exec, Trace* trace) {
     Metrics metrics =
-        measure(exec, options_.samples, trace,
+        measure(exec, options_, trace,
                 [&](int samples, RunRecorder& recorder) { simulate(exec, samples, recorder); });
     ++evaluations_;  // a run refused by its limits is not an evaluation
     return metrics;

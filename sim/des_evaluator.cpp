@@ -368,7 +368,7 @@ Metrics DesEvaluator::evaluate(const ExecGraph& exec, Trace* trace) {
         throw std::invalid_argument("DesEvaluator: ExecGraph was lowered for another platform");
     }
     Metrics metrics =
-        measure(exec, options_.samples, trace,
+        measure(exec, options_, trace,
                 [&](int samples, RunRecorder& recorder) { g_model->run(exec, samples, recorder); });
     ++evaluations_;  // a run refused by its limits is not an evaluation
     return metrics;

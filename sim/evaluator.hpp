@@ -16,6 +16,10 @@ namespace hetsim::sim {
 struct EvalOptions {
     // Samples injected for the throughput measurement (pipelined stream). 1 = latency only.
     int samples = 8;
+    // Record the trace of the stream (every sample's slices, "#k" after the name of sample
+    // k > 0) instead of the single-sample run, so a pipeline and its bottleneck show; the
+    // arrows stay those of sample 0. For throughput studies.
+    bool trace_stream = false;
 };
 
 // When one task of the single-sample run started and finished (relative to the run start).

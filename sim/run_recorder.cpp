@@ -45,7 +45,7 @@ void RunRecorder::allocate(std::size_t sample, int buffer, int task) {
     }
 }
 
-void RunRecorder::release(std::size_t sample, int buffer) {
+void RunRecorder::release(std::size_t /*sample*/, int buffer) {
     const Buffer& b = exec_.buffers[static_cast<std::size_t>(buffer)];
     if (b.persistent || b.component < 0 ||
         static_cast<std::size_t>(b.component) >= resident_.size())
@@ -96,9 +96,12 @@ void RunRecorder::on_finish(const StartedTask& started, std::int64_t time_ps) {
         exec_.buffers[static_cast<std::size_t>(task.fills_buffer)].readers == 0) {
         release(sample, task.fills_buffer);
     }
-    if (sample != 0)
-        return;
     const std::int64_t start = start_ps_[sample * n + task_index];
+    if (sample != 0) {
+        if (trace_ != nullptr)
+            record_slice(started, start, time_ps);
+        return;
+    }
     timings_[task_index] = TaskTiming{start, time_ps};
     busy_s_[static_cast<std::size_t>(task.resource)] +=
         static_cast<double>(time_ps - start) * kSecondsPerPs;
@@ -106,12 +109,17 @@ void RunRecorder::on_finish(const StartedTask& started, std::int64_t time_ps) {
         static_cast<double>(time_ps - start) * kSecondsPerPs;
     if (task.kind == TaskKind::transfer)
         bytes_[static_cast<std::size_t>(task.resource)] += task.bytes;
-    if (trace_ == nullptr)
-        return;
+    if (trace_ != nullptr)
+        record_slice(started, start, time_ps);
+}
 
+void RunRecorder::record_slice(const StartedTask& started, std::int64_t start, std::int64_t time_ps) {
+    const auto task_index = static_cast<std::size_t>(started.instance.task);
+    const Task& task = exec_.tasks[task_index];
+    const int sample = started.instance.sample;
     const ExecResourceSlot& slot = exec_.resources[static_cast<std::size_t>(task.resource)];
     TraceSlice slice;
-    slice.name = task.name;
+    slice.name = sample == 0 ? task.name : fmt::format("{} #{}", task.name, sample);
     slice.category = std::string(to_string(task.kind));
     slice.start_s = static_cast<double>(start) * kSecondsPerPs;
     slice.duration_s = static_cast<double>(time_ps - start) * kSecondsPerPs;
@@ -138,11 +146,13 @@ void RunRecorder::on_finish(const StartedTask& started, std::int64_t time_ps) {
         slice.args.emplace_back("shape", to_string(t.shape));
     }
     slice.args.emplace_back("bytes", std::to_string(task.bytes));
+    if (sample > 0)
+        slice.args.emplace_back("sample", std::to_string(sample));
     const int units = (slot.is_link) ? 1 : task.units;
     for (int k = 0; k < units; ++k) {
         TraceSlice copy = slice;
         copy.track = trace_->track(slot.process, lane_thread(slot, started.first_lane + k));
-        if (k == 0)
+        if (k == 0 && sample == 0)
             first_slice_[task_index] = static_cast<int>(trace_->slices.size());
         trace_->slices.push_back(std::move(copy));
     }
@@ -170,6 +180,10 @@ void RunRecorder::finish_latency_run(Metrics& metrics) {
         if (slot.is_link && bytes_[s] > 0)
             metrics.link_bytes[key] = static_cast<double>(bytes_[s]);
     }
+    add_trace_flows();
+}
+
+void RunRecorder::add_trace_flows() {
     if (trace_ == nullptr)
         return;
     for (std::size_t t = 0; t < exec_.tasks.size(); ++t) {
@@ -227,20 +241,24 @@ void RunRecorder::merge_memory(Metrics& metrics) const {
     }
 }
 
-Metrics measure(const ExecGraph& exec, int samples, Trace* trace,
+Metrics measure(const ExecGraph& exec, const EvalOptions& options, Trace* trace,
                 const std::function<void(int samples, RunRecorder& recorder)>& run) {
+    const int samples = options.samples;
     check_run_limits(exec, std::max(1, samples));
     Metrics metrics;
-    RunRecorder single(exec, 1, trace);
+    const bool trace_stream = options.trace_stream && samples > 1;
+    RunRecorder single(exec, 1, trace_stream ? nullptr : trace);
     run(1, single);
     single.finish_latency_run(metrics);
     single.merge_memory(metrics);
     metrics.samples = samples;
     if (samples > 1) {
-        RunRecorder stream(exec, samples, nullptr);
+        RunRecorder stream(exec, samples, trace_stream ? trace : nullptr);
         run(samples, stream);
         metrics.throughput_per_s = throughput_from_finishes(stream.sample_finish_ps());
         stream.merge_memory(metrics);
+        if (trace_stream)
+            stream.add_trace_flows();
     } else {
         metrics.throughput_per_s = throughput_from_finishes(single.sample_finish_ps());
     }

@@ -22,6 +22,8 @@ public:
     std::int64_t makespan_ps() const;
     // Fills latency-run facts (latency, busy time, bytes) and adds flows to the trace.
     void finish_latency_run(Metrics& metrics);
+    // Adds the flows (producer -> transfer -> consumer arrows of sample 0) to the trace.
+    void add_trace_flows();
     int tasks_finished() const { return finished_; }
     // Folds this run's peak memory into metrics.memory (the larger peak wins) and sets
     // metrics.feasible / infeasible_reason.
@@ -29,6 +31,7 @@ public:
 
 private:
     void allocate(std::size_t sample, int buffer, int task);
+    void record_slice(const StartedTask& started, std::int64_t start_ps, std::int64_t finish_ps);
     void release(std::size_t sample, int buffer);
 
     const ExecGraph& exec_;
@@ -49,9 +52,10 @@ private:
 };
 
 // The measurement both evaluators make: after checking the run's limits, one sample alone
-// (latency, trace, task timings), then `samples` back to back (throughput) unless it is 1;
-// peak memory over both. `run(samples, recorder)` simulates the ExecGraph.
-Metrics measure(const ExecGraph& exec, int samples, Trace* trace,
+// (latency, trace, task timings), then `options.samples` back to back (throughput) unless it
+// is 1; peak memory over both. With options.trace_stream the trace is the stream's.
+// `run(samples, recorder)` simulates the ExecGraph.
+Metrics measure(const ExecGraph& exec, const EvalOptions& options, Trace* trace,
                 const std::function<void(int samples, RunRecorder& recorder)>& run);
 
 // Steady-state throughput from per-sample completion times: (N-1) samples over the span

@@ -25,8 +25,12 @@ struct SolverOptions {
     // Post Σ weights of a chip <= its SRAM (a weight shared by several ops counted once per
     // chip) besides Eq. 2-4.
     bool weight_capacity = true;
-    // Failures one attempt may meet before the solver restarts with a fresh random node order.
-    std::int64_t fail_limit = 1000;
+    // Failures (backtracks) the first attempt of a call may meet before the solver restarts
+    // with a fresh random node order and fresh draws; each further attempt of the same call
+    // may meet twice as many as the one before (geometric restarts, capped at 2^20 times this),
+    // so the common case restarts early out of a dead end while a hard instance still gets
+    // long searches. <= 0: no limit (one attempt, a complete search).
+    std::int64_t fail_limit = 100;
     // Attempts per call; a call that exhausts them returns nullopt.
     int max_attempts = 50;
     // Wall-clock deadline for a call (none = unlimited); past it the call returns nullopt.
@@ -37,7 +41,9 @@ struct SolverStats {
     std::int64_t calls = 0;
     std::int64_t solutions = 0;
     std::int64_t failures = 0;  // propagation failures (backtracks) over all calls
-    std::int64_t restarts = 0;  // attempts abandoned at fail_limit
+    std::int64_t restarts = 0;  // attempts abandoned at their failure limit
+    std::int64_t attempts = 0;  // attempts started (restarts + the last one of each call)
+    std::int64_t nodes = 0;     // search nodes (decisions tried) over all calls
     double seconds = 0.0;
 };
 

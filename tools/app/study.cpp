@@ -388,6 +388,8 @@ std::string ring_partition_violation(const StudyConfig& study, const sim::Placem
 StudyResult run_study(const StudyConfig& study, bool record_traces) {
     sim::EvalOptions options;
     options.samples = study.samples;
+    // A throughput study's trace is its pipelined stream: every sample on every resource.
+    options.trace_stream = study.objective == placement::Objective::throughput;
     auto evaluator = sim::make_evaluator(study.evaluator, study.platform, options);
     auto& registry = placement::PlacerRegistry::instance();
 
