@@ -27,7 +27,8 @@
 //    non-uniform outgoing edge costs (the subdivision of App. B); O((|V|+|E|) α) per pass.
 //    A transfer item is a hyperedge over the groups holding its source and its targets; an
 //    accelerator set pays its cost c_o once iff it holds some but not all of those groups (§3).
-//  * ideals are generated once each, by cardinality, without deduplication: I ∪ {v} is made
+//  * ideals (placement/ideals/ideal_lattice.hpp, shared with mcm2022's chain DP) are
+//    generated once each, by cardinality, without deduplication: I ∪ {v} is made
 //    from I only for v above every label of I (each ideal has one such parent, I \ {max I}).
 //    The Hasse diagram downwards (I -> I \ {v} for each maximal v of I) follows from the
 //    parent's without lookups: I \ {v} is the child of (parent \ {v}) with label max I.
