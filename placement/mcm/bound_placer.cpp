@@ -20,6 +20,7 @@ constexpr const char* kName = "mcm.bound";
 ArgumentSchema schema() {
     ArgumentSchema s(kName);
     s.positive_number("time", "", "wall-clock limit in seconds for the DP");
+    add_reserve_argument(s);
     return s;
 }
 
@@ -41,6 +42,7 @@ PlacementResult BoundPlacer::place(const PlacementContext& context) {
     SearchSettings settings;
     settings.samples = 1;
     settings.report_bound = false;
+    settings.sram_reserve = arguments_.number("reserve");
     if (arguments_.has("time"))
         settings.time_limit_s = arguments_.number("time");
     Search search(context, settings);
@@ -62,10 +64,11 @@ PlacementResult BoundPlacer::place(const PlacementContext& context) {
     result.stats["bound_throughput_per_s"] = fmt::format("{:.6g}", 1.0 / bound->time_per_sample_s);
     result.stats["ideals"] = std::to_string(bound->ideals);
     result.stats["dp_seconds"] = fmt::format("{:.3f}", bound->seconds);
+    const std::string how = bound->ideals == 0 ? std::string("the linearized DP met the work bound")
+                                               : fmt::format("{} ideals", bound->ideals);
     result.summary = fmt::format(
-        "bound: throughput <= {:.2f}/s for every valid partition ({} ideals, {:.2f} s); its "
-        "chain {}",
-        1.0 / bound->time_per_sample_s, bound->ideals, bound->seconds,
+        "bound: throughput <= {:.2f}/s for every valid partition ({}, {:.2f} s); its chain {}",
+        1.0 / bound->time_per_sample_s, how, bound->seconds,
         analytic.valid ? "is valid, hence optimal" : "breaks " + analytic.reason);
     return result;
 }

@@ -31,7 +31,7 @@ SimulatedPartition simulate_partition(const McmProblem& problem, const std::vect
         return result;
     }
     const std::vector<Violation> memory =
-        check_memory(graph, chip_of_op, problem.capacity_bytes(), problem.tensor_bytes_all());
+        check_memory(graph, chip_of_op, problem.sram_bytes(), problem.tensor_bytes_all());
     if (!memory.empty()) {
         result.verdict = DesVerdict::memory_schedule;
         result.reason = memory.front().message;

@@ -26,6 +26,7 @@ ArgumentSchema schema() {
     ArgumentSchema s(kName);
     s.positive_number("time", "60",
                       "wall-clock limit in seconds; past it the best partition found is returned");
+    add_reserve_argument(s);
     return s;
 }
 
@@ -47,6 +48,7 @@ PlacementResult OptimalPlacer::place(const PlacementContext& context) {
     SearchSettings settings;
     settings.samples = 1;
     settings.time_limit_s = arguments_.number("time");
+    settings.sram_reserve = arguments_.number("reserve");
     Search search(context, settings);
     const McmProblem& problem = search.problem();
 

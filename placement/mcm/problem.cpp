@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <map>
 #include <optional>
 
@@ -36,8 +38,12 @@ RouteCost route_cost(const sim::Platform& platform, const std::string& from,
 
 }  // namespace
 
-McmProblem::McmProblem(const sim::Graph& graph, const sim::Platform& platform)
+McmProblem::McmProblem(const sim::Graph& graph, const sim::Platform& platform, double sram_reserve)
     : graph_(&graph), platform_(&platform), chip_devices_(chiplet_ring_order(platform)) {
+    if (!(sram_reserve >= 0.0 && sram_reserve < 1.0)) {
+        throw PlacementError(
+            fmt::format("the SRAM reserve must be in [0, 1), got {}", sram_reserve));
+    }
     const int chips = chip_count();
     const int ops = graph.op_count();
     chip_of_device_.assign(static_cast<std::size_t>(platform.device_count()), -1);
@@ -104,7 +110,11 @@ McmProblem::McmProblem(const sim::Graph& graph, const sim::Platform& platform)
             {t, tensor.producer, std::move(consumers), tensor.is_graph_output, tensor_bytes(t)});
     }
 
-    capacity_bytes_ = chip_capacities(platform, chip_devices_);
+    sram_bytes_ = chip_capacities(platform, chip_devices_);
+    for (std::int64_t sram : sram_bytes_) {
+        capacity_bytes_.push_back(static_cast<std::int64_t>(
+            std::floor(static_cast<double>(sram) * (1.0 - sram_reserve))));
+    }
 
     for (int u : graph.topo_order()) {
         for (int v : graph.successors(u))
@@ -123,6 +133,50 @@ McmProblem::McmProblem(const sim::Graph& graph, const sim::Platform& platform)
         ring_hop_.push_back(route_cost(platform, component_of(c), component_of(c + 1)));
     for (int c = 0; c < chips; ++c)
         host_out_.push_back(route_cost(platform, component_of(c), platform.host_component));
+
+    // FNV-1a over the instance's numbers, in a fixed order.
+    std::uint64_t h = 14695981039346656037ull;
+    auto mix = [&h](const auto& value) {
+        unsigned char bytes[sizeof(value)];
+        std::memcpy(bytes, &value, sizeof(value));
+        for (unsigned char b : bytes) {
+            h ^= b;
+            h *= 1099511628211ull;
+        }
+    };
+    mix(chips);
+    mix(ops);
+    for (double t : op_time_s_)
+        mix(t);
+    for (const Flow& f : flows_) {
+        mix(f.producer);
+        mix(f.bytes);
+        mix(f.graph_output);
+        for (int c : f.consumers)
+            mix(c);
+    }
+    for (const WeightUse& w : weights_) {
+        mix(w.bytes);
+        for (int op : w.ops)
+            mix(op);
+    }
+    for (std::int64_t c : capacity_bytes_)
+        mix(c);
+    for (const Edge& e : edges_) {
+        mix(e.from);
+        mix(e.to);
+    }
+    for (const RouteCost& r : ring_hop_) {
+        mix(r.latency_s);
+        mix(r.seconds_per_byte);
+    }
+    for (const RouteCost& r : host_out_) {
+        mix(r.latency_s);
+        mix(r.seconds_per_byte);
+    }
+    mix(host_in_.latency_s);
+    mix(host_in_.seconds_per_byte);
+    fingerprint_ = h;
 }
 
 int McmProblem::chip_of_device(int device) const {

@@ -50,8 +50,10 @@ public:
     // chip c -> chip c + 1 and chip c -> host with Platform::route. Throws PlacementError when
     // an op cannot run on some chip, when the chiplets do not share one compute dtype, or when
     // one of those routes is missing; sim::InputError (from chiplet_ring_order) when the
-    // platform has no ring.
-    McmProblem(const sim::Graph& graph, const sim::Platform& platform);
+    // platform has no ring. `sram_reserve` (0 <= r < 1) is the share of each chip's SRAM the
+    // analytical tools keep out of the weights' reach (capacity_bytes), room a user leaves for
+    // activations the analytical model does not see.
+    McmProblem(const sim::Graph& graph, const sim::Platform& platform, double sram_reserve = 0.0);
 
     const sim::Graph& graph() const { return *graph_; }
     const sim::Platform& platform() const { return *platform_; }
@@ -84,8 +86,11 @@ public:
         return op_weight_bytes_[static_cast<std::size_t>(op)];
     }
 
-    // SRAM of chip c; 0 = unlimited.
+    // What the analytical model, the solver and the DPs let chip c's weights take: its SRAM less
+    // the reserve; 0 = unlimited.
     const std::vector<std::int64_t>& capacity_bytes() const { return capacity_bytes_; }
+    // Chip c's whole SRAM (0 = unlimited): what H(G, f) and the DES check.
+    const std::vector<std::int64_t>& sram_bytes() const { return sram_bytes_; }
 
     // Producer -> consumer op edges, deduplicated, by producer's topological position then
     // consumer id (the edges of Eq. 2 and Eq. 4).
@@ -105,6 +110,10 @@ public:
     sim::Placement to_placement(const std::vector<int>& chip_of_op) const;
     std::vector<int> from_placement(const sim::Placement& placement) const;
 
+    // A 64-bit digest (FNV-1a) of every number above: equal instances have equal fingerprints,
+    // so results that depend only on the instance (the chain DP's bound) can be cached by it.
+    std::uint64_t fingerprint() const { return fingerprint_; }
+
 private:
     const sim::Graph* graph_;
     const sim::Platform* platform_;
@@ -117,10 +126,12 @@ private:
     std::vector<std::int64_t> tensor_bytes_;
     std::vector<std::int64_t> op_weight_bytes_;
     std::vector<std::int64_t> capacity_bytes_;
+    std::vector<std::int64_t> sram_bytes_;
     std::vector<Edge> edges_;
     RouteCost host_in_;
     std::vector<RouteCost> ring_hop_;
     std::vector<RouteCost> host_out_;
+    std::uint64_t fingerprint_ = 0;
 };
 
 }  // namespace hetsim::placement::mcm

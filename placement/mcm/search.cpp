@@ -6,7 +6,6 @@
 #include <limits>
 #include <map>
 #include <mutex>
-#include <tuple>
 
 #include "placement/classic/random.hpp"
 #include "placement/mcm/chain_dp.hpp"
@@ -23,8 +22,14 @@ double throughput_of(double time_per_sample_s) {
 
 }  // namespace
 
+ArgumentSchema& add_reserve_argument(ArgumentSchema& schema) {
+    return schema.number("reserve", 0.0, 0.9, "0",
+                         "share of each chip's SRAM kept out of the weights' reach (room for "
+                         "activations the analytical model does not see)");
+}
+
 ArgumentSchema& add_search_arguments(ArgumentSchema& schema, const std::string& default_samples) {
-    return schema
+    schema
         .integer("samples", 1, 100'000'000, default_samples,
                  "partitions to sample and evaluate (the search budget of mcm2022 §5.3)")
         .choice("cost", {"analytic", "simulator"}, "analytic",
@@ -32,6 +37,7 @@ ArgumentSchema& add_search_arguments(ArgumentSchema& schema, const std::string& 
                 "evaluator after H(G, f) (the DES plays the hardware)")
         .positive_number("time", "", "wall-clock limit in seconds; the best so far is returned")
         .boolean("bound", "1", "report the gap to the relaxed chain DP's bound (mcm.bound)");
+    return add_reserve_argument(schema);
 }
 
 SearchSettings read_search_settings(const PlacerArguments& arguments) {
@@ -41,18 +47,17 @@ SearchSettings read_search_settings(const PlacerArguments& arguments) {
     if (arguments.has("time"))
         s.time_limit_s = arguments.number("time");
     s.report_bound = arguments.boolean("bound");
+    s.sram_reserve = arguments.number("reserve");
     return s;
 }
 
 std::optional<ChainBound> relaxed_bound(
     const McmProblem& problem, std::optional<std::chrono::steady_clock::time_point> deadline) {
-    // One study asks for the same bound once per placer; the DP takes seconds on BERT-large.
-    // Keyed by the graph and platform objects (a study keeps both alive while its placers run)
-    // and their sizes, so a later object at the same address is not mistaken for them.
-    using Key = std::tuple<const void*, const void*, int, int>;
+    // One study asks for the same bound once per placer. Keyed by the instance's content
+    // (McmProblem::fingerprint), never by object addresses, which a later instance may reuse.
     static std::mutex mutex;
-    static std::map<Key, std::optional<ChainBound>> cache;
-    const Key key{&problem.graph(), &problem.platform(), problem.op_count(), problem.chip_count()};
+    static std::map<std::uint64_t, std::optional<ChainBound>> cache;
+    const std::uint64_t key = problem.fingerprint();
     std::lock_guard<std::mutex> lock(mutex);
     if (const auto it = cache.find(key); it != cache.end())
         return it->second;
@@ -79,7 +84,8 @@ std::optional<ChainBound> relaxed_bound(
 Search::Search(const PlacementContext& context, SearchSettings settings)
     : context_(&context),
       settings_(settings),
-      problem_(std::make_unique<McmProblem>(context.graph, context.platform)),
+      problem_(
+          std::make_unique<McmProblem>(context.graph, context.platform, settings.sram_reserve)),
       analytic_(std::make_unique<AnalyticModel>(*problem_)),
       start_(std::chrono::steady_clock::now()) {
     if (settings_.time_limit_s) {
@@ -151,7 +157,9 @@ PlacementResult Search::finish(const std::string& placer, const std::vector<int>
     if (settings_.report_bound) {
         if (const auto bound = relaxed_bound(*problem_, deadline_)) {
             const double bound_tp = throughput_of(bound->time_per_sample_s);
-            const double gap = bound_tp > 0.0 ? 1.0 - analytic.throughput_per_s / bound_tp : 0.0;
+            double gap = bound_tp > 0.0 ? 1.0 - analytic.throughput_per_s / bound_tp : 0.0;
+            if (std::abs(gap) < 1e-9)
+                gap = 0.0;  // at the bound: no "-0.0 %" from rounding
             result.stats["bound_throughput_per_s"] = fmt::format("{:.6g}", bound_tp);
             result.stats["gap_to_bound"] = fmt::format("{:.6f}", gap);
             bound_text = fmt::format(", bound {:.2f}/s, gap {:.1f} %", bound_tp, 100.0 * gap);

@@ -30,7 +30,8 @@ namespace hetsim::placement::mcm {
 enum class CostModel { analytic, simulator };
 
 // The arguments every searching mcm placer takes: samples=N, cost=analytic|simulator,
-// time=S (seconds, optional), bound=0|1 (report the gap to the relaxed DP's bound).
+// time=S (seconds, optional), bound=0|1 (report the gap to the relaxed DP's bound),
+// reserve=R (McmProblem's SRAM reserve).
 ArgumentSchema& add_search_arguments(ArgumentSchema& schema, const std::string& default_samples);
 
 struct SearchSettings {
@@ -38,7 +39,10 @@ struct SearchSettings {
     CostModel cost = CostModel::analytic;
     std::optional<double> time_limit_s;
     bool report_bound = true;
+    double sram_reserve = 0.0;
 };
+// The reserve=R argument alone, for placers that take no budget (mcm.bound, mcm.optimal).
+ArgumentSchema& add_reserve_argument(ArgumentSchema& schema);
 SearchSettings read_search_settings(const PlacerArguments& arguments);
 
 // The relaxed chain DP's bound on the analytical time per sample (chain_dp.hpp, kRelaxed),

@@ -12,20 +12,52 @@ namespace {
 
 using ::testing::HasSubstr;
 
-TEST(McmSmallStudy, RunsWithEveryOpOnChipletsNeverOnTheHost) {
+TEST(McmSmallStudy, RunsTheMcmPlacersAndRefusesAnInvalidPartition) {
     TempDir dir;
     const auto out = dir.path() / "out";
     const Outcome o = run_hetsim("run " + std::string(HETSIM_SOURCE_DIR) +
-                                 "/configs/studies/mcm_small.yaml --out " + out.string());
+                                 "/configs/studies/mcm_small.yaml --trace --out " + out.string());
     ASSERT_EQ(o.exit_code, 0) << o.output;
     EXPECT_THAT(o.output, HasSubstr("on mcm36"));
-    EXPECT_THAT(o.output, HasSubstr("single:chip0"));
-    EXPECT_THAT(o.output, HasSubstr("random"));
-    EXPECT_THAT(o.output, ::testing::Not(HasSubstr("infeasible")));
+    // Every mcm placer reports its samples and its gap to the relaxed DP's bound.
+    for (const char* placer : {"mcm.greedy", "mcm.random:samples=100", "mcm.sa:samples=100"}) {
+        EXPECT_THAT(o.output, HasSubstr(std::string("  ") + placer + ": ")) << placer;
+    }
+    EXPECT_THAT(o.output, HasSubstr("100 sample(s)"));
+    EXPECT_THAT(o.output, HasSubstr("gap"));
+    EXPECT_THAT(o.output, HasSubstr("bound: throughput <="));
+    // `random` ignores mcm2022's constraints: its partition is reported invalid, not simulated.
+    EXPECT_THAT(o.output, HasSubstr("random                  infeasible: invalid partition: "));
     // The random placement uses chiplets only: the ring_host supports no op.
     const std::string random = read_file(out / "placement_random.json");
     EXPECT_THAT(random, HasSubstr("\"chip"));
     EXPECT_THAT(random, ::testing::Not(HasSubstr("\"host\"")));
+    // Best-so-far against samples.
+    const std::string convergence = read_file(out / "convergence_mcm.random_samples_100.csv");
+    EXPECT_THAT(convergence, ::testing::StartsWith("sample,throughput_per_s,valid\n1,"));
+    EXPECT_THAT(convergence, HasSubstr("\n100,"));
+    // Perfetto: a process per chip, one "ring" process with a thread per link, and the
+    // pipelined stream (slices of samples after the first, "#k").
+    const std::string trace = read_file(out / "mcm.greedy.trace.json");
+    EXPECT_THAT(trace, HasSubstr("\"name\":\"chip0\""));
+    EXPECT_THAT(trace, HasSubstr("\"name\":\"ring\""));
+    EXPECT_THAT(trace, HasSubstr("\"name\":\"ring0 chip0->chip1\""));
+    EXPECT_THAT(trace, HasSubstr(" #3\""));
+}
+
+TEST(McmSmallStudy, AgreeMeasuresTheAnalyticalModelAgainstTheDes) {
+    TempDir dir;
+    const Outcome o = run_hetsim("agree " + std::string(HETSIM_SOURCE_DIR) +
+                                 "/configs/studies/mcm_small.yaml --samples 20 --out " +
+                                 (dir.path() / "agree").string());
+    ASSERT_EQ(o.exit_code, 0) << o.output;
+    EXPECT_THAT(o.output, HasSubstr("the §5.1 analytical model against the DES on 20 uniform "
+                                    "SAMPLE partitions"));
+    EXPECT_THAT(o.output, HasSubstr("refused by the DES"));
+    EXPECT_THAT(o.output, HasSubstr("Pearson r"));
+    const std::string csv = read_file(dir.path() / "agree" / "agreement.csv");
+    EXPECT_THAT(csv, ::testing::StartsWith(
+                         "placement,analytic_s,des_s,feasible,relative_difference,reason\n"));
 }
 
 TEST(McmSmallStudy, ABadChipParameterIsOneLineNamingThePath) {

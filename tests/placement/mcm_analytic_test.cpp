@@ -141,6 +141,23 @@ TEST(McmAnalytic, FastCheckAgreesWithTheReferenceCheckerOnRandomPartitions) {
     EXPECT_GT(valid, 50);  // the property was tested on valid partitions too
 }
 
+TEST(McmProblem, TheReserveShrinksWhatWeightsMayTakeNotTheSram) {
+    const sim::Graph g = figure2();
+    const sim::Platform p = ring(3, "100 B");
+    const McmProblem reserved(g, p, 0.25);
+    EXPECT_EQ(reserved.sram_bytes(), (std::vector<std::int64_t>{100, 100, 100}));
+    EXPECT_EQ(reserved.capacity_bytes(), (std::vector<std::int64_t>{75, 75, 75}));
+    // n3's 64 B weight fits 75 B; with half the SRAM reserved (50 B) it does not.
+    AnalyticModel fits(reserved);
+    EXPECT_TRUE(fits.weights_fit({0, 1, 1, 2, 2}));
+    const McmProblem half(g, p, 0.5);
+    AnalyticModel too_small(half);
+    EXPECT_FALSE(too_small.weights_fit({0, 1, 1, 2, 2}));
+    EXPECT_NE(reserved.fingerprint(), half.fingerprint());
+    EXPECT_EQ(reserved.fingerprint(), McmProblem(g, p, 0.25).fingerprint());
+    EXPECT_THROW(McmProblem(g, p, 1.0), PlacementError);
+}
+
 TEST(McmProblem, RefusesPlatformsWithoutARing) {
     const sim::Graph g = figure2();
     const sim::Platform host_only = hetsim::testing::parse_platform_yaml(R"(name: plain

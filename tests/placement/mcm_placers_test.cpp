@@ -113,6 +113,35 @@ TEST(McmPlacers, GreedyFillsTheChipsBalancedAndContiguous) {
     EXPECT_EQ(r.stats.at("samples"), "1");
 }
 
+// Four MatMuls in a chain, each with a [8,8] fp32 weight (256 B).
+constexpr const char* kMatMulChain4 = R"({"name": "mm4",
+ "tensors": [{"name": "x", "shape": [1, 8], "kind": "input"},
+  {"name": "w0", "shape": [8, 8], "kind": "weight"}, {"name": "w1", "shape": [8, 8], "kind": "weight"},
+  {"name": "w2", "shape": [8, 8], "kind": "weight"}, {"name": "w3", "shape": [8, 8], "kind": "weight"},
+  {"name": "t0", "shape": [1, 8]}, {"name": "t1", "shape": [1, 8]}, {"name": "t2", "shape": [1, 8]},
+  {"name": "t3", "shape": [1, 8]}],
+ "ops": [
+  {"name": "m0", "type": "MatMul", "inputs": ["x", "w0"], "outputs": ["t0"]},
+  {"name": "m1", "type": "MatMul", "inputs": ["t0", "w1"], "outputs": ["t1"]},
+  {"name": "m2", "type": "MatMul", "inputs": ["t1", "w2"], "outputs": ["t2"]},
+  {"name": "m3", "type": "MatMul", "inputs": ["t2", "w3"], "outputs": ["t3"]}],
+ "outputs": ["t3"]})";
+
+TEST(McmPlacers, GreedyMemoryFillPacksEachSramInTurn) {
+    const sim::Graph g = sim::workloads::parse_json_graph(kMatMulChain4, "mm4");
+    // 600 B per chip: two 256 B weights fit, a third does not.
+    const sim::Platform p = ring(4, "600 B");
+    const McmProblem problem(g, p);
+    const PlacementResult packed = run("mcm.greedy:fill=memory,reserve=0,bound=0", g, p);
+    EXPECT_EQ(problem.from_placement(packed.placement), (std::vector<int>{0, 0, 1, 1}));
+    // With 20 % reserved (480 B) a chip takes one weight once it holds one.
+    const PlacementResult reserved = run("mcm.greedy:fill=memory,reserve=0.2,bound=0", g, p);
+    EXPECT_EQ(problem.from_placement(reserved.placement), (std::vector<int>{0, 1, 2, 3}));
+    // The compute-balanced fill spreads the four equal ops over the four chips.
+    const PlacementResult balanced = run("mcm.greedy:reserve=0,bound=0", g, p);
+    EXPECT_EQ(problem.from_placement(balanced.placement), (std::vector<int>{0, 1, 2, 3}));
+}
+
 TEST(McmPlacers, ConvergenceIsTheBestSoFarAfterEverySample) {
     const sim::Graph g = random_dag(5, 20);
     const sim::Platform p = ring(4);

@@ -115,7 +115,7 @@ PartitionVerdict check_partition(const std::string& study_file,
     }
 
     // Tensors take the chips' dtype in SRAM (an int8 package holds a float32 weight in a byte).
-    const std::vector<std::int64_t>& capacity = problem.capacity_bytes();
+    const std::vector<std::int64_t>& capacity = problem.sram_bytes();
     const std::vector<std::int64_t>& bytes = problem.tensor_bytes_all();
     const std::vector<mcm::Violation> violations =
         mcm::check_partition(graph, chip_of_op, capacity, bytes);

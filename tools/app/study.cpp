@@ -379,7 +379,7 @@ std::string ring_partition_violation(const StudyConfig& study, const sim::Placem
     }
     const std::vector<int> chip_of_op = problem.from_placement(placement);
     const auto violations = placement::mcm::check_partition(
-        *study.graph, chip_of_op, problem.capacity_bytes(), problem.tensor_bytes_all());
+        *study.graph, chip_of_op, problem.sram_bytes(), problem.tensor_bytes_all());
     return violations.empty() ? std::string() : violations.front().message;
 }
 
