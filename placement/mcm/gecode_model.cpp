@@ -124,6 +124,24 @@ public:
     IndexAdvisor(Space& home, IndexAdvisor& a) : Advisor(home, a), i(a.i) {}
 };
 
+// The teardown of a propagator that watches its views through IndexAdvisors.
+void dispose_advised(Space& home, Propagator& p, ViewArray<IntView>& x,
+                     Council<IndexAdvisor>& council) {
+    for (Gecode::Advisors<IndexAdvisor> as(council); as(); ++as)
+        x[as.advisor().i].cancel(home, as.advisor());
+    council.dispose(home);
+    (void)p.Propagator::dispose(home);
+}
+
+// What an advised propagator returns after a run that reached its fixpoint: failure, or
+// subsumed once every view is assigned (no advisor left), else at fixpoint.
+ExecStatus fixpoint_or_subsumed(Space& home, Propagator& p, ExecStatus status,
+                                Council<IndexAdvisor>& council) {
+    if (status == Gecode::ES_FAILED)
+        return status;
+    return council.empty() ? home.ES_SUBSUMED(p) : Gecode::ES_FIX;
+}
+
 // Space memory for n objects; none for n = 0 (Gecode's allocator requires a positive size:
 // an op-less graph, a graph without transitive edges or weights).
 template <class T>
@@ -243,16 +261,11 @@ public:
     ExecStatus propagate(Space& home, const ModEventDelta&) override {
         const ExecStatus status = run(home);
         head_ = tail_ = 0;
-        if (status == Gecode::ES_FAILED)
-            return status;
-        return council_.empty() ? home.ES_SUBSUMED(*this) : Gecode::ES_FIX;
+        return fixpoint_or_subsumed(home, *this, status, council_);
     }
 
     std::size_t dispose(Space& home) override {
-        for (Gecode::Advisors<IndexAdvisor> as(council_); as(); ++as)
-            x_[as.advisor().i].cancel(home, as.advisor());
-        council_.dispose(home);
-        (void)Propagator::dispose(home);
+        dispose_advised(home, *this, x_, council_);
         return sizeof(*this);
     }
 
@@ -595,10 +608,7 @@ public:
     }
 
     std::size_t dispose(Space& home) override {
-        for (Gecode::Advisors<IndexAdvisor> as(council_); as(); ++as)
-            x_[as.advisor().i].cancel(home, as.advisor());
-        council_.dispose(home);
-        (void)Propagator::dispose(home);
+        dispose_advised(home, *this, x_, council_);
         return sizeof(*this);
     }
 
@@ -735,16 +745,11 @@ public:
             status = check_intervals();
         energy_dirty_ = false;
         head_ = tail_ = 0;
-        if (status == Gecode::ES_FAILED)
-            return status;
-        return council_.empty() ? home.ES_SUBSUMED(*this) : Gecode::ES_FIX;
+        return fixpoint_or_subsumed(home, *this, status, council_);
     }
 
     std::size_t dispose(Space& home) override {
-        for (Gecode::Advisors<IndexAdvisor> as(council_); as(); ++as)
-            x_[as.advisor().i].cancel(home, as.advisor());
-        council_.dispose(home);
-        (void)Propagator::dispose(home);
+        dispose_advised(home, *this, x_, council_);
         return sizeof(*this);
     }
 

@@ -160,11 +160,8 @@ TEST(McmProblem, TheReserveShrinksWhatWeightsMayTakeNotTheSram) {
 
 TEST(McmProblem, RefusesPlatformsWithoutARing) {
     const sim::Graph g = figure2();
-    const sim::Platform host_only = hetsim::testing::parse_platform_yaml(R"(name: plain
-host: host
-components:
-  host: {type: ring_host}
-)");
+    const sim::Platform host_only =
+        hetsim::testing::parse_platform_yaml(hetsim::testing::kHostWithoutChips);
     try {
         const McmProblem problem(g, host_only);
         FAIL() << "expected an InputError";

@@ -188,11 +188,8 @@ TEST(McmPlacers, BadArgumentsAndPlatformsAreRefused) {
     }
     EXPECT_THROW((void)PlacerRegistry::instance().create("mcm.random:samples=0"), PlacementError);
     const sim::Graph g = random_dag(1, 6);
-    const sim::Platform host_only = hetsim::testing::parse_platform_yaml(R"(name: plain
-host: host
-components:
-  host: {type: ring_host}
-)");
+    const sim::Platform host_only =
+        hetsim::testing::parse_platform_yaml(hetsim::testing::kHostWithoutChips);
     try {
         (void)run("mcm.random:samples=2", g, host_only);
         FAIL() << "expected an InputError";
