@@ -65,9 +65,9 @@ void simulate(const ExecGraph& exec, int samples, RunRecorder& recorder) {
 }  // namespace
 
 Metrics AnalyticEvaluator::evaluate(const ExecGraph& exec, Trace* trace) {
-    Metrics metrics =
-        measure(exec, options_, trace,
-                [&](int samples, RunRecorder& recorder) { simulate(exec, samples, recorder); });
+    Metrics metrics = measure(exec, options_, trace, [&](int samples, RunRecorder& recorder) {
+        simulate(exec, samples, recorder);
+    });
     ++evaluations_;  // a run refused by its limits is not an evaluation
     return metrics;
 }

@@ -367,9 +367,9 @@ Metrics DesEvaluator::evaluate(const ExecGraph& exec, Trace* trace) {
     if (slot_signature(exec.resources) != g_model->signature) {
         throw std::invalid_argument("DesEvaluator: ExecGraph was lowered for another platform");
     }
-    Metrics metrics =
-        measure(exec, options_, trace,
-                [&](int samples, RunRecorder& recorder) { g_model->run(exec, samples, recorder); });
+    Metrics metrics = measure(exec, options_, trace, [&](int samples, RunRecorder& recorder) {
+        g_model->run(exec, samples, recorder);
+    });
     ++evaluations_;  // a run refused by its limits is not an evaluation
     return metrics;
 }

@@ -390,9 +390,9 @@ private:
             }
             if (tensor.kind == TensorKind::input && where_.count(t) == 0) {
                 const DType on_host = host_dtype(tensor.dtype);
-                const int buffer = add_buffer(platform_.host_component,
-                                              tensor.elements() * dtype_size_bytes(on_host), t, -1,
-                                              false);
+                const int buffer =
+                    add_buffer(platform_.host_component,
+                               tensor.elements() * dtype_size_bytes(on_host), t, -1, false);
                 where_[t].push_back(Location{platform_.host_component, on_host, -1, buffer});
             }
             const Location loc =

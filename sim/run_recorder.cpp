@@ -113,7 +113,8 @@ void RunRecorder::on_finish(const StartedTask& started, std::int64_t time_ps) {
         record_slice(started, start, time_ps);
 }
 
-void RunRecorder::record_slice(const StartedTask& started, std::int64_t start, std::int64_t time_ps) {
+void RunRecorder::record_slice(const StartedTask& started, std::int64_t start,
+                               std::int64_t time_ps) {
     const auto task_index = static_cast<std::size_t>(started.instance.task);
     const Task& task = exec_.tasks[task_index];
     const int sample = started.instance.sample;
