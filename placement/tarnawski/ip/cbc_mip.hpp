@@ -98,7 +98,7 @@ struct MipResult {
     long nodes = 0;                     // branch-and-bound nodes
     bool warm_start_accepted = false;   // the MIP start passed our own feasibility check
     std::string error;                  // CBC's exception text when status == error
-    // CBC did not return by its time limit (+5 % + 0.2 s) and was stopped (no_solution).
+    // CBC did not return by its time limit (+5 % + 0.5 s) and was stopped (no_solution).
     bool stopped_at_deadline = false;
     bool has_solution() const { return !solution.empty(); }
 };
