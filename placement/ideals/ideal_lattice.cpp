@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-namespace hetsim::placement {
+namespace hetsim::placement::ideals {
 
 namespace {
 
@@ -100,4 +100,4 @@ IdealLattice prefix_ideals(int n) {
     return ids;
 }
 
-}  // namespace hetsim::placement
+}  // namespace hetsim::placement::ideals

@@ -19,7 +19,7 @@
 #include <stdexcept>
 #include <vector>
 
-namespace hetsim::placement {
+namespace hetsim::placement::ideals {
 
 // Ideals with ids ordered by cardinality (J ⊂ I ⇒ id(J) < id(I); ∅ is 0 and the whole vertex
 // set is last), as bitsets, with the Hasse diagram downwards: down[down_begin[I] ..
@@ -68,4 +68,4 @@ IdealLattice enumerate_ideals(
 // ideals of any DAG the labels order topologically, each with one down edge (its top label).
 IdealLattice prefix_ideals(int n);
 
-}  // namespace hetsim::placement
+}  // namespace hetsim::placement::ideals

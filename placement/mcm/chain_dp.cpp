@@ -15,6 +15,12 @@ namespace hetsim::placement::mcm {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using ideals::check_deadline;
+using ideals::DeadlinePassed;
+using ideals::enumerate_ideals;
+using ideals::IdealLattice;
+using ideals::prefix_ideals;
+using ideals::TooManyIdeals;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr std::int64_t kUnlimitedBytes = std::numeric_limits<std::int64_t>::max();
 // Bounds are sums in another order than the loads they bound: they are loosened by this much.

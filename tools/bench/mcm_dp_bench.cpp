@@ -82,8 +82,8 @@ double naive_dp(const mcm::McmProblem& p, bool adjacent, std::size_t& pairs) {
     const int chips = p.chip_count();
     std::vector<int> label;
     const std::vector<std::vector<int>> pred = labelled_preds(p, label);
-    const hetsim::placement::IdealLattice ids =
-        hetsim::placement::enumerate_ideals(n, pred, 10'000'000);
+    const hetsim::placement::ideals::IdealLattice ids =
+        hetsim::placement::ideals::enumerate_ideals(n, pred, 10'000'000);
     const std::size_t count = ids.count();
     auto in = [&](std::size_t ideal, int op) {
         return ids.has(ideal, label[static_cast<std::size_t>(op)]);
@@ -224,7 +224,7 @@ void bench_bert_large(const std::string& label, const hetsim::sim::Platform& pla
     for (const mcm::WeightUse& w : problem.weights())
         weights += w.bytes;
     std::vector<int> labels;
-    const std::size_t ideals = hetsim::placement::enumerate_ideals(
+    const std::size_t ideals = hetsim::placement::ideals::enumerate_ideals(
                                    problem.op_count(), labelled_preds(problem, labels), 100'000'000)
                                    .count();
     fmt::print("{}: {} ops, {} ideals, {} chips, weights {:.1f} MB on the chips\n", label,

@@ -347,12 +347,16 @@ Prepared prepare(const Workload& w, const DpOptions& options) {
 }
 
 // The ideal lattice is shared with mcm2022's chain DP (placement/ideals/ideal_lattice.hpp).
-using Ideals = IdealLattice;
+using Ideals = ideals::IdealLattice;
+using ideals::check_deadline;
+using ideals::DeadlinePassed;
+using ideals::prefix_ideals;
+using ideals::TooManyIdeals;
 
 Ideals enumerate_ideals(const Prepared& p, std::size_t max_ideals,
                         const std::optional<Clock::time_point>& deadline = std::nullopt) {
     try {
-        return placement::enumerate_ideals(p.groups, p.pred, max_ideals, deadline);
+        return ideals::enumerate_ideals(p.groups, p.pred, max_ideals, deadline);
     } catch (const TooManyIdeals&) {
         throw DpError(
             fmt::format("more than {} ideals in the contracted forward graph ({} groups); "
