@@ -2,7 +2,9 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include <unistd.h>
 #include <filesystem>
+
 #include <iostream>
 
 #include "placement/placer.hpp"
@@ -18,6 +20,7 @@
 #include "tools/app/place.hpp"
 #include "tools/app/registration.hpp"
 #include "tools/app/study.hpp"
+#include "tools/app/train.hpp"
 
 namespace fs = std::filesystem;
 using namespace hetsim;  // a .cpp file, not a header
@@ -204,6 +207,36 @@ int main(int argc, char** argv) {
     place->add_option("--set", place_request.overrides,
                       "study override: --set workload.seq_len=32");
 
+    app::TrainRequest train_request;
+    auto* train = cli.add_subcommand(
+        "train", "pre-train a learning placer on a dataset (mcm.rl: mcm2022 §4.3)");
+    train->add_option("placer", train_request.placer, "the placer to train: mcm.rl")->required();
+    train->add_option("--dataset", train_request.dataset, "`hetsim dataset build` output folder")
+        ->required();
+    train->add_option("--out", train_request.out, "checkpoint folder")->required();
+    train->add_option("--samples", train_request.samples,
+                      "training samples (default 20000, mcm2022 §5.2)");
+    train->add_option("--platform", train_request.platform,
+                      "platform YAML with the chiplet ring (default platforms/mcm36.yaml)");
+    train->add_flag("--resume", train_request.resume, "continue from OUT/last.pt");
+    train->add_option("--checkpoints", train_request.checkpoints,
+                      "checkpoints over the run, each validated (default 200, §5.2)");
+    train->add_option("--val-zero-shot", train_request.validation_zero_shot,
+                      "zero-shot samples per validation graph (default 20)");
+    train->add_option("--val-finetune", train_request.validation_finetune,
+                      "fine-tune samples per validation graph (default 40)");
+    train->add_option("--select", train_request.select,
+                      "validation score that picks best.pt: finetune | zero-shot");
+    train->add_option("--layers", train_request.sage_layers, "GraphSAGE layers (default 8)");
+    train->add_option("--hidden", train_request.hidden, "layer width (default 128)");
+    train->add_option("--rounds", train_request.rounds, "rounds T of Eq. 7 (default 3)");
+    train->add_option("--rollouts", train_request.rollouts, "rollouts per PPO update (default 20)");
+    train->add_option("--minibatches", train_request.minibatches, "PPO mini-batches (default 4)");
+    train->add_option("--epochs", train_request.epochs, "PPO epochs per update (default 10)");
+    train->add_option("--seed", train_request.seed, "seed (default 1)");
+    train->add_option("--time-limit", train_request.time_limit_s,
+                      "seconds; checkpoint and stop once reached");
+
     try {
         cli.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -253,6 +286,14 @@ int main(int argc, char** argv) {
             if (inspect_ideals || inspect->count("--ideals-limit") > 0)
                 inspect_request.ideals_limit = inspect_ideals_limit;
             std::cout << app::inspect(inspect_request);
+            return 0;
+        }
+        if (train->parsed()) {
+            if (train_request.platform.empty()) {
+                const auto found = sim::find_config_file("platforms/mcm36.yaml");
+                train_request.platform = found ? found->string() : "configs/platforms/mcm36.yaml";
+            }
+            std::cout << app::train(train_request, std::cerr, isatty(STDERR_FILENO) != 0);
             return 0;
         }
         if (dataset_build->parsed()) {

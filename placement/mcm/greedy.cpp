@@ -14,7 +14,11 @@
 //   3. chips left empty are closed up (Eq. 3), and a prefix of a topological order is an ideal,
 //      so Eq. 2 holds by construction;
 //   4. cut edges that jump over a chip can break Eq. 4 (a residual edge around a run boundary):
-//      the solver's FIX mode (Algorithm 2) then keeps every op it can and re-places the rest.
+//      the solver's FIX mode (Algorithm 2) then keeps every op it can and re-places the rest;
+//   5. when FIX finds nothing within its limits, the fill is redone over half as many chips
+//      (C, ⌈C/2⌉, ..., 1), as a compiler falls back to a smaller pipeline: an unrolled RNN whose
+//      every step reads one Split of the input can only span the Split's chip and the next
+//      (Eq. 4), which a 36-run fill is far from.
 // It costs the result once (one sample) and reports it like the searches.
 //
 // `fill=memory` skips step 1: each chip takes ops in topological order until its weights reach
@@ -27,6 +31,7 @@
 #include <cmath>
 #include <random>
 
+#include "placement/mcm/greedy.hpp"
 #include "placement/mcm/mcm_placers.hpp"
 #include "placement/mcm/search.hpp"
 #include "placement/mcm/solver.hpp"
@@ -51,13 +56,15 @@ ArgumentSchema schema() {
 }
 
 // Steps 1-3 of the header.
-std::vector<int> balanced_fill(const McmProblem& problem, double reserve, bool by_compute) {
+// `runs`: how many chips the compute is balanced over (the weights may push it further).
+std::vector<int> balanced_fill(const McmProblem& problem, double reserve, bool by_compute,
+                               int runs) {
     const sim::Graph& graph = problem.graph();
     const int chips = problem.chip_count();
     double total_s = 0.0;
     for (int op = 0; op < graph.op_count(); ++op)
         total_s += problem.op_time_s(op, 0);
-    const double target_s = total_s / chips;
+    const double target_s = total_s / runs;
     std::vector<int> chip_of_op(static_cast<std::size_t>(graph.op_count()), 0);
     // Weight tensors already resident on the current chip (a shared one counts once).
     std::vector<int> resident_on(problem.graph().tensor_count(), -1);
@@ -130,6 +137,34 @@ PlacerInfo GreedyPlacer::info() {
                       s.key_help()};
 }
 
+GreedyPartition greedy_partition(const McmProblem& problem, const GreedyOptions& options,
+                                 std::mt19937_64& rng) {
+    AnalyticModel analytic(problem);
+    PartitionSolver solver(problem);
+    for (int runs = problem.chip_count();; runs = (runs + 1) / 2) {
+        GreedyPartition out;
+        out.chip_of_op =
+            balanced_fill(problem, options.reserve, options.fill == GreedyFill::compute, runs);
+        out.runs = runs;
+        if (analytic.static_constraints_hold(out.chip_of_op) &&
+            analytic.weights_fit(out.chip_of_op))
+            return out;
+        // Topological order: FIX keeps the earliest ops' chips and re-places later ones.
+        if (const auto fixed = solver.fix(out.chip_of_op, rng, problem.graph().topo_order())) {
+            for (std::size_t op = 0; op < out.chip_of_op.size(); ++op)
+                out.repaired_ops += (*fixed)[op] != out.chip_of_op[op] ? 1 : 0;
+            out.chip_of_op = *fixed;
+            return out;
+        }
+        if (runs == 1) {
+            throw PlacementError(fmt::format(
+                "{}: the solver could not repair the balanced fill of '{}' on any number of "
+                "chips (no valid partition within its limits)",
+                kName, problem.graph().name()));
+        }
+    }
+}
+
 PlacementResult GreedyPlacer::place(const PlacementContext& context) {
     SearchSettings settings;
     settings.samples = 1;
@@ -137,30 +172,20 @@ PlacementResult GreedyPlacer::place(const PlacementContext& context) {
         arguments_.choice("cost") == "simulator" ? CostModel::simulator : CostModel::analytic;
     settings.report_bound = arguments_.boolean("bound");
     Search search(context, settings);
-    std::vector<int> partition = balanced_fill(search.problem(), arguments_.number("reserve"),
-                                               arguments_.choice("fill") == "compute");
-    int changed = 0;
-    if (!search.analytic().static_constraints_hold(partition) ||
-        !search.analytic().weights_fit(partition)) {
-        PartitionSolver solver(search.problem());
-        std::mt19937_64 rng(context.seed);
-        // Topological order: FIX keeps the earliest ops' chips and re-places later ones.
-        const auto fixed = solver.fix(partition, rng, context.graph.topo_order());
-        if (!fixed) {
-            throw PlacementError(fmt::format(
-                "{}: the solver could not repair the balanced fill of '{}' (no valid partition "
-                "within its limits)",
-                kName, context.graph.name()));
-        }
-        for (std::size_t op = 0; op < partition.size(); ++op)
-            changed += (*fixed)[op] != partition[op] ? 1 : 0;
-        partition = *fixed;
-    }
-    search.evaluate(partition);
-    PlacementResult result = search.finish(spec_, partition);
-    result.stats["repaired_ops"] = std::to_string(changed);
-    if (changed > 0)
-        result.summary += fmt::format(" (FIX moved {} op(s))", changed);
+    GreedyOptions options;
+    options.reserve = arguments_.number("reserve");
+    options.fill =
+        arguments_.choice("fill") == "compute" ? GreedyFill::compute : GreedyFill::memory;
+    std::mt19937_64 rng(context.seed);
+    const GreedyPartition greedy = greedy_partition(search.problem(), options, rng);
+    search.evaluate(greedy.chip_of_op);
+    PlacementResult result = search.finish(spec_, greedy.chip_of_op);
+    result.stats["repaired_ops"] = std::to_string(greedy.repaired_ops);
+    result.stats["fill_runs"] = std::to_string(greedy.runs);
+    if (greedy.repaired_ops > 0)
+        result.summary += fmt::format(" (FIX moved {} op(s))", greedy.repaired_ops);
+    if (greedy.runs < search.problem().chip_count())
+        result.summary += fmt::format(" (filled over {} chips)", greedy.runs);
     return result;
 }
 

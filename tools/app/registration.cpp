@@ -3,6 +3,8 @@
 #include "devices/register.hpp"
 #include "interconnect/register.hpp"
 #include "mcm_ring/register.hpp"
+#include "placement/mcm/rl/rl.hpp"
+#include "placement/placer.hpp"
 #include "silent_pim/register.hpp"
 #include "sim/platform.hpp"
 
@@ -15,6 +17,8 @@ void register_all() {
         interconnect::register_components(registry);
         silent_pim::register_components(registry);
         mcm_ring::register_components(registry);
+        // mcm.rl lives in its own library (libtorch), which hetsim_placement does not link.
+        placement::PlacerRegistry::instance().add(placement::mcm::rl::rl_placer_info());
         return true;
     }();
     (void)done;

@@ -1,0 +1,179 @@
+// mcm.rl's learner: mcm2022 §4's constrained RL — a GraphSAGE feature network and an MLP
+// policy giving each op a distribution over the C chips, sampled in T non-autoregressive rounds
+// (Eq. 7), the last round's sample made valid by the constraint solver's FIX mode (Algorithm 2),
+// and PPO (§5.1) on the valid partition's reward.
+//
+// libtorch stays inside agent.cpp (the only file of hetsim that includes it): this header, the
+// placer and the trainer see none of it.
+//
+// Choices the paper leaves open (each an [assumption] of hetsim, documented where it is made in
+// agent.cpp): the first round's "previous partition" y^(0) is mcm.greedy's; a learnt scalar
+// adds the previous round's chip to its logit (so that "keep" is one parameter away); the
+// baseline is the mean reward of the update's rollouts, not a value head; advantages are
+// normalised per update; the clipped ratio is taken per op and round (a factorised action), with
+// every op and round of a rollout sharing its advantage.
+#pragma once
+
+#include <chrono>
+#include <climits>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "placement/mcm/problem.hpp"
+#include "placement/mcm/rl/features.hpp"
+
+namespace hetsim::placement::mcm::rl {
+
+// A checkpoint that cannot be read, or does not match the code or the platform: bad input (the
+// CLI exits 2), hence std::invalid_argument.
+class RlError : public std::invalid_argument {
+public:
+    using std::invalid_argument::invalid_argument;
+};
+
+struct PolicyConfig {
+    int chips = 36;         // C: the ring the policy was built for
+    int sage_layers = 8;    // §5.1: 8 GraphSAGE layers
+    int hidden = 128;       // §5.1: of 128
+    int policy_layers = 2;  // §5.1: a 2-layer feed-forward policy of the same width
+    int rounds = 3;         // T of Eq. 7 (T << N) [assumption]
+};
+
+struct PpoConfig {
+    int rollouts = 20;            // §5.1: 20 rollouts per update
+    int minibatches = 4;          // §5.1: 4 mini-batches
+    int epochs = 10;              // §5.1: 10 epochs
+    double learning_rate = 3e-4;  // Adam [assumption: PPO's usual]
+    double clip = 0.2;            // PPO's ε (Schulman et al. 2017) [assumption]
+    double entropy = 0.01;        // entropy bonus per op [assumption]
+    double max_grad_norm = 0.5;   // gradient clipping [assumption]
+};
+
+struct RlConfig {
+    PolicyConfig policy;
+    PpoConfig ppo;
+    std::uint64_t seed = 1;
+    std::string to_json() const;
+    // Throws RlError naming the key that is missing or of the wrong type.
+    static RlConfig from_json(const std::string& text);
+};
+
+// What scores a partition for the learner: the analytical model in pre-training, the study's
+// cost model (Search) in a placer. Every call of `time_per_sample_s` or `failed` is one sample.
+class Scorer {
+public:
+    virtual ~Scorer() = default;
+    // Time per sample of a partition satisfying Eq. 2-4; +inf when the cost model refuses it.
+    virtual double time_per_sample_s(const std::vector<int>& chip_of_op) = 0;
+    // A sample for which FIX found no valid partition.
+    virtual void failed() = 0;
+    // True once the budget is spent (no further rollout is started).
+    virtual bool done() const = 0;
+};
+
+// One graph on one ring, as the learner sees it: the features, the greedy partition (the first
+// round's input and the reward's unit), and the solver that makes samples valid.
+class Environment {
+public:
+    // `greedy_time_s`: greedy's time per sample in the scorer's cost model, the reward's unit
+    // (reward = greedy_time_s / time = throughput over greedy's). `seed` seeds FIX.
+    Environment(const McmProblem& problem, std::vector<int> greedy_partition, double greedy_time_s,
+                Scorer& scorer, std::uint64_t seed);
+    ~Environment();
+    Environment(const Environment&) = delete;
+    Environment& operator=(const Environment&) = delete;
+
+    const McmProblem& problem() const { return *problem_; }
+    const GraphFeatures& features() const { return features_; }
+    const std::vector<int>& greedy_partition() const { return greedy_; }
+    Scorer& scorer() { return *scorer_; }
+
+    // FIX (topological node order, so the earliest ops keep their sampled chips), then the
+    // scorer: the valid partition and its reward, or 0 when FIX fails or the cost model refuses.
+    struct Outcome {
+        std::vector<int> partition;  // empty when FIX failed
+        double reward = 0.0;
+    };
+    Outcome play(const std::vector<int>& candidate);
+
+private:
+    struct Impl;
+    const McmProblem* problem_;
+    GraphFeatures features_;
+    std::vector<int> greedy_;
+    double greedy_time_s_;
+    Scorer* scorer_;
+    std::unique_ptr<Impl> impl_;
+};
+
+struct IterationStats {
+    int samples = 0;
+    int valid = 0;  // samples with a positive reward (FIX succeeded and the cost model accepted)
+    double mean_reward = 0.0;
+    double best_reward = 0.0;
+    double policy_entropy = 0.0;  // mean per-op entropy of the last round, nats
+    bool updated = false;         // false: `learn` off, fewer than 2 rollouts, or all rewards equal
+};
+
+// What a checkpoint carries besides the weights.
+struct CheckpointMeta {
+    std::string manifest_hash;  // of the pre-training dataset's manifest.json ("" = none)
+    std::string train_state;    // the trainer's resume state (JSON), "" when not resumable
+};
+
+class Agent {
+public:
+    // A fresh policy, its weights drawn from config.seed.
+    explicit Agent(const RlConfig& config);
+    // Reads a checkpoint; throws RlError when the file is missing or corrupt, written by another
+    // format version, or trained on another feature set.
+    static Agent load(const std::string& path, CheckpointMeta* meta = nullptr);
+    ~Agent();
+    Agent(Agent&&) noexcept;
+    Agent& operator=(Agent&&) noexcept;
+
+    // Writes the weights, the optimiser's state (unless `with_optimizer` is false: a policy to
+    // deploy, a third of the size), the config and `meta` (torch::save's archive).
+    void save(const std::string& path, const CheckpointMeta& meta,
+              bool with_optimizer = true) const;
+    // A deep copy (weights and optimiser state): validation fine-tunes a copy of a snapshot.
+    Agent clone() const;
+
+    const RlConfig& config() const;
+    std::int64_t parameter_count() const;
+
+    // One PPO iteration on `env`: up to config.ppo.rollouts rollouts (at most `max_samples`,
+    // and fewer when the scorer's budget ends), then, with `learn` and at least 2 rollouts, the
+    // clipped-objective update. Throws RlError when the environment's ring has another chip
+    // count than the policy.
+    IterationStats iterate(Environment& env, std::mt19937_64& rng, bool learn = true,
+                           std::int64_t max_samples = INT64_MAX);
+
+    struct Impl;  // agent.cpp's (public so that its file-local helpers can build one)
+
+private:
+    explicit Agent(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> impl_;
+};
+
+// mcm2022 §4.3's deployment on one graph: PPO fine-tuning for `finetune` samples, then samples
+// from the tuned policy without updates up to `samples` in all (or until the scorer is done).
+struct DeployStats {
+    std::int64_t samples = 0;
+    int updates = 0;
+    double best_reward = 0.0;       // over every sample
+    double last_mean_reward = 0.0;  // of the last iteration
+};
+DeployStats deploy(Agent& agent, Environment& env, std::mt19937_64& rng, std::int64_t finetune,
+                   std::int64_t samples);
+
+// A 64-bit FNV-1a digest of a file's bytes as 16 hex digits; throws RlError when unreadable.
+std::string file_digest(const std::string& path);
+
+}  // namespace hetsim::placement::mcm::rl

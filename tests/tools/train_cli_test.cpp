@@ -1,0 +1,176 @@
+// `hetsim train mcm.rl` end to end with a tiny policy on a 3-graph dataset and a 4-chip ring:
+// the files it writes, the checkpoint's manifest hash and config, that a run resumed from its
+// last checkpoint logs exactly what an uninterrupted run logs, and the errors (exit 2).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "placement/mcm/rl/agent.hpp"
+#include "tests/fixtures/cli_fixtures.hpp"
+#include "tests/fixtures/mcm_fixtures.hpp"
+
+namespace {
+
+using hetsim::testing::Outcome;
+using hetsim::testing::read_file;
+using hetsim::testing::run_hetsim;
+using hetsim::testing::TempDir;
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+namespace rl = hetsim::placement::mcm::rl;
+
+constexpr const char* kSpec = R"(name: tiny
+seed: 3
+split: {train: 2, validation: 1, test: 0}
+sources:
+  - random_dag: {count: 3, knobs: {nodes: [12, 18], width: [2, 3], hidden: 8}}
+)";
+
+struct Fixture {
+    TempDir dir;
+    fs::path dataset, platform;
+    Fixture() {
+        const auto spec = dir.write("tiny.yaml", kSpec);
+        dataset = dir.path() / "data";
+        const Outcome o =
+            run_hetsim("dataset build --spec " + spec.string() + " --out " + dataset.string());
+        EXPECT_EQ(o.exit_code, 0) << o.output;
+        platform = dir.write("ring4.yaml", hetsim::testing::mcm_ring_platform_yaml(4));
+    }
+    Outcome train(const fs::path& out, int samples, const std::string& extra = "") const {
+        return run_hetsim(
+            "train mcm.rl --dataset " + dataset.string() + " --platform " + platform.string() +
+            " --out " + out.string() + " --samples " + std::to_string(samples) + " --checkpoints " +
+            std::to_string(samples / 16) +
+            " --layers 2 --hidden 16 --rounds 2 --rollouts 8 --minibatches 2 --epochs 2"
+            " --val-zero-shot 8 --val-finetune 16 " +
+            extra);
+    }
+};
+
+// train_log.csv without its wall-clock column.
+std::vector<std::string> log_rows(const fs::path& file) {
+    std::istringstream in(read_file(file));
+    std::vector<std::string> rows;
+    std::string line;
+    while (std::getline(in, line))
+        rows.push_back(line.substr(0, line.rfind(',')));
+    return rows;
+}
+
+TEST(CliTrain, WritesCheckpointsLogsAndTheBestPolicy) {
+    Fixture f;
+    const fs::path out = f.dir.path() / "ck";
+    const Outcome o = f.train(out, 32);
+    ASSERT_EQ(o.exit_code, 0) << o.output;
+    EXPECT_THAT(o.output,
+                HasSubstr("trained mcm.rl: 32 samples, 4 PPO iterations on 2 train graphs "
+                          "(1 validation), 2 checkpoints"));
+    // Not a terminal: one progress line per checkpoint.
+    EXPECT_THAT(o.output, HasSubstr("train mcm.rl: 16/32 samples (50%)"));
+    EXPECT_THAT(o.output, HasSubstr("best.pt = checkpoint"));
+    for (const char* name : {"ckpt_0001.pt", "ckpt_0002.pt", "last.pt", "best.pt"})
+        EXPECT_TRUE(fs::exists(out / name)) << name;
+    const std::vector<std::string> rows = log_rows(out / "train_log.csv");
+    ASSERT_EQ(rows.size(), 5u);  // header + 4 updates of 8 samples
+    EXPECT_EQ(rows[0], "update,samples,graph,valid,mean_reward,best_reward,entropy");
+    EXPECT_THAT(rows[4], ::testing::StartsWith("4,32,"));
+    const std::string validation = read_file(out / "validation.csv");
+    EXPECT_THAT(validation, ::testing::StartsWith("checkpoint,samples,zero_shot,finetune\n"));
+    EXPECT_THAT(validation, HasSubstr("\n1,16,"));
+    EXPECT_THAT(validation, HasSubstr("\n2,32,"));
+
+    // The checkpoint carries the dataset manifest's hash and the config it was trained with.
+    rl::CheckpointMeta meta;
+    const rl::Agent last = rl::Agent::load((out / "last.pt").string(), &meta);
+    EXPECT_EQ(meta.manifest_hash, rl::file_digest((f.dataset / "manifest.json").string()));
+    EXPECT_EQ(last.config().policy.chips, 4);
+    EXPECT_EQ(last.config().policy.sage_layers, 2);
+    EXPECT_EQ(last.config().policy.hidden, 16);
+    EXPECT_EQ(last.config().ppo.rollouts, 8);
+    EXPECT_THAT(meta.train_state, HasSubstr("\"samples\":32"));
+    // best.pt is weights only (no optimiser state): smaller than the checkpoint it came from.
+    EXPECT_LT(fs::file_size(out / "best.pt"), fs::file_size(out / "ckpt_0001.pt"));
+}
+
+TEST(CliTrain, ResumedRunLogsWhatAnUninterruptedRunLogs) {
+    Fixture f;
+    const fs::path whole = f.dir.path() / "whole", split = f.dir.path() / "split";
+    ASSERT_EQ(f.train(whole, 48).exit_code, 0);
+    ASSERT_EQ(f.train(split, 32).exit_code, 0);
+    const Outcome o = f.train(split, 48, "--resume");
+    ASSERT_EQ(o.exit_code, 0) << o.output;
+    EXPECT_THAT(o.output, HasSubstr("trained mcm.rl: 48 samples, 6 PPO iterations"));
+    // --checkpoints differs between the runs (48/16 vs 32/16), the schedule of samples not.
+    EXPECT_EQ(log_rows(split / "train_log.csv"), log_rows(whole / "train_log.csv"));
+}
+
+TEST(CliTrain, BadRequestsExitTwo) {
+    Fixture f;
+    Outcome o = run_hetsim("train mcm.greedy --dataset " + f.dataset.string() + " --out " +
+                           (f.dir.path() / "x").string());
+    EXPECT_EQ(o.exit_code, 2);
+    EXPECT_THAT(o.output, HasSubstr("'mcm.greedy' is not a trainable placer"));
+    o = run_hetsim("train mcm.rl --dataset " + (f.dir.path() / "nothing").string() + " --out " +
+                   (f.dir.path() / "x").string() + " --platform " + f.platform.string());
+    EXPECT_EQ(o.exit_code, 2);
+    EXPECT_THAT(o.output, HasSubstr("no manifest.json"));
+    o = f.train(f.dir.path() / "never", 16, "--resume");
+    EXPECT_EQ(o.exit_code, 2);
+    EXPECT_THAT(o.output, HasSubstr("no "));
+    EXPECT_THAT(o.output, HasSubstr("last.pt to resume"));
+}
+
+}  // namespace
+
+namespace {
+
+// The checkpoint hetsim ships (tools/pretrain_mcm_rl): it loads, its config is the code's
+// §5.1 policy for mcm36's 36 chips, it is at most 5 MB, it was trained on the dataset
+// configs/datasets/mcm_pretrain.yaml builds (the manifest digest it carries), and `mcm.rl`
+// runs it zero-shot out of the box.
+TEST(CliTrain, ShippedCheckpointLoadsAndMatchesTheCode) {
+    const fs::path file = fs::path(HETSIM_SOURCE_DIR) / "configs/checkpoints/mcm_rl.pt";
+    ASSERT_TRUE(fs::exists(file)) << file << " is missing: run tools/pretrain_mcm_rl";
+    EXPECT_LE(fs::file_size(file), 5u * 1000 * 1000);
+    rl::CheckpointMeta meta;
+    const rl::Agent agent = rl::Agent::load(file.string(), &meta);
+    const rl::RlConfig& c = agent.config();
+    EXPECT_EQ(c.policy.chips, 36);
+    EXPECT_EQ(c.policy.sage_layers, 8);
+    EXPECT_EQ(c.policy.hidden, 128);
+    EXPECT_EQ(c.policy.policy_layers, 2);
+    EXPECT_EQ(c.ppo.rollouts, 20);
+    EXPECT_EQ(c.ppo.minibatches, 4);
+    EXPECT_EQ(c.ppo.epochs, 10);
+
+    TempDir dir;
+    const Outcome built =
+        run_hetsim("dataset build --spec " +
+                   (fs::path(HETSIM_SOURCE_DIR) / "configs/datasets/mcm_pretrain.yaml").string() +
+                   " --out " + (dir.path() / "ds").string());
+    ASSERT_EQ(built.exit_code, 0) << built.output;
+    EXPECT_EQ(meta.manifest_hash, rl::file_digest((dir.path() / "ds/manifest.json").string()));
+
+    const auto study = dir.write("zero_shot.yaml", R"(study: zero_shot
+platform: )" + (fs::path(HETSIM_SOURCE_DIR) / "configs/platforms/mcm36.yaml").string() +
+                                                       R"(
+workload: {model: random_dag, nodes: 40, seed: 5}
+objective: throughput
+evaluator: analytic
+baseline: mcm.greedy
+placers: [mcm.greedy, "mcm.rl:finetune=0,samples=20"]
+)");
+    const Outcome o =
+        run_hetsim("run " + study.string() + " --out " + (dir.path() / "out").string());
+    ASSERT_EQ(o.exit_code, 0) << o.output;
+    EXPECT_THAT(o.output, HasSubstr("mcm.rl:finetune=0,samples=20: 20 sample(s)"));
+    EXPECT_THAT(o.output, HasSubstr("0 PPO update(s), policy "));
+    EXPECT_THAT(o.output, HasSubstr("checkpoints/mcm_rl.pt"));
+}
+
+}  // namespace
