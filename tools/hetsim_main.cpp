@@ -38,10 +38,15 @@ bool is_input_error(const std::exception& e) {
            dynamic_cast<const std::invalid_argument*>(&e) != nullptr;
 }
 
-std::string default_study() {
-    const fs::path relative = "studies/default.yaml";
+// A config hetsim ships, from the config search path (configs/<relative> when not found, so
+// that the error names the expected place).
+std::string shipped_config(const fs::path& relative) {
     const auto found = sim::find_config_file(relative);
     return found ? found->string() : (fs::path("configs") / relative).string();
+}
+
+std::string default_study() {
+    return shipped_config("studies/default.yaml");
 }
 
 int cmd_run(const std::string& file, const std::vector<std::string>& overrides,
@@ -289,10 +294,8 @@ int main(int argc, char** argv) {
             return 0;
         }
         if (train->parsed()) {
-            if (train_request.platform.empty()) {
-                const auto found = sim::find_config_file("platforms/mcm36.yaml");
-                train_request.platform = found ? found->string() : "configs/platforms/mcm36.yaml";
-            }
+            if (train_request.platform.empty())
+                train_request.platform = shipped_config("platforms/mcm36.yaml");
             std::cout << app::train(train_request, std::cerr, isatty(STDERR_FILENO) != 0);
             return 0;
         }

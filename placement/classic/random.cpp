@@ -19,6 +19,10 @@ std::size_t uniform_index(std::mt19937_64& rng, std::size_t n) {
     return static_cast<std::size_t>(draw % range);
 }
 
+double uniform_unit(std::mt19937_64& rng) {
+    return static_cast<double>(rng() >> 11) * 0x1.0p-53;
+}
+
 RandomPlacer::RandomPlacer(const std::string& arguments) {
     if (!arguments.empty()) {
         throw PlacementError(fmt::format(

@@ -25,5 +25,8 @@ public:
 // standard library (std::uniform_int_distribution's algorithm is implementation-defined,
 // which would break docs/DESIGN.md's byte-for-byte determinism across machines).
 std::size_t uniform_index(std::mt19937_64& rng, std::size_t n);
+// A uniform double in [0, 1) from the top 53 bits of one draw: the same value on every standard
+// library (std::uniform_real_distribution is implementation-defined too).
+double uniform_unit(std::mt19937_64& rng);
 
 }  // namespace hetsim::placement

@@ -24,8 +24,10 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "placement/classic/random.hpp"
 #include "placement/mcm/analytic.hpp"
 #include "placement/mcm/gecode_model.hpp"
+#include "placement/mcm/search.hpp"
 
 namespace hetsim::placement::mcm {
 
@@ -43,16 +45,6 @@ using Gecode::Int::IntView;
 constexpr unsigned kCopyDistance = 16;
 constexpr unsigned kAdaptiveDistance = 4;
 
-// A uniform integer in [0, n), n > 0, by rejection.
-std::uint64_t draw_below(std::mt19937_64& rng, std::uint64_t n) {
-    const std::uint64_t limit =
-        std::numeric_limits<std::uint64_t>::max() - std::numeric_limits<std::uint64_t>::max() % n;
-    std::uint64_t r = rng();
-    while (r >= limit)
-        r = rng();
-    return r % n;
-}
-
 // The Luby sequence 1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8, ... (i >= 1): restart limits
 // within a constant factor of the best fixed limit for any run-time distribution (Luby, Sinclair
 // and Zuckerman 1993).
@@ -63,11 +55,6 @@ std::int64_t luby(int i) {
         if (i < (1 << k) - 1)
             return luby(i - (1 << (k - 1)) + 1);
     }
-}
-
-// A uniform double in [0, 1).
-double draw_unit(std::mt19937_64& rng) {
-    return static_cast<double>(rng() >> 11) * 0x1.0p-53;
 }
 
 // What one attempt does: the node order and how each op's chip is picked.
@@ -138,7 +125,7 @@ public:
             for (Gecode::Int::ViewValues<IntView> v(x); v(); ++v)
                 total += w[v.val()];
             if (total > 0.0) {
-                const double r = draw_unit(*plan_->rng) * total;
+                const double r = uniform_unit(*plan_->rng) * total;
                 double at = 0.0;
                 for (Gecode::Int::ViewValues<IntView> v(x); v(); ++v) {
                     if (w[v.val()] <= 0.0)
@@ -151,7 +138,7 @@ public:
             }
         }
         if (chip < 0) {
-            std::uint64_t k = draw_below(*plan_->rng, x.size());
+            std::uint64_t k = uniform_index(*plan_->rng, x.size());
             for (Gecode::Int::ViewRanges<IntView> r(x); r(); ++r) {
                 if (k < r.width()) {
                     chip = r.min() + static_cast<int>(k);
@@ -318,14 +305,7 @@ std::optional<std::vector<int>> PartitionSolver::Impl::run(Plan& plan, std::mt19
             plan.order = order;
         } else {
             // §4.2: "By default, we generate a random order each time."
-            plan.order.resize(static_cast<std::size_t>(ops));
-            for (int i = 0; i < ops; ++i)
-                plan.order[static_cast<std::size_t>(i)] = i;
-            for (int i = ops - 1; i > 0; --i) {
-                const auto j = static_cast<int>(draw_below(rng, static_cast<std::uint64_t>(i) + 1));
-                std::swap(plan.order[static_cast<std::size_t>(i)],
-                          plan.order[static_cast<std::size_t>(j)]);
-            }
+            plan.order = random_order(ops, rng);
         }
         auto* space = static_cast<detail::PartitionSpace*>(root->clone());
         {

@@ -44,27 +44,7 @@ sim::Graph random_dag(std::int64_t seed, std::int64_t nodes) {
         "random_dag", {{"seed", seed}, {"nodes", nodes}, {"width", 3}, {"hidden", 16}});
 }
 
-// The analytical model as a scorer, counting samples.
-class Analytic final : public Scorer {
-public:
-    explicit Analytic(const McmProblem& p, std::int64_t budget = 1'000'000)
-        : model_(p), budget_(budget) {}
-    double time_per_sample_s(const std::vector<int>& f) override {
-        ++samples;
-        return model_.weights_fit(f) ? model_.time_per_sample_s(f)
-                                     : std::numeric_limits<double>::infinity();
-    }
-    void failed() override {
-        ++samples;
-        ++failures;
-    }
-    bool done() const override { return samples >= budget_; }
-    std::int64_t samples = 0, failures = 0;
-
-private:
-    AnalyticModel model_;
-    std::int64_t budget_;
-};
+using Analytic = AnalyticScorer;
 
 // Greedy's partition and time: the environment's first round and reward unit.
 struct Instance {

@@ -37,27 +37,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The §5.1 analytical model as the learner's scorer, with an optional sample budget (the
-// validation worker's zero-shot and fine-tune runs).
-class AnalyticScorer final : public rl::Scorer {
-public:
-    AnalyticScorer(const McmProblem& problem, std::int64_t budget)
-        : model_(problem), budget_(budget) {}
-    double time_per_sample_s(const std::vector<int>& chip_of_op) override {
-        ++samples_;
-        if (!model_.weights_fit(chip_of_op))
-            return std::numeric_limits<double>::infinity();
-        return model_.time_per_sample_s(chip_of_op);
-    }
-    void failed() override { ++samples_; }
-    bool done() const override { return samples_ >= budget_; }
-
-private:
-    AnalyticModel model_;
-    std::int64_t budget_;
-    std::int64_t samples_ = 0;
-};
-
 // One dataset graph on the ring, ready for the learner.
 struct Task {
     std::string name;
@@ -141,7 +120,7 @@ ValidationRow validate(const rl::Agent& snapshot, const std::vector<Task>& tasks
             const std::int64_t budget =
                 tune ? request.validation_finetune : request.validation_zero_shot;
             rl::Agent agent = snapshot.clone();
-            AnalyticScorer scorer(*task.problem, budget);
+            rl::AnalyticScorer scorer(*task.problem, budget);
             rl::Environment env(*task.problem, task.greedy, task.greedy_time_s, scorer,
                                 request.seed + i);
             std::mt19937_64 rng(request.seed * 7919 + i);
@@ -309,18 +288,16 @@ std::string train(const TrainRequest& request, std::ostream& progress, bool term
     // The agent: fresh, or the run's last checkpoint with its state.
     rl::RlConfig config;
     config.policy.chips = data.train.front().problem->chip_count();
-    if (request.sage_layers)
-        config.policy.sage_layers = *request.sage_layers;
-    if (request.hidden)
-        config.policy.hidden = *request.hidden;
-    if (request.rounds)
-        config.policy.rounds = *request.rounds;
-    if (request.rollouts)
-        config.ppo.rollouts = *request.rollouts;
-    if (request.minibatches)
-        config.ppo.minibatches = *request.minibatches;
-    if (request.epochs)
-        config.ppo.epochs = *request.epochs;
+    const auto override_with = [](int& field, const std::optional<int>& given) {
+        if (given)
+            field = *given;
+    };
+    override_with(config.policy.sage_layers, request.sage_layers);
+    override_with(config.policy.hidden, request.hidden);
+    override_with(config.policy.rounds, request.rounds);
+    override_with(config.ppo.rollouts, request.rollouts);
+    override_with(config.ppo.minibatches, request.minibatches);
+    override_with(config.ppo.epochs, request.epochs);
     config.seed = request.seed;
 
     std::int64_t samples = 0;
@@ -452,7 +429,7 @@ std::string train(const TrainRequest& request, std::ostream& progress, bool term
             cursor = 0;
         }
         Task& task = data.train[static_cast<std::size_t>(order[cursor++])];
-        AnalyticScorer scorer(*task.problem, std::numeric_limits<std::int64_t>::max());
+        rl::AnalyticScorer scorer(*task.problem);
         rl::Environment env(*task.problem, task.greedy, task.greedy_time_s, scorer,
                             request.seed + static_cast<std::uint64_t>(updates));
         const std::int64_t next_checkpoint = (samples / every + 1) * every;

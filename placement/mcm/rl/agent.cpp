@@ -9,6 +9,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "placement/classic/random.hpp"
 #include "placement/mcm/search.hpp"
 
 namespace hetsim::placement::mcm::rl {
@@ -19,12 +20,6 @@ constexpr const char* kFormat = "hetsim.mcm.rl/1";
 // softplus(near) at initialisation: per chip of distance, the logit an untrained policy takes off
 // a move away from the previous round's chip (p(stay) ≈ 0.9 per round) [assumption].
 constexpr double kInitialNear = 3.0;
-
-// A uniform double in [0, 1) from the top 53 bits: the same draw on every standard library
-// (std::uniform_real_distribution is implementation-defined).
-double uniform01(std::mt19937_64& rng) {
-    return static_cast<double>(rng() >> 11) * 0x1.0p-53;
-}
 
 // The graph as index tensors for GraphSAGE's mean aggregation.
 struct GraphTensors {
@@ -342,7 +337,7 @@ IterationStats Agent::iterate(Environment& env, std::mt19937_64& rng, bool learn
                     const std::size_t at = (static_cast<std::size_t>(r) * n + u);
                     ro.prev.push_back(current[at]);
                     const float* row = lp + at * static_cast<std::size_t>(chips);
-                    double draw = uniform01(rng), acc = 0.0;
+                    double draw = uniform_unit(rng), acc = 0.0;
                     int chosen = chips - 1;
                     for (int k = 0; k < chips; ++k) {
                         acc += std::exp(static_cast<double>(row[k]));

@@ -18,6 +18,7 @@
 #include <climits>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <random>
@@ -25,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "placement/mcm/analytic.hpp"
 #include "placement/mcm/problem.hpp"
 #include "placement/mcm/rl/features.hpp"
 
@@ -75,6 +77,23 @@ public:
     virtual void failed() = 0;
     // True once the budget is spent (no further rollout is started).
     virtual bool done() const = 0;
+};
+
+// The §5.1 analytical model as a scorer (pre-training's, and validation's with a budget): a
+// partition whose weights overflow a chip is refused (+inf).
+class AnalyticScorer final : public Scorer {
+public:
+    explicit AnalyticScorer(const McmProblem& problem,
+                            std::int64_t budget = std::numeric_limits<std::int64_t>::max())
+        : model_(problem), budget_(budget) {}
+    double time_per_sample_s(const std::vector<int>& chip_of_op) override;
+    void failed() override { ++samples_; }
+    bool done() const override { return samples_ >= budget_; }
+
+private:
+    AnalyticModel model_;
+    std::int64_t budget_;
+    std::int64_t samples_ = 0;
 };
 
 // One graph on one ring, as the learner sees it: the features, the greedy partition (the first

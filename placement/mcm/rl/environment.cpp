@@ -63,6 +63,13 @@ Environment::Outcome Environment::play(const std::vector<int>& candidate) {
     return outcome;
 }
 
+double AnalyticScorer::time_per_sample_s(const std::vector<int>& chip_of_op) {
+    ++samples_;
+    if (!model_.weights_fit(chip_of_op))
+        return std::numeric_limits<double>::infinity();
+    return model_.time_per_sample_s(chip_of_op);
+}
+
 std::string RlConfig::to_json() const {
     nlohmann::ordered_json j;
     j["policy"] = {{"chips", policy.chips},

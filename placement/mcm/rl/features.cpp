@@ -9,28 +9,10 @@ namespace hetsim::placement::mcm::rl {
 
 namespace {
 
+// Columns 0-8 follow sim::OpCategory's declaration order (features.hpp lists it).
 int category_column(sim::OpCategory category) {
-    switch (category) {
-        case sim::OpCategory::matmul:
-            return 0;
-        case sim::OpCategory::conv:
-            return 1;
-        case sim::OpCategory::elementwise:
-            return 2;
-        case sim::OpCategory::reduction:
-            return 3;
-        case sim::OpCategory::normalization:
-            return 4;
-        case sim::OpCategory::view:
-            return 5;
-        case sim::OpCategory::data_movement:
-            return 6;
-        case sim::OpCategory::recurrent:
-            return 7;
-        case sim::OpCategory::unknown:
-            return 8;
-    }
-    return 8;
+    static_assert(static_cast<int>(sim::OpCategory::unknown) == 8);
+    return static_cast<int>(category);
 }
 
 float clipped(double value, double high) {
@@ -55,10 +37,11 @@ GraphFeatures make_features(const McmProblem& problem) {
         f.edge_from.push_back(e.from);
         f.edge_to.push_back(e.to);
     }
-    std::vector<int> fan_in(static_cast<std::size_t>(n), 0),
-        fan_out(static_cast<std::size_t>(n), 0);
+    // Predecessor ops (fan-in is their count) and fan-out.
+    std::vector<std::vector<int>> preds(static_cast<std::size_t>(n));
+    std::vector<int> fan_out(static_cast<std::size_t>(n), 0);
     for (const McmProblem::Edge& e : problem.edges()) {
-        ++fan_in[static_cast<std::size_t>(e.to)];
+        preds[static_cast<std::size_t>(e.to)].push_back(e.from);
         ++fan_out[static_cast<std::size_t>(e.from)];
     }
 
@@ -80,9 +63,6 @@ GraphFeatures make_features(const McmProblem& problem) {
 
     // Depth: longest path from a source, in ops, along the topological order.
     std::vector<int> depth(static_cast<std::size_t>(n), 0);
-    std::vector<std::vector<int>> preds(static_cast<std::size_t>(n));
-    for (const McmProblem::Edge& e : problem.edges())
-        preds[static_cast<std::size_t>(e.to)].push_back(e.from);
     int max_depth = 0;
     for (int op : graph.topo_order()) {
         int d = 0;
@@ -129,8 +109,8 @@ GraphFeatures make_features(const McmProblem& problem) {
         at(op, 14) = n > 1 ? static_cast<float>(position) / static_cast<float>(n - 1) : 0.0f;
         at(op, 15) = total_s > 0.0 ? static_cast<float>(prefix_s / total_s) : 0.0f;
         at(op, 16) = clipped(in_chips(prefix_weights) / chips, 4.0);
-        at(op, 17) =
-            static_cast<float>(std::log2(1.0 + fan_in[static_cast<std::size_t>(op)]) / 4.0);
+        at(op, 17) = static_cast<float>(
+            std::log2(1.0 + static_cast<double>(preds[static_cast<std::size_t>(op)].size())) / 4.0);
         at(op, 18) =
             static_cast<float>(std::log2(1.0 + fan_out[static_cast<std::size_t>(op)]) / 4.0);
         at(op, 19) = reads_input[static_cast<std::size_t>(op)] ? 1.0f : 0.0f;

@@ -107,8 +107,7 @@ PlacementResult RlPlacer::place(const PlacementContext& context) {
     // The reward's unit: greedy's time per sample in the study's cost model (its analytical
     // time when the DES refuses greedy). Not a sample of the search.
     const GreedyPartition greedy = greedy_partition(problem, GreedyOptions{}, rng);
-    AnalyticModel analytic(problem);
-    double greedy_time_s = analytic.time_per_sample_s(greedy.chip_of_op);
+    double greedy_time_s = search.analytic().time_per_sample_s(greedy.chip_of_op);
     if (settings.cost == CostModel::simulator) {
         const SimulatedPartition run =
             simulate_partition(problem, greedy.chip_of_op, context.evaluator);
