@@ -254,6 +254,10 @@ Platform parse_platform(const ConfigNode& node) {
     std::vector<std::pair<std::string, const ComponentType*>> links;
     for (const auto& key : components.keys()) {
         ConfigNode comp = components.at(key);
+        // A component set to null is not there: a sweep or --set removes one this way
+        // (`--set platform.components.acc3=~`; its links are removed the same way).
+        if (!comp.defined())
+            continue;
         comp.expect_map();
         const std::string type = comp.at("type").as_string();
         const ComponentType* ct = registry.find(type);

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 
 namespace hetsim::sim {
 
@@ -25,11 +27,11 @@ RunRecorder::RunRecorder(const ExecGraph& exec, int samples, Trace* trace)
     for (std::size_t b = 0; b < exec.buffers.size(); ++b) {
         const Buffer& buffer = exec.buffers[b];
         if (buffer.producer < 0 && buffer.persistent)
-            allocate(0, static_cast<int>(b), -1);
+            allocate(0, static_cast<int>(b), -1, 0);
     }
 }
 
-void RunRecorder::allocate(std::size_t sample, int buffer, int task) {
+void RunRecorder::allocate(std::size_t sample, int buffer, int task, std::int64_t time_ps) {
     const Buffer& b = exec_.buffers[static_cast<std::size_t>(buffer)];
     if (b.component < 0 || static_cast<std::size_t>(b.component) >= resident_.size())
         return;
@@ -43,14 +45,19 @@ void RunRecorder::allocate(std::size_t sample, int buffer, int task) {
         peak_[c] = resident_[c];
         peak_task_[c] = task;
     }
+    if (trace_ != nullptr)
+        memory_changes_.push_back({time_ps, b.component, resident_[c]});
 }
 
-void RunRecorder::release(std::size_t /*sample*/, int buffer) {
+void RunRecorder::release(std::size_t /*sample*/, int buffer, std::int64_t time_ps) {
     const Buffer& b = exec_.buffers[static_cast<std::size_t>(buffer)];
     if (b.persistent || b.component < 0 ||
         static_cast<std::size_t>(b.component) >= resident_.size())
         return;
-    resident_[static_cast<std::size_t>(b.component)] -= b.bytes;
+    const auto c = static_cast<std::size_t>(b.component);
+    resident_[c] -= b.bytes;
+    if (trace_ != nullptr)
+        memory_changes_.push_back({time_ps, b.component, resident_[c]});
 }
 
 namespace {
@@ -73,10 +80,10 @@ void RunRecorder::on_start(const StartedTask& started, std::int64_t time_ps) {
     const Task& task = exec_.tasks[static_cast<std::size_t>(started.instance.task)];
     for (int b : task.reads_buffers) {
         if (exec_.buffers[static_cast<std::size_t>(b)].producer < 0)
-            allocate(sample, b, started.instance.task);
+            allocate(sample, b, started.instance.task, time_ps);
     }
     if (task.fills_buffer >= 0)
-        allocate(sample, task.fills_buffer, started.instance.task);
+        allocate(sample, task.fills_buffer, started.instance.task, time_ps);
 }
 
 void RunRecorder::on_finish(const StartedTask& started, std::int64_t time_ps) {
@@ -90,13 +97,17 @@ void RunRecorder::on_finish(const StartedTask& started, std::int64_t time_ps) {
     for (int b : task.reads_buffers) {
         int& left = readers_left_[sample * exec_.buffers.size() + static_cast<std::size_t>(b)];
         if (left > 0 && --left == 0)
-            release(sample, b);
+            release(sample, b, time_ps);
     }
     if (task.fills_buffer >= 0 &&
         exec_.buffers[static_cast<std::size_t>(task.fills_buffer)].readers == 0) {
-        release(sample, task.fills_buffer);
+        release(sample, task.fills_buffer, time_ps);
     }
     const std::int64_t start = start_ps_[sample * n + task_index];
+    if (trace_ != nullptr && task.kind == TaskKind::transfer &&
+        exec_.resources[static_cast<std::size_t>(task.resource)].is_link) {
+        link_transfers_.push_back({task.resource, start, time_ps, task.bytes});
+    }
     if (sample != 0) {
         if (trace_ != nullptr)
             record_slice(started, start, time_ps);
@@ -193,6 +204,66 @@ void RunRecorder::add_trace_flows() {
             int to = first_slice_[static_cast<std::size_t>(succ)];
             if (from >= 0 && to >= 0)
                 trace_->flows.push_back(TraceFlow{from, to});
+        }
+    }
+    add_trace_counters();
+}
+
+void RunRecorder::add_trace_counters() {
+    // Memory occupancy: the resident bytes of each component after every change (several
+    // changes at one instant: the last is what the instant leaves).
+    if (exec_.platform != nullptr) {
+        std::stable_sort(memory_changes_.begin(), memory_changes_.end(),
+                         [](const MemoryChange& a, const MemoryChange& b) {
+                             return a.time_ps != b.time_ps ? a.time_ps < b.time_ps
+                                                           : a.component < b.component;
+                         });
+        const auto& components = exec_.platform->components();
+        for (std::size_t i = 0; i < memory_changes_.size(); ++i) {
+            const MemoryChange& m = memory_changes_[i];
+            const bool last_at_instant = i + 1 == memory_changes_.size() ||
+                                         memory_changes_[i + 1].time_ps != m.time_ps ||
+                                         memory_changes_[i + 1].component != m.component;
+            if (!last_at_instant)
+                continue;
+            const std::string& name = components[static_cast<std::size_t>(m.component)].name;
+            trace_->counters.push_back(TraceCounterSample{
+                trace_->track(name, "memory"), "memory occupancy (bytes)",
+                static_cast<double>(m.time_ps) * kSecondsPerPs, static_cast<double>(m.resident)});
+        }
+    }
+    // Per link direction, at every transfer start and end: the share of its lanes busy
+    // (utilisation; on a `shared` link any transfer keeps the whole bandwidth busy under
+    // max-min fair sharing, so the bound is 1) and the bytes per second in flight, each
+    // transfer counted at its average rate bytes / duration.
+    std::map<int, std::vector<std::tuple<std::int64_t, int, double>>> events;  // t, ±1, ±rate
+    for (const LinkTransfer& t : link_transfers_) {
+        const double seconds = static_cast<double>(t.finish_ps - t.start_ps) * kSecondsPerPs;
+        const double rate = seconds > 0.0 ? static_cast<double>(t.bytes) / seconds : 0.0;
+        events[t.resource].emplace_back(t.start_ps, +1, rate);
+        events[t.resource].emplace_back(t.finish_ps, -1, -rate);
+    }
+    for (auto& [resource, list] : events) {
+        std::sort(list.begin(), list.end());
+        const ExecResourceSlot& slot = exec_.resources[static_cast<std::size_t>(resource)];
+        const int track = trace_->track(slot.process, lane_thread(slot, 0));
+        int active = 0;
+        double bytes_per_s = 0.0;
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            active += std::get<1>(list[i]);
+            bytes_per_s += std::get<2>(list[i]);
+            if (i + 1 < list.size() && std::get<0>(list[i + 1]) == std::get<0>(list[i]))
+                continue;  // the instant's last event gives its values
+            const double time_s = static_cast<double>(std::get<0>(list[i])) * kSecondsPerPs;
+            const double utilisation =
+                slot.shared ? (active > 0 ? 1.0 : 0.0)
+                            : std::min(1.0, static_cast<double>(active) /
+                                                static_cast<double>(std::max(1, slot.capacity)));
+            trace_->counters.push_back(TraceCounterSample{
+                track, fmt::format("{} utilisation", slot.thread), time_s, utilisation});
+            trace_->counters.push_back(
+                TraceCounterSample{track, fmt::format("{} B/s", slot.thread), time_s,
+                                   active > 0 ? std::max(0.0, bytes_per_s) : 0.0});
         }
     }
 }

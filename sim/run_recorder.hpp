@@ -22,7 +22,9 @@ public:
     std::int64_t makespan_ps() const;
     // Fills latency-run facts (latency, busy time, bytes) and adds flows to the trace.
     void finish_latency_run(Metrics& metrics);
-    // Adds the flows (producer -> transfer -> consumer arrows of sample 0) to the trace.
+    // Adds the flows (producer -> transfer -> consumer arrows of sample 0) and the counter
+    // tracks (memory occupancy per component, utilisation and throughput per link direction)
+    // to the trace.
     void add_trace_flows();
     int tasks_finished() const { return finished_; }
     // Folds this run's peak memory into metrics.memory (the larger peak wins) and sets
@@ -30,9 +32,10 @@ public:
     void merge_memory(Metrics& metrics) const;
 
 private:
-    void allocate(std::size_t sample, int buffer, int task);
+    void allocate(std::size_t sample, int buffer, int task, std::int64_t time_ps);
     void record_slice(const StartedTask& started, std::int64_t start_ps, std::int64_t finish_ps);
-    void release(std::size_t sample, int buffer);
+    void release(std::size_t sample, int buffer, std::int64_t time_ps);
+    void add_trace_counters();
 
     const ExecGraph& exec_;
     Trace* trace_;
@@ -49,6 +52,19 @@ private:
     std::vector<std::int64_t> resident_;  // per component, now
     std::vector<std::int64_t> peak_;      // per component
     std::vector<int> peak_task_;          // per component: task that reached the peak
+    // For the trace's counter tracks (only with a trace): every change of a component's
+    // resident bytes, and every transfer on a link direction.
+    struct MemoryChange {
+        std::int64_t time_ps;
+        int component;
+        std::int64_t resident;
+    };
+    struct LinkTransfer {
+        int resource;
+        std::int64_t start_ps, finish_ps, bytes;
+    };
+    std::vector<MemoryChange> memory_changes_;
+    std::vector<LinkTransfer> link_transfers_;
 };
 
 // The measurement both evaluators make: after checking the run's limits, one sample alone

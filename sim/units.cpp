@@ -25,6 +25,7 @@ struct Unit {
     Quantity quantity;
     int decimal_exponent;
     int binary_exponent;
+    double multiplier = 1.0;  // minutes and hours: 60 and 3600 (exact in binary)
 };
 
 struct Prefix {
@@ -66,6 +67,8 @@ std::vector<Unit> build_unit_table() {
     units.push_back({"\u03bcs", Quantity::time, -6, 0});  // Greek mu, what many keyboards type
     units.push_back({"ns", Quantity::time, -9, 0});
     units.push_back({"ps", Quantity::time, -12, 0});
+    units.push_back({"min", Quantity::time, 0, 0, 60.0});  // time limits: "timeout: 10 min"
+    units.push_back({"h", Quantity::time, 0, 0, 3600.0});
 
     add_prefixed("Hz", Quantity::frequency, 0, false);
 
@@ -107,7 +110,7 @@ const Unit* find_unit(std::string_view name) {
 std::string_view accepted_units(Quantity quantity) {
     switch (quantity) {
         case Quantity::time:
-            return "s, ms, us (or \u00b5s), ns, ps";
+            return "h, min, s, ms, us (or \u00b5s), ns, ps";
         case Quantity::frequency:
             return "Hz, kHz, MHz, GHz";
         case Quantity::bandwidth:
@@ -237,7 +240,8 @@ double parse_quantity(std::string_view text, Quantity quantity) {
     }
 
     const double value_si =
-        std::ldexp(scale_decimal(number, unit->decimal_exponent), unit->binary_exponent);
+        std::ldexp(scale_decimal(number, unit->decimal_exponent), unit->binary_exponent) *
+        unit->multiplier;
     if (!std::isfinite(value_si)) {
         throw UnitError(fmt::format("{} '{}' is out of range", to_string(quantity), trimmed));
     }

@@ -11,6 +11,7 @@
 #include "sim/config.hpp"
 #include "sim/exec_graph.hpp"
 #include "sim/op_table.hpp"
+#include "sim/units.hpp"
 #include "sim/workloads/model_zoo.hpp"
 #include "tools/app/agree.hpp"
 #include "tools/app/calibrate.hpp"
@@ -19,8 +20,11 @@
 #include "tools/app/inspect.hpp"
 #include "tools/app/place.hpp"
 #include "tools/app/registration.hpp"
+#include "tools/app/report.hpp"
 #include "tools/app/study.hpp"
+#include "tools/app/sweep.hpp"
 #include "tools/app/train.hpp"
+#include "traces/trace_writer.hpp"
 
 namespace fs = std::filesystem;
 using namespace hetsim;  // a .cpp file, not a header
@@ -50,10 +54,11 @@ std::string default_study() {
 }
 
 int cmd_run(const std::string& file, const std::vector<std::string>& overrides,
-            const std::string& out, bool trace) {
+            const std::string& out, bool trace, std::size_t trace_limit_bytes) {
     std::vector<app::PointRun> runs;
     for (auto& point : app::load_study_points(file, overrides)) {
-        app::StudyResult result = app::run_study(point, trace);
+        app::StudyResult result =
+            app::run_study(point, trace, &std::cerr, isatty(STDERR_FILENO) != 0);
         runs.push_back(app::PointRun{std::move(point), std::move(result)});
     }
     // A run in which no placement fits the platform's memories has no result to report.
@@ -74,7 +79,7 @@ int cmd_run(const std::string& file, const std::vector<std::string>& overrides,
     }
     const auto& first = runs.front().config;
     const fs::path out_dir = out.empty() ? fs::path("out") / first.name : fs::path(out);
-    app::write_outputs(runs, out_dir, trace);
+    app::write_outputs(runs, out_dir, trace, trace_limit_bytes, &std::cerr);
     for (const auto& [study, result] : runs)
         std::cout << app::format_table(study, result);
     std::cout << fmt::format("results in {}/ (results.csv, results.json, placement_*.json{})\n",
@@ -128,6 +133,27 @@ int main(int argc, char** argv) {
     run->add_option("--set", overrides, "override a YAML path: --set workload.seq_len=32");
     run->add_option("--out", out_dir, "output directory (default: out/<study>)");
     run->add_flag("--trace", trace, "write a Perfetto trace per placer");
+    std::string trace_limit;
+    run->add_option("--trace-limit", trace_limit,
+                    "split a trace above this size by time into parts (default 200 MB)");
+
+    app::SweepRequest sweep_request;
+    auto* sweep = cli.add_subcommand(
+        "sweep",
+        "run a study at every design point of a sweep file, each point in its own worker process "
+        "(also under mpirun)");
+    sweep->add_option("sweep", sweep_request.file, "sweep YAML (configs/sweeps/)")->required();
+    sweep->add_option("-j,--jobs", sweep_request.jobs, "worker processes at a time (default 1)")
+        ->check(CLI::PositiveNumber);
+    sweep->add_flag("--resume", sweep_request.resume, "skip the points already in OUT/results.csv");
+    sweep->add_flag("--retry-failed", sweep_request.retry_failed,
+                    "with --resume: run the failed points again");
+    sweep->add_option("--out", sweep_request.out, "output directory (default: out/<sweep>)");
+
+    std::string report_dir;
+    auto* report = cli.add_subcommand(
+        "report", "write report.md and report.html (plots, best placer per point) for a sweep");
+    report->add_option("dir", report_dir, "a `hetsim sweep` output directory")->required();
 
     std::string list_what;
     auto* list = cli.add_subcommand(
@@ -253,8 +279,27 @@ int main(int argc, char** argv) {
     }
     try {
         if (run->parsed()) {
+            double limit_bytes = static_cast<double>(traces::kDefaultTraceLimitBytes);
+            try {
+                if (!trace_limit.empty())
+                    limit_bytes = sim::parse_quantity(trace_limit, sim::Quantity::data_size);
+            } catch (const sim::UnitError& e) {
+                throw sim::InputError("", "--trace-limit", 0, e.what());
+            }
+            if (!(limit_bytes >= 1.0))
+                throw sim::InputError("", "--trace-limit", 0, "must be at least 1 B");
             return cmd_run(study_file.empty() ? default_study() : study_file, overrides, out_dir,
-                           trace);
+                           trace, static_cast<std::size_t>(limit_bytes));
+        }
+        if (sweep->parsed()) {
+            int exit_code = 0;
+            std::cout << app::run_sweep(sweep_request, std::cerr, isatty(STDERR_FILENO) != 0,
+                                        exit_code);
+            return exit_code;
+        }
+        if (report->parsed()) {
+            std::cout << app::write_report(report_dir, std::cerr);
+            return 0;
         }
         if (calibrate->parsed()) {
             app::register_all();
@@ -304,7 +349,10 @@ int main(int argc, char** argv) {
             return 0;
         }
     } catch (const std::exception& e) {
-        // Bad input: one line and exit code 2. Anything else is a hetsim bug: say so.
+        // Bad input: one line and exit code 2. Anything else is a hetsim bug: say so. On a
+        // terminal the line replaces a status line a long run may have left.
+        if (isatty(STDERR_FILENO))
+            std::cerr << "\r\033[K";
         std::cerr << (is_input_error(e) ? "hetsim: error: " : "hetsim: internal error: ")
                   << e.what() << "\n";
         return is_input_error(e) ? kInputErrorExit : 1;

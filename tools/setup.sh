@@ -7,7 +7,7 @@ packages=(
   libsystemc-dev libyaml-cpp-dev libfmt-dev libboost-dev libeigen3-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
   coinor-libcbc-dev libscotch-dev libgecode-dev
-  libonnx-dev libprotobuf-dev libtorch-dev libopenblas0-serial
+  libonnx-dev libprotobuf-dev libtorch-dev libopenblas0-serial libopenmpi-dev openmpi-bin
   python3-matplotlib python3-torch python3-torchvision python3-onnx
 )
 missing=()

@@ -1,7 +1,10 @@
 #include "traces/trace_writer.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <functional>
+#include <numeric>
+#include <sstream>
 #include <stdexcept>
 #include <system_error>
 #include <utility>
@@ -49,6 +52,81 @@ std::vector<std::string> trace_formats() {
         names.push_back(entry.first);
     }
     return names;
+}
+
+namespace {
+
+std::string render(const TraceWriter& writer, const sim::Trace& trace) {
+    std::ostringstream out;
+    writer.write(trace, out);
+    return out.str();
+}
+
+// The part of `trace` whose slices start in [from, to) (by index into `order`, the slices
+// sorted by start), with the counter samples in that time window and the flows between its
+// slices.
+sim::Trace window(const sim::Trace& trace, const std::vector<std::size_t>& order, std::size_t from,
+                  std::size_t to, bool last) {
+    sim::Trace part;
+    part.title = trace.title;
+    part.tracks = trace.tracks;
+    std::vector<int> index(trace.slices.size(), -1);
+    for (std::size_t i = from; i < to; ++i) {
+        index[order[i]] = static_cast<int>(part.slices.size());
+        part.slices.push_back(trace.slices[order[i]]);
+    }
+    const double t0 = from == 0 ? -1e300 : trace.slices[order[from]].start_s;
+    const double t1 = last ? 1e300 : trace.slices[order[to]].start_s;
+    for (const auto& c : trace.counters) {
+        if (c.time_s >= t0 && c.time_s < t1)
+            part.counters.push_back(c);
+    }
+    for (const auto& f : trace.flows) {
+        const int a = index[static_cast<std::size_t>(f.from_slice)];
+        const int b = index[static_cast<std::size_t>(f.to_slice)];
+        if (a >= 0 && b >= 0)
+            part.flows.push_back(sim::TraceFlow{a, b});
+    }
+    return part;
+}
+
+}  // namespace
+
+std::vector<std::string> render_within(const TraceWriter& writer, const sim::Trace& trace,
+                                       std::size_t max_bytes) {
+    std::string whole = render(writer, trace);
+    if (whole.size() <= max_bytes || trace.slices.size() < 2)
+        return {std::move(whole)};
+    std::vector<std::size_t> order(trace.slices.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return trace.slices[a].start_s < trace.slices[b].start_s;
+    });
+    // Equal numbers of slices per part, more parts until every part fits (10 % headroom for
+    // the per-part metadata).
+    std::size_t parts = whole.size() / (max_bytes - max_bytes / 10) + 1;
+    while (true) {
+        parts = std::min(parts, order.size());
+        std::vector<std::string> out;
+        bool fits = true;
+        for (std::size_t k = 0; k < parts; ++k) {
+            std::size_t from = k * order.size() / parts, to = (k + 1) * order.size() / parts;
+            // A window never splits slices that start at the same instant.
+            while (from > 0 && from < order.size() &&
+                   trace.slices[order[from]].start_s == trace.slices[order[from - 1]].start_s)
+                ++from;
+            while (to < order.size() &&
+                   trace.slices[order[to]].start_s == trace.slices[order[to - 1]].start_s)
+                ++to;
+            if (from >= to)
+                continue;
+            out.push_back(render(writer, window(trace, order, from, to, to == order.size())));
+            fits = fits && (out.back().size() <= max_bytes || to - from == 1);
+        }
+        if (fits || parts == order.size())
+            return out;
+        parts *= 2;
+    }
 }
 
 void write_trace_file(const TraceWriter& writer, const sim::Trace& trace,

@@ -1,6 +1,7 @@
 // The TraceWriter family: one file format per implementation, registered by name.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <memory>
 #include <ostream>
@@ -21,6 +22,16 @@ public:
 // Known formats: "perfetto_json" (Chrome trace-event JSON that ui.perfetto.dev opens).
 std::unique_ptr<TraceWriter> make_trace_writer(const std::string& format);
 std::vector<std::string> trace_formats();
+
+// The Perfetto UI fails on JSON traces near 1 GB; hetsim splits a trace above this size.
+inline constexpr std::size_t kDefaultTraceLimitBytes = 200'000'000;
+
+// `trace` rendered by `writer`: one file when it fits in `max_bytes`, else consecutive time
+// windows (each slice, counter sample and flow in the window where it starts; every track in
+// every part), as many as it takes for each part to fit. A window of one slice is never cut,
+// so a part may exceed the limit only when one instant alone does.
+std::vector<std::string> render_within(const TraceWriter& writer, const sim::Trace& trace,
+                                       std::size_t max_bytes);
 
 // Writes through a temporary file and renames, so a failure never leaves a partial file.
 void write_trace_file(const TraceWriter& writer, const sim::Trace& trace,

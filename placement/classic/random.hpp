@@ -8,6 +8,7 @@
 #include <string>
 
 #include "placement/placer.hpp"
+#include "sim/random.hpp"
 
 namespace hetsim::placement {
 
@@ -21,12 +22,8 @@ public:
     PlacementResult place(const PlacementContext& context) override;
 };
 
-// A uniform index in [0, n) drawn by rejection, so the sequence is the same on every
-// standard library (std::uniform_int_distribution's algorithm is implementation-defined,
-// which would break docs/DESIGN.md's byte-for-byte determinism across machines).
-std::size_t uniform_index(std::mt19937_64& rng, std::size_t n);
-// A uniform double in [0, 1) from the top 53 bits of one draw: the same value on every standard
-// library (std::uniform_real_distribution is implementation-defined too).
-double uniform_unit(std::mt19937_64& rng);
+// The portable draws (sim/random.hpp), under the names the placers have always used.
+using sim::uniform_index;
+using sim::uniform_unit;
 
 }  // namespace hetsim::placement

@@ -10,6 +10,7 @@
 
 #include "placement/mcm/constraints.hpp"
 #include "placement/placer.hpp"
+#include "sim/digest.hpp"
 #include "sim/op_table.hpp"
 
 namespace hetsim::placement::mcm {
@@ -135,14 +136,11 @@ McmProblem::McmProblem(const sim::Graph& graph, const sim::Platform& platform, d
         host_out_.push_back(route_cost(platform, component_of(c), platform.host_component));
 
     // FNV-1a over the instance's numbers, in a fixed order.
-    std::uint64_t h = 14695981039346656037ull;
+    std::uint64_t h = sim::kFnv1aOffset;
     auto mix = [&h](const auto& value) {
-        unsigned char bytes[sizeof(value)];
+        char bytes[sizeof(value)];
         std::memcpy(bytes, &value, sizeof(value));
-        for (unsigned char b : bytes) {
-            h ^= b;
-            h *= 1099511628211ull;
-        }
+        h = sim::fnv1a_64(std::string_view(bytes, sizeof(value)), h);
     };
     mix(chips);
     mix(ops);

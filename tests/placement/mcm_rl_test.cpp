@@ -124,6 +124,28 @@ TEST(McmRlFeatures, Figure2ByHand) {
     EXPECT_NEAR(f.value(0, 21), std::log10(5.0) / 4.0, 1e-6);
 }
 
+// --- the libtorch module -------------------------------------------------------------------
+
+bool libtorch_mapped() {
+    std::ifstream maps("/proc/self/maps");
+    std::string line;
+    while (std::getline(maps, line))
+        if (line.find("libtorch_cpu") != std::string::npos)
+            return true;
+    return false;
+}
+
+// libtorch is dlopened by the first agent (policy_backend.hpp), not at start-up: a process that
+// never runs mcm.rl does not pay its load.
+TEST(McmRlModule, LibtorchLoadsOnlyWhenAnAgentIsMade) {
+    ASSERT_FALSE(libtorch_mapped());
+    const Instance in(random_dag(3, 12), ring(4));
+    ASSERT_FALSE(libtorch_mapped());
+    const Agent agent(tiny_config(4));
+    EXPECT_TRUE(libtorch_mapped());
+    EXPECT_GT(agent.parameter_count(), 0);
+}
+
 // --- config and checkpoints ----------------------------------------------------------------
 
 TEST(McmRlConfig, JsonRoundTripAndErrors) {

@@ -75,6 +75,12 @@ TEST(ParseQuantity, TimesAreTheNearestDoubleToTheDecimalValue) {
     EXPECT_EQ(parse_quantity("1.5E+3 ns", Quantity::time), 1.5e-6);
 }
 
+TEST(ParseQuantity, MinutesAndHoursForTimeLimits) {
+    EXPECT_EQ(parse_quantity("10 min", Quantity::time), 600.0);
+    EXPECT_EQ(parse_quantity("1.5 h", Quantity::time), 5400.0);
+    EXPECT_THROW(parse_quantity("10 mins", Quantity::time), UnitError);
+}
+
 TEST(ParseQuantity, Frequencies) {
     EXPECT_EQ(parse_quantity("1.5 GHz", Quantity::frequency), 1.5e9);
     EXPECT_EQ(parse_quantity("800MHz", Quantity::frequency), 800e6);

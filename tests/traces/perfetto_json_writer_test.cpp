@@ -402,3 +402,56 @@ TEST(MakeTraceWriter, UnknownFormatListsTheKnownOnes) {
 
 }  // namespace
 }  // namespace hetsim::traces
+
+namespace hetsim::traces {
+namespace {
+
+// 200 slices in a chain on two tracks (flows from each to the next), a counter sample at every
+// slice start: split under a third of its size, every part fits, is a whole trace, and the
+// parts together hold every slice and counter sample once; flows survive inside a part.
+TEST(RenderWithin, SplitsByTimeIntoPartsThatFit) {
+    sim::Trace trace;
+    const int a = trace.track("CPU", "core0");
+    const int b = trace.track("link", "cpu->pim");
+    for (int i = 0; i < 200; ++i) {
+        trace.slices.push_back({i % 2 ? b : a,
+                                "s" + std::to_string(i),
+                                "compute",
+                                i * 1e-6,
+                                1e-6,
+                                {{"i", std::to_string(i)}}});
+        trace.counters.push_back({b, "utilisation", i * 1e-6, (i % 3) / 2.0});
+        if (i > 0)
+            trace.flows.push_back({i - 1, i});
+    }
+    PerfettoJsonWriter writer;
+    const std::string whole = write_to_string(trace);
+    EXPECT_EQ(render_within(writer, trace, whole.size()), std::vector<std::string>{whole});
+    const std::size_t limit = whole.size() / 3;
+    const std::vector<std::string> parts = render_within(writer, trace, limit);
+    ASSERT_GE(parts.size(), 3u);
+    std::set<std::string> slices;
+    std::size_t counters = 0, flows = 0;
+    double last_start = -1.0;
+    for (const std::string& part : parts) {
+        EXPECT_LE(part.size(), limit);
+        const json doc = json::parse(part);
+        for (const json& e : doc["traceEvents"]) {
+            if (e["ph"] == "X") {
+                EXPECT_TRUE(slices.insert(e["name"].get<std::string>()).second);
+                EXPECT_GE(e["ts"].get<double>(), last_start);  // parts follow each other in time
+            }
+            counters += e["ph"] == "C" ? 1 : 0;
+            flows += e["ph"] == "s" ? 1 : 0;
+        }
+        for (const json& e : doc["traceEvents"])
+            if (e["ph"] == "X")
+                last_start = std::max(last_start, e["ts"].get<double>());
+    }
+    EXPECT_EQ(slices.size(), 200u);
+    EXPECT_EQ(counters, 200u);
+    EXPECT_EQ(flows, 199u - (parts.size() - 1));  // only the flows that cross a cut are lost
+}
+
+}  // namespace
+}  // namespace hetsim::traces

@@ -14,6 +14,7 @@
 #include "placement/placer_args.hpp"
 #include "sim/device_role.hpp"
 #include "sim/exec_graph.hpp"
+#include "sim/units.hpp"
 #include "sim/workloads/json_graph.hpp"
 #include "sim/workloads/model_zoo.hpp"
 #include "tools/app/registration.hpp"
@@ -385,7 +386,8 @@ std::string ring_partition_violation(const StudyConfig& study, const sim::Placem
 
 }  // namespace
 
-StudyResult run_study(const StudyConfig& study, bool record_traces) {
+StudyResult run_study(const StudyConfig& study, bool record_traces, std::ostream* progress,
+                      bool terminal) {
     sim::EvalOptions options;
     options.samples = study.samples;
     // A throughput study's trace is its pipelined stream: every sample on every resource.
@@ -399,7 +401,24 @@ StudyResult run_study(const StudyConfig& study, bool record_traces) {
             specs.push_back(p);
     }
     StudyResult result;
-    for (const auto& spec : specs) {
+    // On a terminal one status line, redrawn in place and cleared at the end; elsewhere (a log,
+    // a sweep's worker) a line for each step that took a second or more, so that a quick run
+    // (or one that fails on bad input) prints nothing but its result or its one error line.
+    const std::string who = fmt::format("run {}{}", study.name,
+                                        study.point == "default" ? "" : " (" + study.point + ")");
+    const auto say = [&](const std::string& line, double step_s) {
+        if (!progress)
+            return;
+        if (terminal)
+            *progress << "\r\033[K" << who << ": " << line << std::flush;
+        else if (step_s >= 1.0)
+            *progress << who << ": " << line << "\n" << std::flush;
+    };
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+        const std::string& spec = specs[i];
+        say(fmt::format("[{}/{}] {}: placing {} ops", i + 1, specs.size(), spec,
+                        study.graph->op_count()),
+            0.0);
         auto placer = registry.create(spec);
         placement::PlacementContext context{*study.graph, study.platform, *evaluator,
                                             study.objective, study.seed};
@@ -426,9 +445,22 @@ StudyResult run_study(const StudyConfig& study, bool record_traces) {
         }
         sim::ExecGraph exec = sim::lower(*study.graph, row.placement, study.platform);
         row.trace.title = fmt::format("{} / {} / {}", study.name, spec, study.evaluator);
+        say(fmt::format("[{}/{}] {}: placed in {:.2f} s, simulating ({} evaluator, {} samples)",
+                        i + 1, specs.size(), spec, row.placer_time_s, study.evaluator,
+                        study.samples),
+            row.placer_time_s);
+        const auto t1 = std::chrono::steady_clock::now();
         row.metrics = evaluator->evaluate(exec, record_traces ? &row.trace : nullptr);
+        const double simulated_s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+        if (!terminal)
+            say(fmt::format("[{}/{}] {}: simulated in {:.2f} s", i + 1, specs.size(), spec,
+                            simulated_s),
+                simulated_s);
         result.rows.push_back(std::move(row));
     }
+    if (progress && terminal)
+        *progress << "\r\033[K" << std::flush;
     // Speedup over the baseline in the study's objective: latency ratio, or throughput ratio.
     // An infeasible placement (a memory overflows) has no speedup.
     const sim::Metrics& base = result.rows.front().metrics;
@@ -504,12 +536,23 @@ std::string format_table(const StudyConfig& study, const StudyResult& result) {
     return out.str();
 }
 
-void write_outputs(const std::vector<PointRun>& runs, const fs::path& out_dir, bool traces) {
+const std::vector<std::string>& results_csv_columns() {
+    static const std::vector<std::string> columns{"study",        "point",
+                                                  "placer",       "objective",
+                                                  "latency_s",    "throughput_per_s",
+                                                  "speedup",      "placer_time_s",
+                                                  "profile_runs", "evaluator",
+                                                  "workload",     "platform",
+                                                  "feasible",     "infeasible_reason"};
+    return columns;
+}
+
+void write_outputs(const std::vector<PointRun>& runs, const fs::path& out_dir, bool traces,
+                   std::size_t trace_limit_bytes, std::ostream* warnings) {
     // Render everything first: a failure here leaves no file behind.
     std::map<fs::path, std::string> files;
     std::ostringstream csv;
-    csv << "study,point,placer,objective,latency_s,throughput_per_s,speedup,placer_time_s,"
-           "profile_runs,evaluator,workload,platform,feasible,infeasible_reason\n";
+    csv << fmt::format("{}\n", fmt::join(results_csv_columns(), ","));
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
     for (const auto& [study, result] : runs) {
         // With several points, every per-placer file carries the point in its name.
@@ -554,6 +597,25 @@ void write_outputs(const std::vector<PointRun>& runs, const fs::path& out_dir, b
                 }
             }
             row["peak_memory_bytes"] = peaks;
+            // Where the placement put the work: ops and FLOPs per device (a sweep shows how the
+            // split shifts across design points).
+            nlohmann::ordered_json ops_by_device = nlohmann::ordered_json::object();
+            nlohmann::ordered_json flops_by_device = nlohmann::ordered_json::object();
+            for (const auto& device : study.platform.devices()) {
+                ops_by_device[device.name] = 0;
+                flops_by_device[device.name] = 0.0;
+            }
+            for (int op = 0; op < study.graph->op_count(); ++op) {
+                const auto i = static_cast<std::size_t>(op);
+                if (i >= r.placement.device_of_op.size())
+                    break;
+                const auto& name = study.platform.device(r.placement.device_of_op[i]).name;
+                ops_by_device[name] = ops_by_device[name].get<int>() + 1;
+                flops_by_device[name] =
+                    flops_by_device[name].get<double>() + study.graph->op(op).flops;
+            }
+            row["ops_by_device"] = ops_by_device;
+            row["flops_by_device"] = flops_by_device;
             rows.push_back(row);
 
             nlohmann::ordered_json placement;
@@ -584,10 +646,27 @@ void write_outputs(const std::vector<PointRun>& runs, const fs::path& out_dir, b
             files[out_dir / fmt::format("placement_{}{}.json", prefix, file_safe(r.placer))] =
                 placement.dump(2) + "\n";
             if (traces) {
-                std::ostringstream trace_out;
-                traces::make_trace_writer("perfetto_json")->write(r.trace, trace_out);
-                files[out_dir / fmt::format("{}{}.trace.json", prefix, file_safe(r.placer))] =
-                    trace_out.str();
+                const auto writer = traces::make_trace_writer("perfetto_json");
+                std::vector<std::string> parts =
+                    traces::render_within(*writer, r.trace, trace_limit_bytes);
+                const std::string stem = prefix + file_safe(r.placer);
+                if (parts.size() == 1) {
+                    files[out_dir / (stem + ".trace.json")] = std::move(parts.front());
+                } else {
+                    for (std::size_t k = 0; k < parts.size(); ++k)
+                        files[out_dir / fmt::format("{}.trace.part{}.json", stem, k)] =
+                            std::move(parts[k]);
+                    if (warnings) {
+                        *warnings << fmt::format(
+                            "hetsim: warning: the trace of {} is above {} (the Perfetto UI "
+                            "fails near 1 GB): split by time into {}.trace.part0.json .. "
+                            "part{}.json\n",
+                            r.placer,
+                            sim::format_quantity(static_cast<double>(trace_limit_bytes),
+                                                 sim::Quantity::data_size),
+                            stem, parts.size() - 1);
+                    }
+                }
             }
         }
     }

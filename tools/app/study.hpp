@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "sim/graph.hpp"
 #include "sim/platform.hpp"
 #include "sim/trace.hpp"
+#include "traces/trace_writer.hpp"
 
 namespace hetsim::app {
 
@@ -66,7 +68,10 @@ struct StudyResult {
     std::vector<PlacerRow> rows;  // baseline first
 };
 
-StudyResult run_study(const StudyConfig& study, bool record_traces);
+// With `progress`, what the study is doing: on a `terminal` a status line redrawn in place,
+// else a line per placement or simulation that took a second or more.
+StudyResult run_study(const StudyConfig& study, bool record_traces,
+                      std::ostream* progress = nullptr, bool terminal = false);
 
 // "12.345 ms", "3.21 us", "1.234 s".
 std::string human_time(double seconds);
@@ -79,12 +84,18 @@ struct PointRun {
     StudyResult result;
 };
 
+// The columns of results.csv, in order (a sweep keeps them and adds its own).
+const std::vector<std::string>& results_csv_columns();
+
 // Writes results.csv, results.json, placement_<placer>.json, study.resolved.yaml, the placers'
 // tables (convergence_<placer>.csv, ...) and (with traces) <placer>.trace.json into `out_dir` (file
 // names prefixed by the point when a study has several), each through a temporary file and a
 // rename, after everything is rendered.
+// A trace whose JSON would exceed `trace_limit_bytes` is split by time into
+// <placer>.trace.part<k>.json files, with a warning on `warnings`.
 void write_outputs(const std::vector<PointRun>& runs, const std::filesystem::path& out_dir,
-                   bool traces);
+                   bool traces, std::size_t trace_limit_bytes = traces::kDefaultTraceLimitBytes,
+                   std::ostream* warnings = nullptr);
 
 // A placer spec as a file-name part: "priority:CPU_P,PIM" -> "priority_CPU_P_PIM".
 std::string file_safe(const std::string& spec);

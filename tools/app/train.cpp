@@ -22,6 +22,7 @@
 #include "placement/mcm/search.hpp"
 #include "sim/config.hpp"
 #include "sim/platform.hpp"
+#include "sim/progress.hpp"
 #include "sim/workloads/json_graph.hpp"
 #include "tools/app/registration.hpp"
 #include "tools/app/study.hpp"
@@ -233,13 +234,6 @@ private:
     std::thread thread_;
 };
 
-std::string duration_text(double seconds) {
-    const auto s = static_cast<long>(std::max(0.0, seconds));
-    if (s >= 3600)
-        return fmt::format("{}h{:02}m", s / 3600, (s % 3600) / 60);
-    return fmt::format("{}m{:02}s", s / 60, s % 60);
-}
-
 std::string checkpoint_name(int k) {
     return fmt::format("ckpt_{:04}.pt", k);
 }
@@ -401,22 +395,19 @@ std::string train(const TrainRequest& request, std::ostream& progress, bool term
                                best->checkpoint)
                  : "";
         if (terminal) {
-            const int width = 24;
-            const int filled = static_cast<int>(std::round(done * width));
             progress << fmt::format(
-                            "\rtrain mcm.rl [{}{}] {}/{} samples {:3.0f}% | reward "
+                            "\rtrain mcm.rl {} {}/{} samples {:3.0f}% | reward "
                             "{:.3f}x{} | {} ETA {}   ",
-                            std::string(static_cast<std::size_t>(filled), '#'),
-                            std::string(static_cast<std::size_t>(width - filled), '.'), samples,
-                            request.samples, 100.0 * done, running_reward, val,
-                            duration_text(elapsed()), duration_text(eta))
+                            sim::progress_bar(done), samples, request.samples, 100.0 * done,
+                            running_reward, val, sim::duration_text(elapsed()),
+                            sim::duration_text(eta))
                      << std::flush;
         } else {
             progress << fmt::format(
                             "train mcm.rl: {}/{} samples ({:.0f}%), reward {:.3f}x{}, "
                             "{} elapsed, ETA {}\n",
                             samples, request.samples, 100.0 * done, running_reward, val,
-                            duration_text(elapsed()), duration_text(eta))
+                            sim::duration_text(elapsed()), sim::duration_text(eta))
                      << std::flush;
         }
     };
@@ -486,7 +477,7 @@ std::string train(const TrainRequest& request, std::ostream& progress, bool term
         "checkpoints, {}{}\n{}\n{}checkpoints in {}/ (best.pt, last.pt, train_log.csv, "
         "validation.csv)\n",
         samples, updates, data.train.size(), data.validation.size(), checkpoints_written,
-        duration_text(elapsed()), out_of_time ? " (stopped at the time limit)" : "", best_text,
+        sim::duration_text(elapsed()), out_of_time ? " (stopped at the time limit)" : "", best_text,
         skipped, out.string());
 }
 

@@ -3,15 +3,15 @@
 // (Eq. 7), the last round's sample made valid by the constraint solver's FIX mode (Algorithm 2),
 // and PPO (§5.1) on the valid partition's reward.
 //
-// libtorch stays inside agent.cpp (the only file of hetsim that includes it): this header, the
-// placer and the trainer see none of it.
+// libtorch stays inside the policy module (torch/policy_torch.cpp, dlopened on first use:
+// policy_backend.hpp); this header, agent.cpp, the placer and the trainer see none of it.
 //
 // Choices the paper leaves open (each an [assumption] of hetsim, documented where it is made in
-// agent.cpp): the first round's "previous partition" y^(0) is mcm.greedy's; a learnt scalar
-// adds the previous round's chip to its logit (so that "keep" is one parameter away); the
-// baseline is the mean reward of the update's rollouts, not a value head; advantages are
-// normalised per update; the clipped ratio is taken per op and round (a factorised action), with
-// every op and round of a rollout sharing its advantage.
+// agent.cpp and torch/policy_torch.cpp): the first round's "previous partition" y^(0) is
+// mcm.greedy's; a learnt scalar adds the previous round's chip to its logit (so that "keep" is one
+// parameter away); the baseline is the mean reward of the update's rollouts, not a value head;
+// advantages are normalised per update; the clipped ratio is taken per op and round (a factorised
+// action), with every op and round of a rollout sharing its advantage.
 #pragma once
 
 #include <chrono>
@@ -28,43 +28,10 @@
 
 #include "placement/mcm/analytic.hpp"
 #include "placement/mcm/problem.hpp"
+#include "placement/mcm/rl/config.hpp"
 #include "placement/mcm/rl/features.hpp"
 
 namespace hetsim::placement::mcm::rl {
-
-// A checkpoint that cannot be read, or does not match the code or the platform: bad input (the
-// CLI exits 2), hence std::invalid_argument.
-class RlError : public std::invalid_argument {
-public:
-    using std::invalid_argument::invalid_argument;
-};
-
-struct PolicyConfig {
-    int chips = 36;         // C: the ring the policy was built for
-    int sage_layers = 8;    // §5.1: 8 GraphSAGE layers
-    int hidden = 128;       // §5.1: of 128
-    int policy_layers = 2;  // §5.1: a 2-layer feed-forward policy of the same width
-    int rounds = 3;         // T of Eq. 7 (T << N) [assumption]
-};
-
-struct PpoConfig {
-    int rollouts = 20;            // §5.1: 20 rollouts per update
-    int minibatches = 4;          // §5.1: 4 mini-batches
-    int epochs = 10;              // §5.1: 10 epochs
-    double learning_rate = 3e-4;  // Adam [assumption: PPO's usual]
-    double clip = 0.2;            // PPO's ε (Schulman et al. 2017) [assumption]
-    double entropy = 0.01;        // entropy bonus per op [assumption]
-    double max_grad_norm = 0.5;   // gradient clipping [assumption]
-};
-
-struct RlConfig {
-    PolicyConfig policy;
-    PpoConfig ppo;
-    std::uint64_t seed = 1;
-    std::string to_json() const;
-    // Throws RlError naming the key that is missing or of the wrong type.
-    static RlConfig from_json(const std::string& text);
-};
 
 // What scores a partition for the learner: the analytical model in pre-training, the study's
 // cost model (Search) in a placer. Every call of `time_per_sample_s` or `failed` is one sample.
@@ -140,12 +107,6 @@ struct IterationStats {
     bool updated = false;         // false: `learn` off, fewer than 2 rollouts, or all rewards equal
 };
 
-// What a checkpoint carries besides the weights.
-struct CheckpointMeta {
-    std::string manifest_hash;  // of the pre-training dataset's manifest.json ("" = none)
-    std::string train_state;    // the trainer's resume state (JSON), "" when not resumable
-};
-
 class Agent {
 public:
     // A fresh policy, its weights drawn from config.seed.
@@ -174,9 +135,8 @@ public:
     IterationStats iterate(Environment& env, std::mt19937_64& rng, bool learn = true,
                            std::int64_t max_samples = INT64_MAX);
 
-    struct Impl;  // agent.cpp's (public so that its file-local helpers can build one)
-
 private:
+    struct Impl;
     explicit Agent(std::unique_ptr<Impl> impl);
     std::unique_ptr<Impl> impl_;
 };

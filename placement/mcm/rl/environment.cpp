@@ -9,6 +9,7 @@
 
 #include "placement/mcm/rl/agent.hpp"
 #include "placement/mcm/solver.hpp"
+#include "sim/digest.hpp"
 
 namespace hetsim::placement::mcm::rl {
 
@@ -140,12 +141,8 @@ std::string file_digest(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw RlError(fmt::format("cannot read '{}'", path));
-    // FNV-1a, 64 bit: a content digest to tell two manifests apart, not a security hash.
-    std::uint64_t h = 14695981039346656037ull;
-    for (std::istreambuf_iterator<char> it(in), end; it != end; ++it) {
-        h ^= static_cast<unsigned char>(*it);
-        h *= 1099511628211ull;
-    }
+    const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    const std::uint64_t h = sim::fnv1a_64(bytes);
     return fmt::format("{:016x}", h);
 }
 

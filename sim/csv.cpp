@@ -1,0 +1,95 @@
+#include "sim/csv.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace hetsim::sim {
+
+namespace {
+
+// Reads one record from `text` at `pos` (advanced past its line break). `complete` is false when
+// the text ended inside a quoted field.
+CsvRow next_record(std::string_view text, std::size_t& pos, bool& complete) {
+    CsvRow row(1);
+    bool quoted = false;
+    complete = true;
+    while (pos < text.size()) {
+        const char c = text[pos++];
+        if (quoted) {
+            if (c == '"') {
+                if (pos < text.size() && text[pos] == '"') {
+                    row.back() += '"';
+                    ++pos;
+                } else {
+                    quoted = false;
+                }
+            } else {
+                row.back() += c;
+            }
+        } else if (c == '"' && row.back().empty()) {
+            quoted = true;
+        } else if (c == ',') {
+            row.emplace_back();
+        } else if (c == '\n') {
+            break;
+        } else if (c != '\r') {
+            row.back() += c;
+        }
+    }
+    complete = !quoted;
+    return row;
+}
+
+}  // namespace
+
+CsvRow parse_csv_line(std::string_view line) {
+    std::size_t pos = 0;
+    bool complete = true;
+    return next_record(line, pos, complete);
+}
+
+std::vector<CsvRow> read_csv(std::istream& in) {
+    const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    std::vector<CsvRow> rows;
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        const std::size_t start = pos;
+        bool complete = true;
+        CsvRow row = next_record(text, pos, complete);
+        if (!complete)
+            throw std::runtime_error("CSV ends inside a quoted field (a truncated file?)");
+        const std::string_view line = std::string_view(text).substr(start, pos - start);
+        if (line.find_first_not_of("\r\n") == std::string_view::npos)
+            continue;  // an empty line
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
+std::string csv_field(std::string_view field) {
+    if (field.find_first_of(",\"\n\r") == std::string_view::npos)
+        return std::string(field);
+    std::string out = "\"";
+    for (const char c : field) {
+        if (c == '"')
+            out += '"';
+        out += c;
+    }
+    return out + '"';
+}
+
+std::unordered_map<std::string, std::size_t> csv_columns(const CsvRow& header) {
+    std::unordered_map<std::string, std::size_t> index;
+    for (std::size_t i = 0; i < header.size(); ++i)
+        index.emplace(header[i], i);
+    return index;
+}
+
+std::optional<std::size_t> csv_column(const CsvRow& header, std::string_view column) {
+    const auto it = std::find(header.begin(), header.end(), column);
+    if (it == header.end())
+        return std::nullopt;
+    return static_cast<std::size_t>(it - header.begin());
+}
+
+}  // namespace hetsim::sim

@@ -1,0 +1,32 @@
+// RFC 4180 CSV: reading the tables hetsim writes (results.csv) back in — a sweep resuming, a
+// report. Fields may be quoted ("a, b"), with a doubled quote for a quote inside. Written by hand
+// because none of the project's libraries reads CSV and the format needs a dozen lines.
+#pragma once
+
+#include <cstddef>
+#include <istream>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace hetsim::sim {
+
+using CsvRow = std::vector<std::string>;
+
+// Splits one record that holds no line break inside a quoted field.
+CsvRow parse_csv_line(std::string_view line);
+// Every record of `in` (records end at LF or CRLF; quoted fields may span lines); empty lines
+// are no records. Lenient where RFC 4180 is silent: a quote inside an unquoted field is
+// literal. Throws std::runtime_error when a quoted field is still open at the end (a truncated
+// file).
+std::vector<CsvRow> read_csv(std::istream& in);
+// `field` quoted when it holds a comma, a quote or a line break (quotes doubled inside).
+std::string csv_field(std::string_view field);
+// The index of `column` in a header row, nullopt when absent.
+std::optional<std::size_t> csv_column(const CsvRow& header, std::string_view column);
+// Column name -> index for a header row; the first wins when a name repeats.
+std::unordered_map<std::string, std::size_t> csv_columns(const CsvRow& header);
+
+}  // namespace hetsim::sim

@@ -1,0 +1,343 @@
+#include "sweep/expression.hpp"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cmath>
+#include <optional>
+#include <vector>
+
+#include "sim/units.hpp"
+
+namespace hetsim::sweep {
+
+namespace {
+
+// A quantity "<number> <unit>" in SI base units, whatever its kind; nullopt when `text` is not
+// one (a bare number is handled by the caller).
+std::optional<double> parse_any_quantity(const std::string& text) {
+    for (const sim::Quantity q :
+         {sim::Quantity::time, sim::Quantity::frequency, sim::Quantity::bandwidth,
+          sim::Quantity::data_size, sim::Quantity::rate}) {
+        try {
+            return sim::parse_quantity(text, q);
+        } catch (const sim::UnitError&) {
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<double> parse_number(const std::string& text) {
+    std::size_t used = 0;
+    try {
+        const double v = std::stod(text, &used);
+        while (used < text.size() && std::isspace(static_cast<unsigned char>(text[used])))
+            ++used;
+        if (used == text.size())
+            return v;
+    } catch (const std::exception&) {
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+Value axis_value(const std::string& text) {
+    if (const auto v = parse_number(text))
+        return *v;
+    if (const auto q = parse_any_quantity(text))
+        return *q;
+    return text;
+}
+
+struct Expression::Node {
+    enum Kind { number, text, name, negate, not_, and_, or_, add, sub, mul, div, cmp } kind;
+    double value = 0.0;
+    std::string str;  // text, name or the comparison operator
+    std::unique_ptr<Node> left, right;
+};
+
+namespace {
+
+using Node = Expression::Node;
+using NodePtr = std::unique_ptr<Node>;
+
+NodePtr make(Node::Kind kind, NodePtr left = nullptr, NodePtr right = nullptr) {
+    auto n = std::make_unique<Node>();
+    n->kind = kind;
+    n->left = std::move(left);
+    n->right = std::move(right);
+    return n;
+}
+
+class Parser {
+public:
+    explicit Parser(const std::string& text) : s_(text) {}
+
+    NodePtr parse() {
+        NodePtr root = parse_or();
+        skip_space();
+        if (pos_ != s_.size())
+            fail("unexpected text");
+        return root;
+    }
+
+private:
+    [[noreturn]] void fail(const std::string& what) const {
+        throw ExpressionError(
+            fmt::format("where: '{}': {} at column {}", s_, what, std::min(pos_, s_.size()) + 1));
+    }
+    void skip_space() {
+        while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_])))
+            ++pos_;
+    }
+    // Consumes `word` when it is next (a keyword only when not followed by a name character).
+    bool accept(std::string_view word) {
+        skip_space();
+        if (s_.compare(pos_, word.size(), word) != 0)
+            return false;
+        const bool keyword = std::isalpha(static_cast<unsigned char>(word[0]));
+        const std::size_t end = pos_ + word.size();
+        if (keyword && end < s_.size() &&
+            (std::isalnum(static_cast<unsigned char>(s_[end])) || s_[end] == '_' || s_[end] == '.'))
+            return false;
+        pos_ = end;
+        return true;
+    }
+
+    NodePtr parse_or() {
+        NodePtr left = parse_and();
+        while (accept("or"))
+            left = make(Node::or_, std::move(left), parse_and());
+        return left;
+    }
+    NodePtr parse_and() {
+        NodePtr left = parse_not();
+        while (accept("and"))
+            left = make(Node::and_, std::move(left), parse_not());
+        return left;
+    }
+    NodePtr parse_not() {
+        if (accept("not"))
+            return make(Node::not_, parse_not());
+        return parse_compare();
+    }
+    NodePtr parse_compare() {
+        NodePtr left = parse_sum();
+        for (const char* op : {"==", "!=", "<=", ">=", "<", ">"}) {
+            if (accept(op)) {
+                NodePtr n = make(Node::cmp, std::move(left), parse_sum());
+                n->str = op;
+                return n;
+            }
+        }
+        return left;
+    }
+    NodePtr parse_sum() {
+        NodePtr left = parse_product();
+        while (true) {
+            if (accept("+"))
+                left = make(Node::add, std::move(left), parse_product());
+            else if (accept("-"))
+                left = make(Node::sub, std::move(left), parse_product());
+            else
+                return left;
+        }
+    }
+    NodePtr parse_product() {
+        NodePtr left = parse_unary();
+        while (true) {
+            if (accept("*"))
+                left = make(Node::mul, std::move(left), parse_unary());
+            else if (accept("/"))
+                left = make(Node::div, std::move(left), parse_unary());
+            else
+                return left;
+        }
+    }
+    NodePtr parse_unary() {
+        if (accept("-"))
+            return make(Node::negate, parse_unary());
+        return parse_atom();
+    }
+    NodePtr parse_atom() {
+        skip_space();
+        if (pos_ >= s_.size())
+            fail("expected a value");
+        const char c = s_[pos_];
+        if (accept("(")) {
+            NodePtr inner = parse_or();
+            if (!accept(")"))
+                fail("expected ')'");
+            return inner;
+        }
+        if (c == '\'' || c == '"') {
+            const std::size_t close = s_.find(c, pos_ + 1);
+            if (close == std::string::npos)
+                fail("unterminated string");
+            NodePtr n = make(Node::text);
+            n->str = s_.substr(pos_ + 1, close - pos_ - 1);
+            pos_ = close + 1;
+            return n;
+        }
+        if (std::isdigit(static_cast<unsigned char>(c)) || c == '.')
+            return parse_number_atom();
+        if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+            const std::size_t start = pos_;
+            while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) ||
+                                        s_[pos_] == '_' || s_[pos_] == '.'))
+                ++pos_;
+            NodePtr n = make(Node::name);
+            n->str = s_.substr(start, pos_ - start);
+            return n;
+        }
+        fail(fmt::format("unexpected '{}'", c));
+    }
+    // A number, and a unit right after it when number and unit make a quantity.
+    NodePtr parse_number_atom() {
+        std::size_t used = 0;
+        double v = 0.0;
+        try {
+            v = std::stod(s_.substr(pos_), &used);
+        } catch (const std::exception&) {
+            fail("expected a number");
+        }
+        const std::string number = s_.substr(pos_, used);
+        pos_ += used;
+        std::size_t unit_start = pos_;
+        while (unit_start < s_.size() && s_[unit_start] == ' ')
+            ++unit_start;
+        std::size_t unit_end = unit_start;
+        // A unit starts with a letter (or µ): "7 / 2" is a division, "2 GB/s" a quantity.
+        const bool letter =
+            unit_start < s_.size() && (std::isalpha(static_cast<unsigned char>(s_[unit_start])) ||
+                                       (s_[unit_start] & 0x80) != 0);
+        while (letter && unit_end < s_.size() &&
+               (std::isalpha(static_cast<unsigned char>(s_[unit_end])) || s_[unit_end] == '/' ||
+                (s_[unit_end] & 0x80) != 0))
+            ++unit_end;
+        if (unit_end > unit_start) {
+            const std::string unit = s_.substr(unit_start, unit_end - unit_start);
+            if (const auto q = parse_any_quantity(number + " " + unit)) {
+                v = *q;
+                pos_ = unit_end;
+            } else if (unit != "and" && unit != "or" && unit != "not") {
+                fail(fmt::format("'{}' is not a unit hetsim knows", unit));
+            }
+        }
+        NodePtr n = make(Node::number);
+        n->value = v;
+        return n;
+    }
+
+    const std::string& s_;
+    std::size_t pos_ = 0;
+};
+
+struct Evaluator {
+    const std::map<std::string, Value>& variables;
+    const std::string& text;
+
+    [[noreturn]] void fail(const std::string& what) const {
+        throw ExpressionError(fmt::format("where: '{}': {}", text, what));
+    }
+
+    Value lookup(const std::string& name) const {
+        if (const auto it = variables.find(name); it != variables.end())
+            return it->second;
+        const Value* found = nullptr;
+        std::vector<std::string> names;
+        for (const auto& [path, value] : variables) {
+            names.push_back(path);
+            const bool suffix = path.size() > name.size() && path.ends_with(name) &&
+                                path[path.size() - name.size() - 1] == '.';
+            if (!suffix)
+                continue;
+            if (found)
+                fail(fmt::format("'{}' is ambiguous: write the axis's whole path", name));
+            found = &value;
+        }
+        if (!found)
+            fail(fmt::format("'{}' is not an axis (axes: {})", name, fmt::join(names, ", ")));
+        return *found;
+    }
+
+    double number(const Node& n) const {
+        const Value v = value(n);
+        if (const double* d = std::get_if<double>(&v))
+            return *d;
+        fail(fmt::format("'{}' is text, not a number", std::get<std::string>(v)));
+    }
+    bool truth(const Node& n) const {
+        switch (n.kind) {
+            case Node::not_:
+                return !truth(*n.left);
+            case Node::and_:
+                return truth(*n.left) && truth(*n.right);
+            case Node::or_:
+                return truth(*n.left) || truth(*n.right);
+            case Node::cmp: {
+                const Value a = value(*n.left), b = value(*n.right);
+                if (a.index() != b.index())
+                    return n.str == "!=";  // a number never equals a text
+                const auto c = a <=> b;
+                if (n.str == "==")
+                    return c == 0;
+                if (n.str == "!=")
+                    return c != 0;
+                if (std::holds_alternative<std::string>(a))
+                    fail("text compares only with == and !=");
+                if (n.str == "<")
+                    return c < 0;
+                if (n.str == "<=")
+                    return c <= 0;
+                if (n.str == ">")
+                    return c > 0;
+                return c >= 0;
+            }
+            default:
+                fail("a constraint must be a comparison (==, !=, <, <=, >, >=)");
+        }
+    }
+    Value value(const Node& n) const {
+        switch (n.kind) {
+            case Node::number:
+                return n.value;
+            case Node::text:
+                return n.str;
+            case Node::name:
+                return lookup(n.str);
+            case Node::negate:
+                return -number(*n.left);
+            case Node::add:
+                return number(*n.left) + number(*n.right);
+            case Node::sub:
+                return number(*n.left) - number(*n.right);
+            case Node::mul:
+                return number(*n.left) * number(*n.right);
+            case Node::div:
+                return number(*n.left) / number(*n.right);
+            default:
+                return truth(n) ? 1.0 : 0.0;
+        }
+    }
+};
+
+}  // namespace
+
+Expression::Expression(std::string text, std::unique_ptr<Node> root)
+    : text_(std::move(text)), root_(std::move(root)) {}
+Expression::~Expression() = default;
+Expression::Expression(Expression&&) noexcept = default;
+Expression& Expression::operator=(Expression&&) noexcept = default;
+
+Expression Expression::parse(const std::string& text) {
+    NodePtr root = Parser(text).parse();
+    return Expression(text, std::move(root));
+}
+
+bool Expression::holds(const std::map<std::string, Value>& variables) const {
+    return Evaluator{variables, text_}.truth(*root_);
+}
+
+}  // namespace hetsim::sweep

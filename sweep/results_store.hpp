@@ -1,0 +1,73 @@
+// A sweep's results.csv and results.jsonl, written so that a crash loses at most the points in
+// flight: each finished point's rows go to the end of both files in one write(2) each, then
+// fsync(2). A resumed sweep reads the files back, drops a torn last line (a crash inside the
+// write) and any point present in one file but not the other (a crash between the two writes),
+// and skips the points left.
+//
+// results.csv keeps the study's header (app::write_outputs), `point` holding the point id, and
+// adds `status` (ok | failed), `error` (why a point failed) and one column per axis, named by
+// its YAML path. A failed point is one row with an empty placer.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sweep/design_space.hpp"
+
+namespace hetsim::sweep {
+
+// What running one point gave, as rows ready for the two files.
+struct PointOutcome {
+    std::size_t index = 0;
+    std::string id;
+    bool ok = false;
+    std::string error;       // when !ok
+    std::string csv_rows;    // complete lines, '\n'-terminated
+    std::string jsonl_rows;  // one JSON object per line
+    double seconds = 0.0;    // wall time of the point
+    // For MPI: the outcome as one string and back.
+    std::string serialize() const;
+    static PointOutcome deserialize(const std::string& text);
+};
+
+class ResultsStore {
+public:
+    // `study_header`: the study's results.csv columns; `axes`: the sweep's axis paths.
+    ResultsStore(std::filesystem::path dir, std::vector<std::string> study_header,
+                 std::vector<std::string> axes);
+
+    // Opens the files. Without `resume` any previous results are replaced. With it, the points
+    // already present are returned (id -> "ok" | "failed"), and with `retry_failed` the failed
+    // ones are dropped from the files (and not returned) so that they run again.
+    std::map<std::string, std::string> open(bool resume, bool retry_failed);
+
+    // Appends one point's rows to both files (one write each, then fsync).
+    void append(const PointOutcome& outcome);
+
+    // Rewrites both files (atomically) with the points in the sweep's order; points of the files
+    // that are not in `points` (an earlier version of the sweep) stay, after them.
+    void sort(const std::vector<DesignPoint>& points);
+
+    // The rows of a point from its own `hetsim run` outputs (results.csv and results.json in
+    // `point_dir`), with `point` set to its id and the status and axis columns added. Throws
+    // std::runtime_error when the files are missing or have another header.
+    PointOutcome read_point(const DesignPoint& point, const std::filesystem::path& point_dir,
+                            double seconds) const;
+    // The one row of a failed point.
+    PointOutcome failed_point(const DesignPoint& point, const std::string& study_name,
+                              const std::string& error, double seconds) const;
+
+    std::filesystem::path csv_path() const { return dir_ / "results.csv"; }
+    std::filesystem::path jsonl_path() const { return dir_ / "results.jsonl"; }
+    std::string header_line() const;
+
+private:
+    std::filesystem::path dir_;
+    std::vector<std::string> study_header_;
+    std::vector<std::string> axes_;
+};
+
+}  // namespace hetsim::sweep

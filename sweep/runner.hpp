@@ -1,0 +1,54 @@
+// Runs a sweep's points, each in its own worker process (`hetsim run STUDY --set ... --out
+// DIR/points/<id>`: SystemC elaborates once per process, and a crash or a hang takes down one
+// point, not the sweep), -j at a time, under a per-point timeout, appending each point's rows as
+// it finishes (results_store.hpp).
+//
+// Interrupts: the first SIGINT or SIGTERM stops starting points and lets those in flight finish
+// (workers run in their own process groups, so a terminal's Ctrl-C reaches only the sweep); a
+// second one kills them. Either way the sweep exits cleanly and `--resume` continues it.
+//
+// Under `mpirun -np N` (OpenMPI) rank 0 owns the results and hands points out one at a time to
+// every rank's workers (its own included); the other ranks send their rows back to it.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "sweep/design_space.hpp"
+
+namespace hetsim::sweep {
+
+struct RunOptions {
+    std::filesystem::path out_dir;
+    int jobs = 1;  // workers per process (per rank under MPI)
+    bool resume = false;
+    bool retry_failed = false;
+    std::filesystem::path program;  // the hetsim executable that runs a point
+    std::string study_name;         // the base study's name (a failed point's `study` column)
+    std::vector<std::string> study_header;  // the study's results.csv columns
+    std::ostream* log = nullptr;            // progress and messages (stderr)
+    bool terminal = false;                  // `log` is a terminal: a redrawn bar, else lines
+};
+
+struct SweepSummary {
+    std::size_t total = 0;    // points of the sweep
+    std::size_t skipped = 0;  // already in the results (--resume)
+    std::size_t ok = 0;       // run now, successfully
+    std::size_t failed = 0;   // run now, failed
+    std::size_t not_run = 0;  // left by an interrupt
+    bool interrupted = false;
+    double seconds = 0.0;
+    bool writer = true;  // false on MPI ranks other than 0 (they write nothing)
+};
+
+// Runs the points not yet in the results. Throws sim::InputError for unusable results (another
+// sweep's columns) and std::runtime_error when a worker cannot be started at all.
+SweepSummary run_sweep(const SweepSpec& spec, const DesignSpace& space, const RunOptions& options);
+
+// True when this process was started by mpirun (OpenMPI's environment).
+bool under_mpi();
+
+}  // namespace hetsim::sweep

@@ -1,0 +1,289 @@
+// sweep/: the design points of a sweep file (grid order, `where`, random and Latin-hypercube
+// sampling, point ids), the `where` expressions, and the results files' crash recovery.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include "sim/config.hpp"
+#include "sweep/design_space.hpp"
+#include "sweep/expression.hpp"
+#include "sweep/results_store.hpp"
+#include "tests/fixtures/cli_fixtures.hpp"
+
+namespace hetsim::sweep {
+namespace {
+
+using hetsim::testing::TempDir;
+using ::testing::HasSubstr;
+
+// A sweep file next to a (dummy) study file in `dir`.
+SweepSpec spec_from(const TempDir& dir, const std::string& body) {
+    dir.write("study.yaml", "study: s\n");
+    return load_sweep(dir.write("sweep.yaml", "sweep: t\nstudy: study.yaml\n" + body));
+}
+
+std::vector<std::string> values_of(const DesignSpace& space, std::size_t axis) {
+    std::vector<std::string> out;
+    for (const auto& p : space.points)
+        out.push_back(p.values.at(axis).second);
+    return out;
+}
+
+std::string input_error(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const sim::InputError& e) {
+        return e.what();
+    }
+    return "no error";
+}
+
+// --- grid, where, ids ------------------------------------------------------------------------
+
+TEST(SweepDesignSpace, GridIsEveryCombinationLastAxisFastest) {
+    TempDir dir;
+    const SweepSpec spec =
+        spec_from(dir, "axes:\n  workload.seq_len: [8, 16]\n  placers.0: [a, b, c]\n");
+    const DesignSpace space = enumerate_points(spec);
+    ASSERT_EQ(space.points.size(), 6u);
+    EXPECT_EQ(values_of(space, 0), (std::vector<std::string>{"8", "8", "8", "16", "16", "16"}));
+    EXPECT_EQ(values_of(space, 1), (std::vector<std::string>{"a", "b", "c", "a", "b", "c"}));
+    std::set<std::string> ids;
+    for (std::size_t i = 0; i < space.points.size(); ++i) {
+        EXPECT_EQ(space.points[i].index, i);
+        EXPECT_EQ(space.points[i].id, point_id(space.points[i].assignments));
+        EXPECT_EQ(space.points[i].id.size(), 13u);
+        ids.insert(space.points[i].id);
+    }
+    EXPECT_EQ(ids.size(), 6u);
+    EXPECT_EQ(space.points[4].assignments,
+              (std::vector<std::string>{"workload.seq_len=16", "placers.0=b"}));
+    EXPECT_EQ(space.points[4].label(), "seq_len=16, 0=b");
+    // The id is of the path and the value: the same value on another axis is another point.
+    using List = std::vector<std::string>;
+    EXPECT_NE(point_id(List{"a.x=1"}), point_id(List{"a.y=1"}));
+    EXPECT_NE(point_id(List{"a.x=1"}), point_id(List{"a.x=2"}));
+    EXPECT_EQ(point_id(List{"a.x=1"}), point_id(List{"a.x=1"}));
+}
+
+TEST(SweepDesignSpace, WhereRemovesCombinations) {
+    TempDir dir;
+    const SweepSpec spec = spec_from(dir,
+                                     "axes:\n  workload.seq_len: [8, 16, 32]\n"
+                                     "  platform.link.bandwidth: [1 GB/s, 2 GB/s]\n"
+                                     "where: ['seq_len * bandwidth <= 32 GB/s', "
+                                     "'not (seq_len == 8 and bandwidth > 1500 MB/s)']\n");
+    const DesignSpace space = enumerate_points(spec);
+    // Kept: (8, 1), (16, 1), (16, 2), (32, 1); removed (8, 2) and (32, 2).
+    EXPECT_EQ(space.skipped, 2u);
+    EXPECT_EQ(values_of(space, 0), (std::vector<std::string>{"8", "16", "16", "32"}));
+    EXPECT_EQ(values_of(space, 1),
+              (std::vector<std::string>{"1 GB/s", "1 GB/s", "2 GB/s", "1 GB/s"}));
+}
+
+TEST(SweepDesignSpace, BundleAxisSetsSeveralPathsPerValue) {
+    TempDir dir;
+    const SweepSpec spec = spec_from(dir,
+                                     "axes:\n  accelerators:\n    values:\n"
+                                     "      '2': {platform.components.acc2: ~, p.acc3: ~}\n"
+                                     "      '4': {}\n"
+                                     "  workload.batch: [1, 8]\n"
+                                     "where: 'accelerators * batch <= 16'\n");
+    const DesignSpace space = enumerate_points(spec);
+    ASSERT_EQ(space.points.size(), 3u);  // (4, 8) breaks the constraint
+    EXPECT_EQ(space.points[0].values[0],
+              (std::pair<std::string, std::string>{"accelerators", "2"}));
+    EXPECT_EQ(
+        space.points[0].assignments,
+        (std::vector<std::string>{"platform.components.acc2=~", "p.acc3=~", "workload.batch=1"}));
+    EXPECT_EQ(space.points[2].assignments, (std::vector<std::string>{"workload.batch=1"}));
+    EXPECT_EQ(space.points[2].label(), "accelerators=4, batch=1");
+}
+
+// --- sampling --------------------------------------------------------------------------------
+
+TEST(SweepDesignSpace, RandomDrawsDistinctGridPointsFromItsSeed) {
+    TempDir dir;
+    const std::string axes = "axes:\n  a.x: [1, 2, 3, 4]\n  a.y: [p, q, r]\n";
+    const DesignSpace one = enumerate_points(spec_from(dir, axes + "random: {n: 5, seed: 3}\n"));
+    const DesignSpace again = enumerate_points(spec_from(dir, axes + "random: {n: 5, seed: 3}\n"));
+    const DesignSpace other = enumerate_points(spec_from(dir, axes + "random: {n: 5, seed: 4}\n"));
+    ASSERT_EQ(one.points.size(), 5u);
+    std::set<std::string> ids;
+    for (std::size_t i = 0; i < 5; ++i) {
+        ids.insert(one.points[i].id);
+        EXPECT_EQ(one.points[i].id, again.points[i].id);
+    }
+    EXPECT_EQ(ids.size(), 5u);
+    std::vector<std::string> a, b;
+    for (std::size_t i = 0; i < 5; ++i) {
+        a.push_back(one.points[i].id);
+        b.push_back(other.points[i].id);
+    }
+    EXPECT_NE(a, b);
+    // More points than the grid has: the whole grid, once each.
+    EXPECT_EQ(enumerate_points(spec_from(dir, axes + "random: {n: 50, seed: 1}\n")).points.size(),
+              12u);
+}
+
+TEST(SweepDesignSpace, LatinHypercubeUsesEveryStratumOnce) {
+    TempDir dir;
+    const SweepSpec spec = spec_from(dir,
+                                     "axes:\n  a.bandwidth: {min: 1 GB/s, max: 2 GB/s}\n"
+                                     "  a.memory: {min: 1 MiB, max: 1 GiB, log: true}\n"
+                                     "  a.cores: [1, 2, 4, 8, 16]\n"
+                                     "latin_hypercube: {n: 10, seed: 7}\n");
+    const DesignSpace space = enumerate_points(spec);
+    ASSERT_EQ(space.points.size(), 10u);
+    std::set<int> linear, logarithmic;
+    std::map<std::string, int> cores;
+    for (const auto& p : space.points) {
+        const double bw = std::get<double>(axis_value(p.values[0].second));
+        const double mem = std::get<double>(axis_value(p.values[1].second));
+        EXPECT_THAT(p.values[0].second, ::testing::EndsWith(" GB/s"));
+        EXPECT_THAT(p.values[1].second, ::testing::EndsWith(" MiB"));
+        ASSERT_GE(bw, 1e9);
+        ASSERT_LT(bw, 2e9);
+        linear.insert(static_cast<int>((bw - 1e9) / 1e8));
+        // Log scale: strata of equal ratio between 1 MiB and 1024 MiB.
+        logarithmic.insert(static_cast<int>(std::log(mem / 1048576.0) / std::log(1024.0) * 10));
+        ++cores[p.values[2].second];
+    }
+    EXPECT_EQ(linear.size(), 10u);
+    EXPECT_EQ(logarithmic.size(), 10u);
+    // A list of 5 values over 10 strata: each value twice.
+    for (const auto& [value, count] : cores)
+        EXPECT_EQ(count, 2) << value;
+}
+
+TEST(SweepDesignSpace, BadSweepFilesNameTheProblem) {
+    TempDir dir;
+    EXPECT_THAT(input_error([&] { spec_from(dir, "axes:\n  a.x: {min: 1, max: 2}\n"); }),
+                HasSubstr("needs `random:` or `latin_hypercube:`"));
+    EXPECT_THAT(input_error([&] { spec_from(dir, "axes:\n  a.x: []\n"); }),
+                HasSubstr("at least one value"));
+    EXPECT_THAT(input_error([&] { spec_from(dir, "axes:\n  a.x: [1, 1]\n"); }),
+                HasSubstr("lists '1' twice"));
+    EXPECT_THAT(input_error([&] { spec_from(dir, "axis:\n  a.x: [1]\n"); }), HasSubstr("axis"));
+    EXPECT_THAT(input_error([&] {
+                    spec_from(dir, "axes: {a.x: [1]}\nrandom: {n: 2}\nlatin_hypercube: {n: 2}\n");
+                }),
+                HasSubstr("not both"));
+    EXPECT_THAT(input_error([&] {
+                    enumerate_points(spec_from(dir, "axes: {a.x: [1]}\nwhere: 'y > 1'\n"));
+                }),
+                HasSubstr("'y' is not an axis (axes: a.x)"));
+    EXPECT_THAT(input_error([&] {
+                    enumerate_points(spec_from(dir, "axes: {a.x: [1, 2]}\nwhere: 'x > 5'\n"));
+                }),
+                HasSubstr("no design point is left (2 removed"));
+    EXPECT_THAT(input_error([&] { spec_from(dir, "axes: {a.x: [1]}\nwhere: 'x >'\n"); }),
+                HasSubstr("expected a value"));
+    EXPECT_THAT(
+        input_error([&] {
+            load_sweep(dir.write("s2.yaml", "sweep: t\nstudy: nope.yaml\naxes: {a: [1]}\n"));
+        }),
+        HasSubstr("does not exist"));
+}
+
+// --- expressions -----------------------------------------------------------------------------
+
+bool holds(const std::string& text, const std::map<std::string, Value>& vars = {}) {
+    return Expression::parse(text).holds(vars);
+}
+
+TEST(SweepExpression, ArithmeticUnitsTextAndNames) {
+    EXPECT_TRUE(holds("1 + 2 * 3 == 7"));
+    EXPECT_TRUE(holds("(1 + 2) * 3 == 9"));
+    EXPECT_TRUE(holds("-2 * -3 == 6 and 7 / 2 == 3.5"));
+    EXPECT_TRUE(holds("32 MiB == 33554432"));
+    EXPECT_TRUE(holds("2 GB/s > 1500 MB/s"));
+    EXPECT_TRUE(holds("1 ms == 1000 us or 1 > 2"));
+    EXPECT_FALSE(holds("not 1 < 2"));
+    const std::map<std::string, Value> vars{{"workload.model", std::string("bert")},
+                                            {"workload.seq_len", 16.0},
+                                            {"platform.dma.bandwidth", 2e9},
+                                            {"platform.pim.bandwidth", 1e9}};
+    EXPECT_TRUE(holds("model == 'bert' and seq_len >= 16", vars));
+    EXPECT_TRUE(holds("workload.model != \"gpt2\"", vars));
+    EXPECT_TRUE(holds("dma.bandwidth == 2 * pim.bandwidth", vars));
+    EXPECT_THROW(holds("bandwidth > 1", vars), ExpressionError);  // ambiguous
+    EXPECT_THROW(holds("model > 'a'", vars), ExpressionError);    // order of text
+    EXPECT_THROW(holds("model * 2 == 1", vars), ExpressionError);
+    EXPECT_THROW(holds("seq_len + 1", vars), ExpressionError);  // not a comparison
+    EXPECT_THROW(Expression::parse("2 parsecs > 1"), ExpressionError);
+    EXPECT_THROW(Expression::parse("(1 < 2"), ExpressionError);
+    EXPECT_EQ(std::get<double>(axis_value("2 GB/s")), 2e9);
+    EXPECT_EQ(std::get<double>(axis_value("16")), 16.0);
+    EXPECT_EQ(std::get<std::string>(axis_value("ddr4-2400")), "ddr4-2400");
+}
+
+// --- results files ---------------------------------------------------------------------------
+
+const std::vector<std::string> kHeader{"study", "point", "placer", "latency_s"};
+
+DesignPoint point(std::size_t index, const std::string& value) {
+    DesignPoint p;
+    p.index = index;
+    p.values = {{"a.x", value}};
+    p.assignments = {"a.x=" + value};
+    p.id = point_id(p.assignments);
+    return p;
+}
+
+std::string text_of(const std::filesystem::path& file) {
+    return hetsim::testing::read_file(file);
+}
+
+// A crash inside a write leaves a torn last line; a crash between the two writes leaves a
+// point in one file only. Resuming drops both and keeps the rest as it was.
+TEST(SweepResults, ResumeDropsTornAndHalfWrittenPoints) {
+    TempDir dir;
+    ResultsStore store(dir.path(), kHeader, {"a.x"});
+    EXPECT_TRUE(store.open(false, false).empty());
+    const PointOutcome a = store.failed_point(point(0, "1"), "s", "boom, with a comma", 1.0);
+    const PointOutcome b = store.failed_point(point(1, "2"), "s", "bang", 1.0);
+    store.append(a);
+    store.append(b);
+    const std::string whole_csv = text_of(store.csv_path());
+    const std::string whole_jsonl = text_of(store.jsonl_path());
+    EXPECT_THAT(whole_csv, HasSubstr("\"boom, with a comma\""));
+    const PointOutcome c = store.failed_point(point(2, "3"), "s", "late", 1.0);
+    std::ofstream(store.jsonl_path(), std::ios::app) << c.jsonl_rows.substr(0, 10);
+    std::ofstream(store.csv_path(), std::ios::app) << c.csv_rows;  // csv only
+    const auto present = ResultsStore(dir.path(), kHeader, {"a.x"}).open(true, false);
+    EXPECT_EQ(present, (std::map<std::string, std::string>{{a.id, "failed"}, {b.id, "failed"}}));
+    EXPECT_EQ(text_of(store.csv_path()), whole_csv);
+    EXPECT_EQ(text_of(store.jsonl_path()), whole_jsonl);
+    // --retry-failed: failed points leave the files and run again.
+    EXPECT_TRUE(ResultsStore(dir.path(), kHeader, {"a.x"}).open(true, true).empty());
+    EXPECT_EQ(text_of(store.csv_path()), store.header_line() + "\n");
+}
+
+TEST(SweepResults, SortPutsPointsInSweepOrderAndRefusesOtherColumns) {
+    TempDir dir;
+    ResultsStore store(dir.path(), kHeader, {"a.x"});
+    store.open(false, false);
+    const std::vector<DesignPoint> points{point(0, "1"), point(1, "2"), point(2, "3")};
+    for (std::size_t i : {2u, 0u, 1u})
+        store.append(store.failed_point(points[i], "s", "e" + std::to_string(i), 0.0));
+    store.sort(points);
+    std::istringstream csv(text_of(store.csv_path()));
+    std::string line;
+    std::getline(csv, line);
+    for (std::size_t i = 0; i < 3; ++i) {
+        std::getline(csv, line);
+        EXPECT_THAT(line, HasSubstr(points[i].id + ",,,failed,e" + std::to_string(i)));
+    }
+    EXPECT_THAT(
+        input_error([&] { ResultsStore(dir.path(), {"other"}, {"a.x"}).open(true, false); }),
+        HasSubstr("other columns"));
+}
+
+}  // namespace
+}  // namespace hetsim::sweep
