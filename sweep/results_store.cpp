@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "sim/atomic_file.hpp"
 #include "sim/config.hpp"
 #include "sim/csv.hpp"
 
@@ -36,20 +38,6 @@ std::vector<std::string> complete_lines(const std::string& text) {
     for (std::size_t nl; (nl = text.find('\n', start)) != std::string::npos; start = nl + 1)
         lines.push_back(text.substr(start, nl - start));
     return lines;
-}
-
-// Writes `content` to `file` through a temporary name and a rename, so a reader (or a crash)
-// sees the old file or the new one, never a mix.
-void replace_file(const fs::path& file, const std::string& content) {
-    const fs::path tmp = file.string() + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        out << content;
-        out.flush();
-        if (!out)
-            throw std::runtime_error(fmt::format("cannot write '{}'", tmp.string()));
-    }
-    fs::rename(tmp, file);
 }
 
 // One write(2) of the whole text at the end of the file, then fsync(2): a concurrent reader
@@ -122,23 +110,49 @@ ResultsStore::ResultsStore(fs::path dir, std::vector<std::string> study_header,
                            std::vector<std::string> axes)
     : dir_(std::move(dir)), study_header_(std::move(study_header)), axes_(std::move(axes)) {}
 
+std::vector<std::string> axis_columns(const std::vector<std::string>& study_header,
+                                      const std::vector<std::string>& axes) {
+    std::vector<std::string> columns;
+    for (const std::string& axis : axes) {
+        const bool taken =
+            std::find(study_header.begin(), study_header.end(), axis) != study_header.end() ||
+            axis == "status" || axis == "error";
+        columns.push_back(taken ? "axis." + axis : axis);
+    }
+    return columns;
+}
+
 std::string ResultsStore::header_line() const {
     std::vector<std::string> columns = study_header_;
     columns.push_back("status");
     columns.push_back("error");
-    columns.insert(columns.end(), axes_.begin(), axes_.end());
+    for (const std::string& c : axis_columns(study_header_, axes_))
+        columns.push_back(c);
     std::string line;
     for (const auto& c : columns)
         line += (line.empty() ? "" : ",") + sim::csv_field(c);
     return line;
 }
 
+ResultsStore::~ResultsStore() {
+    if (lock_fd_ >= 0)
+        ::close(lock_fd_);  // releases the flock
+}
+
 std::map<std::string, std::string> ResultsStore::open(bool resume, bool retry_failed) {
     fs::create_directories(dir_);
+    // Two sweeps appending to one folder would interleave their points and run each twice.
+    const fs::path lock = dir_ / ".lock";
+    lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (lock_fd_ < 0 || ::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+        throw sim::InputError(dir_.string(), "--out", 0,
+                              "another hetsim sweep is writing this folder; wait for it, or use "
+                              "another --out");
+    }
     std::map<std::string, std::string> present;
     if (!resume || !fs::exists(csv_path())) {
-        replace_file(csv_path(), header_line() + "\n");
-        replace_file(jsonl_path(), "");
+        sim::write_file_atomically(csv_path(), header_line() + "\n");
+        sim::write_file_atomically(jsonl_path(), "");
         return present;
     }
     const std::vector<std::string> csv_lines = complete_lines(read_text(csv_path()));
@@ -180,8 +194,8 @@ std::map<std::string, std::string> ResultsStore::open(bool resume, bool retry_fa
         if (present.count(jsonl_point(line)))
             jsonl += line + "\n";
     }
-    replace_file(csv_path(), csv);
-    replace_file(jsonl_path(), jsonl);
+    sim::write_file_atomically(csv_path(), csv);
+    sim::write_file_atomically(jsonl_path(), jsonl);
     return present;
 }
 
@@ -220,8 +234,8 @@ void ResultsStore::sort(const std::vector<DesignPoint>& points) {
         csv += line + "\n";
     for (const auto& [r, line] : jsonl_rows)
         jsonl += line + "\n";
-    replace_file(csv_path(), csv);
-    replace_file(jsonl_path(), jsonl);
+    sim::write_file_atomically(csv_path(), csv);
+    sim::write_file_atomically(jsonl_path(), jsonl);
 }
 
 PointOutcome ResultsStore::read_point(const DesignPoint& point, const fs::path& point_dir,

@@ -6,7 +6,7 @@
 //
 // results.csv keeps the study's header (app::write_outputs), `point` holding the point id, and
 // adds `status` (ok | failed), `error` (why a point failed) and one column per axis, named by
-// its YAML path. A failed point is one row with an empty placer.
+// its YAML path (axis_columns). A failed point is one row with an empty placer.
 #pragma once
 
 #include <cstddef>
@@ -33,13 +33,20 @@ struct PointOutcome {
     static PointOutcome deserialize(const std::string& text);
 };
 
+// The results.csv column of each axis: its path, or "axis.<path>" when the study's header (or
+// status, error) already has a column of that name (an `objective` axis).
+std::vector<std::string> axis_columns(const std::vector<std::string>& study_header,
+                                      const std::vector<std::string>& axes);
+
 class ResultsStore {
 public:
     // `study_header`: the study's results.csv columns; `axes`: the sweep's axis paths.
     ResultsStore(std::filesystem::path dir, std::vector<std::string> study_header,
                  std::vector<std::string> axes);
 
-    // Opens the files. Without `resume` any previous results are replaced. With it, the points
+    // Opens the files, after taking DIR/.lock (flock, held until the store is destroyed):
+    // throws sim::InputError when another sweep is writing DIR. Without `resume` any previous
+    // results are replaced. With it, the points
     // already present are returned (id -> "ok" | "failed"), and with `retry_failed` the failed
     // ones are dropped from the files (and not returned) so that they run again.
     std::map<std::string, std::string> open(bool resume, bool retry_failed);
@@ -64,7 +71,12 @@ public:
     std::filesystem::path jsonl_path() const { return dir_ / "results.jsonl"; }
     std::string header_line() const;
 
+    ~ResultsStore();
+    ResultsStore(const ResultsStore&) = delete;
+    ResultsStore& operator=(const ResultsStore&) = delete;
+
 private:
+    int lock_fd_ = -1;
     std::filesystem::path dir_;
     std::vector<std::string> study_header_;
     std::vector<std::string> axes_;

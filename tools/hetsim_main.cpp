@@ -54,7 +54,8 @@ std::string default_study() {
 }
 
 int cmd_run(const std::string& file, const std::vector<std::string>& overrides,
-            const std::string& out, bool trace, std::size_t trace_limit_bytes) {
+            const std::string& out, bool trace, std::size_t trace_limit_bytes,
+            const std::string& trace_format) {
     std::vector<app::PointRun> runs;
     for (auto& point : app::load_study_points(file, overrides)) {
         app::StudyResult result =
@@ -79,11 +80,12 @@ int cmd_run(const std::string& file, const std::vector<std::string>& overrides,
     }
     const auto& first = runs.front().config;
     const fs::path out_dir = out.empty() ? fs::path("out") / first.name : fs::path(out);
-    app::write_outputs(runs, out_dir, trace, trace_limit_bytes, &std::cerr);
+    app::write_outputs(runs, out_dir, trace, trace_limit_bytes, &std::cerr, trace_format);
     for (const auto& [study, result] : runs)
         std::cout << app::format_table(study, result);
-    std::cout << fmt::format("results in {}/ (results.csv, results.json, placement_*.json{})\n",
-                             out_dir.string(), trace ? ", *.trace.json" : "");
+    std::cout << fmt::format(
+        "results in {}/ (results.csv, results.json, placement_*.json{})\n", out_dir.string(),
+        trace ? (trace_format == "perfetto_proto" ? ", *.pftrace" : ", *.trace.json") : "");
     return 0;
 }
 
@@ -133,6 +135,10 @@ int main(int argc, char** argv) {
     run->add_option("--set", overrides, "override a YAML path: --set workload.seq_len=32");
     run->add_option("--out", out_dir, "output directory (default: out/<study>)");
     run->add_flag("--trace", trace, "write a Perfetto trace per placer");
+    std::string trace_format = "perfetto_json";
+    run->add_option("--trace-format", trace_format,
+                    "perfetto_json (default; .trace.json) or perfetto_proto (native protobuf "
+                    "TrackEvent; .pftrace)");
     std::string trace_limit;
     run->add_option("--trace-limit", trace_limit,
                     "split a trace above this size by time into parts (default 200 MB)");
@@ -288,8 +294,9 @@ int main(int argc, char** argv) {
             }
             if (!(limit_bytes >= 1.0))
                 throw sim::InputError("", "--trace-limit", 0, "must be at least 1 B");
+            (void)traces::make_trace_writer(trace_format);  // an unknown format is bad input
             return cmd_run(study_file.empty() ? default_study() : study_file, overrides, out_dir,
-                           trace, static_cast<std::size_t>(limit_bytes));
+                           trace, static_cast<std::size_t>(limit_bytes), trace_format);
         }
         if (sweep->parsed()) {
             int exit_code = 0;

@@ -334,4 +334,8 @@ void PerfettoJsonWriter::write(const sim::Trace& trace, std::ostream& out) const
     }
 }
 
+void validate_trace(const sim::Trace& trace) {
+    validate(trace, lay_out(trace));
+}
+
 }  // namespace hetsim::traces

@@ -24,4 +24,8 @@ public:
     void write(const sim::Trace& trace, std::ostream& out) const override;
 };
 
+// The checks write() makes, for the other formats: throws std::invalid_argument naming the
+// first problem.
+void validate_trace(const sim::Trace& trace);
+
 }  // namespace hetsim::traces

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "traces/perfetto_json_writer.hpp"
+#include "traces/perfetto_proto_writer.hpp"
 
 namespace hetsim::traces {
 
@@ -22,6 +23,7 @@ using Factory = std::function<std::unique_ptr<TraceWriter>()>;
 const std::vector<std::pair<std::string, Factory>>& registry() {
     static const std::vector<std::pair<std::string, Factory>> formats = {
         {"perfetto_json", [] { return std::make_unique<PerfettoJsonWriter>(); }},
+        {"perfetto_proto", [] { return std::make_unique<PerfettoProtoWriter>(); }},
     };
     return formats;
 }

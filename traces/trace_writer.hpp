@@ -19,7 +19,8 @@ public:
     virtual void write(const sim::Trace& trace, std::ostream& out) const = 0;
 };
 
-// Known formats: "perfetto_json" (Chrome trace-event JSON that ui.perfetto.dev opens).
+// Known formats: "perfetto_json" (Chrome trace-event JSON that ui.perfetto.dev opens) and
+// "perfetto_proto" (Perfetto's native protobuf TrackEvent trace).
 std::unique_ptr<TraceWriter> make_trace_writer(const std::string& format);
 std::vector<std::string> trace_formats();
 

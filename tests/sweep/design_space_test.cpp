@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <memory>
 #include <set>
 #include <string>
 
@@ -244,36 +245,72 @@ std::string text_of(const std::filesystem::path& file) {
 // point in one file only. Resuming drops both and keeps the rest as it was.
 TEST(SweepResults, ResumeDropsTornAndHalfWrittenPoints) {
     TempDir dir;
-    ResultsStore store(dir.path(), kHeader, {"a.x"});
-    EXPECT_TRUE(store.open(false, false).empty());
-    const PointOutcome a = store.failed_point(point(0, "1"), "s", "boom, with a comma", 1.0);
-    const PointOutcome b = store.failed_point(point(1, "2"), "s", "bang", 1.0);
-    store.append(a);
-    store.append(b);
-    const std::string whole_csv = text_of(store.csv_path());
-    const std::string whole_jsonl = text_of(store.jsonl_path());
+    auto store =
+        std::make_unique<ResultsStore>(dir.path(), kHeader, std::vector<std::string>{"a.x"});
+    EXPECT_TRUE(store->open(false, false).empty());
+    const PointOutcome a = store->failed_point(point(0, "1"), "s", "boom, with a comma", 1.0);
+    const PointOutcome b = store->failed_point(point(1, "2"), "s", "bang", 1.0);
+    store->append(a);
+    store->append(b);
+    const auto csv = store->csv_path(), jsonl = store->jsonl_path();
+    const std::string header = store->header_line();
+    const std::string whole_csv = text_of(csv);
+    const std::string whole_jsonl = text_of(jsonl);
     EXPECT_THAT(whole_csv, HasSubstr("\"boom, with a comma\""));
-    const PointOutcome c = store.failed_point(point(2, "3"), "s", "late", 1.0);
-    std::ofstream(store.jsonl_path(), std::ios::app) << c.jsonl_rows.substr(0, 10);
-    std::ofstream(store.csv_path(), std::ios::app) << c.csv_rows;  // csv only
-    const auto present = ResultsStore(dir.path(), kHeader, {"a.x"}).open(true, false);
-    EXPECT_EQ(present, (std::map<std::string, std::string>{{a.id, "failed"}, {b.id, "failed"}}));
-    EXPECT_EQ(text_of(store.csv_path()), whole_csv);
-    EXPECT_EQ(text_of(store.jsonl_path()), whole_jsonl);
+    const PointOutcome c = store->failed_point(point(2, "3"), "s", "late", 1.0);
+    store.reset();  // the sweep dies here
+    std::ofstream(jsonl, std::ios::app) << c.jsonl_rows.substr(0, 10);
+    std::ofstream(csv, std::ios::app) << c.csv_rows;  // csv only
+    {
+        ResultsStore resumed(dir.path(), kHeader, {"a.x"});
+        EXPECT_EQ(resumed.open(true, false),
+                  (std::map<std::string, std::string>{{a.id, "failed"}, {b.id, "failed"}}));
+    }
+    EXPECT_EQ(text_of(csv), whole_csv);
+    EXPECT_EQ(text_of(jsonl), whole_jsonl);
     // --retry-failed: failed points leave the files and run again.
-    EXPECT_TRUE(ResultsStore(dir.path(), kHeader, {"a.x"}).open(true, true).empty());
-    EXPECT_EQ(text_of(store.csv_path()), store.header_line() + "\n");
+    {
+        ResultsStore retried(dir.path(), kHeader, {"a.x"});
+        EXPECT_TRUE(retried.open(true, true).empty());
+    }
+    EXPECT_EQ(text_of(csv), header + "\n");
+}
+
+TEST(SweepResults, OneSweepAtATimePerFolder) {
+    TempDir dir;
+    {
+        ResultsStore first(dir.path(), kHeader, {"a.x"});
+        first.open(false, false);
+        EXPECT_THAT(input_error([&] {
+                        ResultsStore second(dir.path(), kHeader, {"a.x"});
+                        second.open(true, false);
+                    }),
+                    HasSubstr("another hetsim sweep is writing this folder"));
+    }
+    ResultsStore after(dir.path(), kHeader, {"a.x"});  // the first one's lock is gone
+    EXPECT_TRUE(after.open(true, false).empty());
+}
+
+TEST(SweepResults, AxisColumnsNeverShadowTheStudysColumns) {
+    EXPECT_EQ(axis_columns({"study", "objective"}, {"objective", "workload.seq_len", "status"}),
+              (std::vector<std::string>{"axis.objective", "workload.seq_len", "axis.status"}));
+    ResultsStore store("unused", {"study", "point", "objective"}, {"objective"});
+    EXPECT_EQ(store.header_line(), "study,point,objective,status,error,axis.objective");
 }
 
 TEST(SweepResults, SortPutsPointsInSweepOrderAndRefusesOtherColumns) {
     TempDir dir;
-    ResultsStore store(dir.path(), kHeader, {"a.x"});
-    store.open(false, false);
     const std::vector<DesignPoint> points{point(0, "1"), point(1, "2"), point(2, "3")};
-    for (std::size_t i : {2u, 0u, 1u})
-        store.append(store.failed_point(points[i], "s", "e" + std::to_string(i), 0.0));
-    store.sort(points);
-    std::istringstream csv(text_of(store.csv_path()));
+    std::string sorted;
+    {
+        ResultsStore store(dir.path(), kHeader, {"a.x"});
+        store.open(false, false);
+        for (std::size_t i : {2u, 0u, 1u})
+            store.append(store.failed_point(points[i], "s", "e" + std::to_string(i), 0.0));
+        store.sort(points);
+        sorted = text_of(store.csv_path());
+    }
+    std::istringstream csv(sorted);
     std::string line;
     std::getline(csv, line);
     for (std::size_t i = 0; i < 3; ++i) {

@@ -384,8 +384,8 @@ TEST(WriteTraceFile, UnwritablePathThrowsNamingTheFile) {
     EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
 }
 
-TEST(MakeTraceWriter, KnowsPerfettoJson) {
-    EXPECT_EQ(trace_formats(), std::vector<std::string>{"perfetto_json"});
+TEST(MakeTraceWriter, KnowsPerfettoJsonAndProto) {
+    EXPECT_EQ(trace_formats(), (std::vector<std::string>{"perfetto_json", "perfetto_proto"}));
     EXPECT_EQ(make_trace_writer("perfetto_json")->format_name(), "perfetto_json");
 }
 

@@ -38,21 +38,6 @@ std::string file_safe(const std::string& spec) {
     return out;
 }
 
-void write_file_atomically(const fs::path& file, const std::string& content) {
-    const fs::path tmp = file.string() + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        out << content;
-        out.close();
-        if (!out) {
-            std::error_code ec;
-            fs::remove(tmp, ec);
-            throw std::runtime_error(fmt::format("cannot write '{}'", file.string()));
-        }
-    }
-    fs::rename(tmp, file);
-}
-
 std::optional<fs::path> find_tool_script(const std::string& name) {
     const fs::path local = fs::path("tools") / name;
     if (fs::exists(local))
@@ -548,7 +533,8 @@ const std::vector<std::string>& results_csv_columns() {
 }
 
 void write_outputs(const std::vector<PointRun>& runs, const fs::path& out_dir, bool traces,
-                   std::size_t trace_limit_bytes, std::ostream* warnings) {
+                   std::size_t trace_limit_bytes, std::ostream* warnings,
+                   const std::string& trace_format) {
     // Render everything first: a failure here leaves no file behind.
     std::map<fs::path, std::string> files;
     std::ostringstream csv;
@@ -646,21 +632,24 @@ void write_outputs(const std::vector<PointRun>& runs, const fs::path& out_dir, b
             files[out_dir / fmt::format("placement_{}{}.json", prefix, file_safe(r.placer))] =
                 placement.dump(2) + "\n";
             if (traces) {
-                const auto writer = traces::make_trace_writer("perfetto_json");
+                const auto writer = traces::make_trace_writer(trace_format);
+                const std::string ext =
+                    trace_format == "perfetto_proto" ? ".pftrace" : ".trace.json";
                 std::vector<std::string> parts =
                     traces::render_within(*writer, r.trace, trace_limit_bytes);
                 const std::string stem = prefix + file_safe(r.placer);
                 if (parts.size() == 1) {
-                    files[out_dir / (stem + ".trace.json")] = std::move(parts.front());
+                    files[out_dir / (stem + ext)] = std::move(parts.front());
                 } else {
+                    const std::string part_ext =
+                        trace_format == "perfetto_proto" ? ".pftrace" : ".json";
                     for (std::size_t k = 0; k < parts.size(); ++k)
-                        files[out_dir / fmt::format("{}.trace.part{}.json", stem, k)] =
+                        files[out_dir / fmt::format("{}.trace.part{}{}", stem, k, part_ext)] =
                             std::move(parts[k]);
                     if (warnings) {
                         *warnings << fmt::format(
                             "hetsim: warning: the trace of {} is above {} (the Perfetto UI "
-                            "fails near 1 GB): split by time into {}.trace.part0.json .. "
-                            "part{}.json\n",
+                            "fails near 1 GB): split by time into {}.trace.part0 .. part{}\n",
                             r.placer,
                             sim::format_quantity(static_cast<double>(trace_limit_bytes),
                                                  sim::Quantity::data_size),

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "placement/placer.hpp"
+#include "sim/atomic_file.hpp"
 #include "sim/config.hpp"
 #include "sim/evaluator.hpp"
 #include "sim/graph.hpp"
@@ -91,17 +92,19 @@ const std::vector<std::string>& results_csv_columns();
 // tables (convergence_<placer>.csv, ...) and (with traces) <placer>.trace.json into `out_dir` (file
 // names prefixed by the point when a study has several), each through a temporary file and a
 // rename, after everything is rendered.
-// A trace whose JSON would exceed `trace_limit_bytes` is split by time into
-// <placer>.trace.part<k>.json files, with a warning on `warnings`.
+// Traces in `trace_format` (traces/trace_writer.hpp): <placer>.trace.json, or <placer>.pftrace
+// for perfetto_proto. A trace above `trace_limit_bytes` is split by time into
+// <placer>.trace.part<k>.json (.part<k>.pftrace) files, with a warning on `warnings`.
 void write_outputs(const std::vector<PointRun>& runs, const std::filesystem::path& out_dir,
                    bool traces, std::size_t trace_limit_bytes = traces::kDefaultTraceLimitBytes,
-                   std::ostream* warnings = nullptr);
+                   std::ostream* warnings = nullptr,
+                   const std::string& trace_format = "perfetto_json");
 
 // A placer spec as a file-name part: "priority:CPU_P,PIM" -> "priority_CPU_P_PIM".
 std::string file_safe(const std::string& spec);
 
 // Writes `content` to `file` atomically (temporary name, then rename).
-void write_file_atomically(const std::filesystem::path& file, const std::string& content);
+using sim::write_file_atomically;
 
 // Debian's Python, which has matplotlib, torch, torchvision and onnx (tools/setup.sh); never the
 // first python3 on PATH.

@@ -7,6 +7,7 @@
 
 #include "sim/config.hpp"
 #include "sweep/design_space.hpp"
+#include "sweep/results_store.hpp"
 #include "sweep/runner.hpp"
 #include "tools/app/study.hpp"
 
@@ -37,10 +38,12 @@ std::string run_sweep(const SweepRequest& request, std::ostream& progress, bool 
         manifest["sweep"] = spec.name;
         manifest["file"] = fs::absolute(spec.file).string();
         manifest["study"] = fs::absolute(spec.study).string();
-        nlohmann::ordered_json axes = nlohmann::ordered_json::array();
+        std::vector<std::string> paths;
         for (const auto& a : spec.axes)
-            axes.push_back(a.path);
-        manifest["axes"] = axes;
+            paths.push_back(a.path);
+        // `axes`: the results.csv columns (what tools/plot.py reads); `axis_paths`: the paths.
+        manifest["axes"] = sweep::axis_columns(results_csv_columns(), paths);
+        manifest["axis_paths"] = paths;
         manifest["points"] = space.points.size();
         manifest["removed_by_where"] = space.skipped;
         manifest["sampling"] = sweep::to_string(spec.sampling);
