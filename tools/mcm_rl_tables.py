@@ -19,6 +19,7 @@ paper use levels their methods reach). A method's entry is the first sample at w
 reaches the level, and the reduction is RL-from-scratch's samples over the method's.
 """
 import argparse
+import concurrent.futures
 import csv
 import json
 import math
@@ -135,7 +136,8 @@ def table2(args):
     s = specs(args.samples, checkpoint, None)
     per_graph = {name: [] for name, _ in METHODS}
     os.makedirs(args.out, exist_ok=True)
-    for g in tests:
+
+    def run_graph(g):
         run_dir = os.path.join(args.out, g["name"])
         study = os.path.join(args.out, g["name"] + ".yaml")
         graph = os.path.abspath(os.path.join(args.dataset, g["file"]))
@@ -146,19 +148,26 @@ def table2(args):
                         "placers:\n" + "".join(f"  - {p}\n" for p in placers) +
                         f"seed: {args.seed}\n")
         write_study(study, ["mcm.greedy"] + [s[n] for n, _ in METHODS])
-        if not os.path.exists(os.path.join(run_dir, "results.csv")):
-            print(f"table2: {g['name']} ({g['nodes']} ops)", flush=True)
-            done = subprocess.run([args.hetsim, "run", study, "--out", run_dir],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            if done.returncode != 0:
-                # A placer that finds no valid partition fails the study: run each alone, and
-                # count the one that fails as having no valid sample (a curve of zeros).
-                print(f"  {done.stderr.strip()}; running the placers one by one", flush=True)
-                for n, _ in METHODS:
-                    one = os.path.join(args.out, f"{g['name']}_{file_safe(s[n])}.yaml")
-                    write_study(one, ["mcm.greedy", s[n]])
-                    subprocess.run([args.hetsim, "run", one, "--out", run_dir],
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if os.path.exists(os.path.join(run_dir, "results.csv")):
+            return
+        print(f"table2: {g['name']} ({g['nodes']} ops)", flush=True)
+        done = subprocess.run([args.hetsim, "run", study, "--out", run_dir],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if done.returncode != 0:
+            # A placer that finds no valid partition fails the study: run each alone, and
+            # count the one that fails as having no valid sample (a curve of zeros).
+            print(f"  {done.stderr.strip()}; running the placers one by one", flush=True)
+            for n, _ in METHODS:
+                one = os.path.join(args.out, f"{g['name']}_{file_safe(s[n])}.yaml")
+                write_study(one, ["mcm.greedy", s[n]])
+                subprocess.run([args.hetsim, "run", one, "--out", run_dir],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    # The graphs are independent runs: --jobs of them at a time (each hetsim is one thread).
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        list(pool.map(run_graph, tests))
+    for g in tests:
+        run_dir = os.path.join(args.out, g["name"])
         greedy = read_convergence(os.path.join(run_dir, "convergence_mcm.greedy.csv"))[-1]
         for name, _ in METHODS:
             path = os.path.join(run_dir, f"convergence_{file_safe(s[name])}.csv")
@@ -249,6 +258,7 @@ def main():
     t2.add_argument("--samples", type=int, default=400)
     t2.add_argument("--graphs", type=int, default=0, help="only the first N test graphs")
     t2.add_argument("--seed", type=int, default=1)
+    t2.add_argument("--jobs", type=int, default=1, help="graphs run at a time (default 1)")
     t2.add_argument("--out", default="out/mcm_rl_table2")
     t2.add_argument("--hetsim", default="build/release/hetsim")
     t3 = sub.add_parser("table3")

@@ -87,6 +87,8 @@ std::string results_csv() {
 
 const std::string kTrace = "points/p000000000001/priority_CPU_P_PIM.trace.json";
 const std::string kPlacement = "points/p000000000001/placement_priority_CPU_P_PIM.json";
+const std::string kProtoTrace = "points/p000000000003/lee2022.als.pftrace";
+const std::string kTracePart = "points/p000000000003/random.trace.part1.json";
 
 // The synthetic sweep directory.
 void write_sweep(const TempDir& dir, const std::string& csv) {
@@ -98,6 +100,11 @@ void write_sweep(const TempDir& dir, const std::string& csv) {
     fs::create_directories(dir.path() / "points/p000000000006");
     dir.write(kTrace, R"({"traceEvents": []})");
     dir.write(kPlacement, "{}");
+    // A protobuf trace and the parts of a split one are traces too; a log is not.
+    fs::create_directories(dir.path() / "points/p000000000003");
+    dir.write(kProtoTrace, "x");
+    dir.write(kTracePart, "{}");
+    dir.write("points/p000000000003/notes.json", "{}");
     dir.write("points/p000000000006/log.txt", "timed out\n");
 }
 
@@ -388,6 +395,9 @@ TEST(ReportTest, BestPlacerPerPointFailedPointsAndLinks) {
     EXPECT_NE(md_row(md, "p000000000001").find("(" + kTrace + ")"), std::string::npos) << md;
     EXPECT_NE(md_row(md, "p000000000001").find("(" + kPlacement + ")"), std::string::npos);
     EXPECT_EQ(md_row(md, "p000000000002").find(".trace.json"), std::string::npos);
+    EXPECT_NE(md_row(md, "p000000000003").find("(" + kProtoTrace + ")"), std::string::npos);
+    EXPECT_NE(md_row(md, "p000000000003").find("(" + kTracePart + ")"), std::string::npos);
+    EXPECT_EQ(md_row(md, "p000000000003").find("notes.json"), std::string::npos);
     EXPECT_NE(html.find("<a href=\"" + kTrace + "\">"), std::string::npos);
     EXPECT_NE(html.find("<a href=\"" + kPlacement + "\">"), std::string::npos);
 

@@ -58,7 +58,7 @@ struct PointSummary {
     int rows = 0;
     int feasible_rows = 0;
     std::optional<PlacerResult> best;
-    std::vector<std::string> traces;  // relative to DIR: points/<id>/<placer>.trace.json
+    std::vector<std::string> traces;  // relative to DIR: points/<id>/<placer>.trace.json, ...
     std::string placement;            // the best placer's placement JSON, "" when absent
     std::string log;                  // points/<id>/log.txt, "" when absent
 };
@@ -123,14 +123,21 @@ SweepInfo read_sweep_json(const fs::path& dir) {
 }
 
 // Files of `folder` ending in `suffix`, as paths relative to `dir`, sorted.
-std::vector<std::string> files_ending_in(const fs::path& dir, const fs::path& folder,
-                                         const std::string& suffix) {
+// The trace files of a point: <placer>.trace.json, <placer>.pftrace (--trace-format
+// perfetto_proto) and the parts of a split trace (<placer>.trace.part<k>.json / .pftrace).
+std::vector<std::string> trace_files(const fs::path& dir, const fs::path& folder) {
+    const auto ends_with = [](const std::string& name, const std::string& suffix) {
+        return name.size() > suffix.size() &&
+               name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+    };
     std::vector<std::string> found;
     std::error_code ec;
     for (fs::directory_iterator it(dir / folder, ec), end; !ec && it != end; it.increment(ec)) {
         const std::string name = it->path().filename().string();
-        if (it->is_regular_file() && name.size() > suffix.size() &&
-            name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+        const bool trace =
+            ends_with(name, ".trace.json") || ends_with(name, ".pftrace") ||
+            (name.find(".trace.part") != std::string::npos && ends_with(name, ".json"));
+        if (it->is_regular_file() && trace)
             found.push_back((folder / name).generic_string());
     }
     std::sort(found.begin(), found.end());
@@ -211,7 +218,7 @@ std::vector<PointSummary> read_points(const fs::path& dir, SweepInfo& info) {
 
     for (auto& point : points) {
         const fs::path folder = fs::path("points") / point.id;
-        point.traces = files_ending_in(dir, folder, ".trace.json");
+        point.traces = trace_files(dir, folder);
         if (point.best) {
             const fs::path placement =
                 folder / ("placement_" + file_safe(point.best->placer) + ".json");
