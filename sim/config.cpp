@@ -521,6 +521,11 @@ void assign(YAML::Node node, const Override& assignment, std::size_t depth) {
                                                describe(node)));
     }
     if (last) {
+        if (assignment.value.IsNull() && node[part].IsDefined()) {
+            // `~` removes this entry only: rebinding the key, not writing through the node,
+            // which YAML aliases may share (mcm36.yaml's chips are all aliases of chip0).
+            node.remove(part);
+        }
         node[part] = assignment.value;
         return;
     }
@@ -536,6 +541,9 @@ void assign(YAML::Node node, const Override& assignment, std::size_t depth) {
 
 }  // namespace
 
+// A value is written into the node at the path, which YAML aliases of it share (in mcm36.yaml,
+// setting ring0.bandwidth sets every ring link's); `~` instead rebinds that one key to null
+// (removing chip12 leaves chip0, which it aliases, alone).
 void apply_override(YAML::Node& root, std::string_view assignment_text) {
     const std::size_t equals = assignment_text.find('=');
     if (equals == std::string_view::npos) {

@@ -449,5 +449,19 @@ TEST(ApplyOverride, Errors) {
     EXPECT_EQ(YAML::Dump(root), "a:\n  b: scalar\nlist: [1, 2]");
 }
 
+TEST(ApplyOverride, ValuesWriteThroughAliasesAndNullRemovesOneEntry) {
+    YAML::Node root = YAML::Load(
+        "bw: &b 25\nlinks: {r0: {bw: *b}, r1: {bw: *b}}\nchips: {c0: &c {m: 1}, c1: *c, c2: *c}");
+    apply_override(root, "bw=50");  // the anchored scalar: every alias sees it
+    EXPECT_EQ(root["links"]["r1"]["bw"].as<int>(), 50);
+    apply_override(root, "chips.c1=~");  // one alias removed, the others untouched
+    EXPECT_TRUE(root["chips"]["c1"].IsNull());
+    EXPECT_EQ(root["chips"]["c0"]["m"].as<int>(), 1);
+    EXPECT_EQ(root["chips"]["c2"]["m"].as<int>(), 1);
+    apply_override(root, "chips.c0.m=2");  // inside the shared map: c2 (an alias) follows
+    EXPECT_EQ(root["chips"]["c2"]["m"].as<int>(), 2);
+    EXPECT_TRUE(root["chips"]["c1"].IsNull());
+}
+
 }  // namespace
 }  // namespace hetsim::sim
