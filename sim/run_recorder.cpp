@@ -192,10 +192,10 @@ void RunRecorder::finish_latency_run(Metrics& metrics) {
         if (slot.is_link && bytes_[s] > 0)
             metrics.link_bytes[key] = static_cast<double>(bytes_[s]);
     }
-    add_trace_flows();
+    finish_trace();
 }
 
-void RunRecorder::add_trace_flows() {
+void RunRecorder::finish_trace() {
     if (trace_ == nullptr)
         return;
     for (std::size_t t = 0; t < exec_.tasks.size(); ++t) {
@@ -330,7 +330,7 @@ Metrics measure(const ExecGraph& exec, const EvalOptions& options, Trace* trace,
         metrics.throughput_per_s = throughput_from_finishes(stream.sample_finish_ps());
         stream.merge_memory(metrics);
         if (trace_stream)
-            stream.add_trace_flows();
+            stream.finish_trace();
     } else {
         metrics.throughput_per_s = throughput_from_finishes(single.sample_finish_ps());
     }

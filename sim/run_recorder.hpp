@@ -25,7 +25,7 @@ public:
     // Adds the flows (producer -> transfer -> consumer arrows of sample 0) and the counter
     // tracks (memory occupancy per component, utilisation and throughput per link direction)
     // to the trace.
-    void add_trace_flows();
+    void finish_trace();
     int tasks_finished() const { return finished_; }
     // Folds this run's peak memory into metrics.memory (the larger peak wins) and sets
     // metrics.feasible / infeasible_reason.

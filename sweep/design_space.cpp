@@ -155,6 +155,13 @@ std::string value_at(const Axis& axis, double u) {
 
 }  // namespace
 
+std::vector<std::string> SweepSpec::axis_paths() const {
+    std::vector<std::string> paths;
+    for (const Axis& a : axes)
+        paths.push_back(a.path);
+    return paths;
+}
+
 std::string DesignPoint::label() const {
     std::vector<std::string> parts;
     for (const auto& [path, value] : values)

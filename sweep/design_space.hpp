@@ -61,6 +61,7 @@ struct SweepSpec {
     std::uint64_t seed = 1;
     double timeout_s = 0.0;  // 0: none
     bool trace = false;
+    std::vector<std::string> axis_paths() const;  // the axes' paths (names), in order
 };
 
 // Reads and checks a sweep file. Throws sim::InputError naming the file, the YAML path and line.

@@ -80,6 +80,14 @@ std::string jsonl_point(const std::string& line) {
     }
 }
 
+// A point's axis values as a JSON object, in axis order (results.jsonl's "axes").
+nlohmann::ordered_json axes_json(const DesignPoint& point) {
+    nlohmann::ordered_json axes = nlohmann::ordered_json::object();
+    for (const auto& [path, value] : point.values)
+        axes[path] = value;
+    return axes;
+}
+
 }  // namespace
 
 std::string PointOutcome::serialize() const {
@@ -263,16 +271,13 @@ PointOutcome ResultsStore::read_point(const DesignPoint& point, const fs::path& 
             line += (line.empty() ? "" : ",") + sim::csv_field(one_line(field));
         o.csv_rows += line + ",ok," + axis_fields + "\n";
     }
-    const auto doc = nlohmann::json::parse(read_text(point_dir / "results.json"));
-    nlohmann::ordered_json axes = nlohmann::ordered_json::object();
-    for (const auto& [path, value] : point.values)
-        axes[path] = value;
-    for (const auto& row : doc.at("rows")) {
-        nlohmann::ordered_json r = nlohmann::ordered_json::parse(row.dump());
-        r["point"] = point.id;
-        r["status"] = "ok";
-        r["axes"] = axes;
-        o.jsonl_rows += r.dump() + "\n";
+    // ordered_json keeps the study's key order in every row.
+    auto doc = nlohmann::ordered_json::parse(read_text(point_dir / "results.json"));
+    for (auto& row : doc.at("rows")) {
+        row["point"] = point.id;
+        row["status"] = "ok";
+        row["axes"] = axes_json(point);
+        o.jsonl_rows += row.dump() + "\n";
     }
     return o;
 }
@@ -296,14 +301,11 @@ PointOutcome ResultsStore::failed_point(const DesignPoint& point, const std::str
     for (const auto& field : fields)
         line += (line.empty() ? "" : ",") + sim::csv_field(field);
     o.csv_rows = line + "\n";
-    nlohmann::ordered_json axes = nlohmann::ordered_json::object();
-    for (const auto& [path, value] : point.values)
-        axes[path] = value;
     o.jsonl_rows = nlohmann::ordered_json{{"study", study_name},
                                           {"point", point.id},
                                           {"status", "failed"},
                                           {"error", o.error},
-                                          {"axes", axes}}
+                                          {"axes", axes_json(point)}}
                        .dump() +
                    "\n";
     return o;

@@ -339,12 +339,7 @@ private:
 SweepSummary coordinate(const SweepSpec& spec, const DesignSpace& space, const RunOptions& options,
                         int ranks) {
     const auto start = Clock::now();
-    ResultsStore store(options.out_dir, options.study_header, [&] {
-        std::vector<std::string> axes;
-        for (const Axis& a : spec.axes)
-            axes.push_back(a.path);
-        return axes;
-    }());
+    ResultsStore store(options.out_dir, options.study_header, spec.axis_paths());
     const std::map<std::string, std::string> present =
         store.open(options.resume, options.retry_failed);
     SweepSummary summary;
@@ -426,12 +421,7 @@ SweepSummary coordinate(const SweepSpec& spec, const DesignSpace& space, const R
 SweepSummary work_for_rank0(const SweepSpec& spec, const DesignSpace& space,
                             const RunOptions& options) {
     // Rows are formatted here (the point's files are on this machine) and written by rank 0.
-    const ResultsStore store(options.out_dir, options.study_header, [&] {
-        std::vector<std::string> axes;
-        for (const Axis& a : spec.axes)
-            axes.push_back(a.path);
-        return axes;
-    }());
+    const ResultsStore store(options.out_dir, options.study_header, spec.axis_paths());
     Executor executor(spec, options, store);
     SweepSummary summary;
     summary.writer = false;

@@ -85,7 +85,7 @@ int cmd_run(const std::string& file, const std::vector<std::string>& overrides,
         std::cout << app::format_table(study, result);
     std::cout << fmt::format(
         "results in {}/ (results.csv, results.json, placement_*.json{})\n", out_dir.string(),
-        trace ? (trace_format == "perfetto_proto" ? ", *.pftrace" : ", *.trace.json") : "");
+        trace ? ", *.trace" + traces::make_trace_writer(trace_format)->extension() : "");
     return 0;
 }
 
@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
     std::string trace_format = "perfetto_json";
     run->add_option("--trace-format", trace_format,
                     "perfetto_json (default; .trace.json) or perfetto_proto (native protobuf "
-                    "TrackEvent; .pftrace)");
+                    "TrackEvent; .trace.pftrace)");
     std::string trace_limit;
     run->add_option("--trace-limit", trace_limit,
                     "split a trace above this size by time into parts (default 200 MB)");

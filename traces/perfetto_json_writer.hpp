@@ -21,6 +21,7 @@ namespace hetsim::traces {
 class PerfettoJsonWriter final : public TraceWriter {
 public:
     std::string format_name() const override { return "perfetto_json"; }
+    std::string extension() const override { return ".json"; }
     void write(const sim::Trace& trace, std::ostream& out) const override;
 };
 

@@ -29,6 +29,7 @@ namespace hetsim::traces {
 class PerfettoProtoWriter final : public TraceWriter {
 public:
     std::string format_name() const override { return "perfetto_proto"; }
+    std::string extension() const override { return ".pftrace"; }
     void write(const sim::Trace& trace, std::ostream& out) const override;
 };
 

@@ -16,6 +16,9 @@ class TraceWriter {
 public:
     virtual ~TraceWriter() = default;
     virtual std::string format_name() const = 0;  // "perfetto_json"
+    // The file name ending: a trace is <placer>.trace<ext>, a part of one
+    // <placer>.trace.part<k><ext>.
+    virtual std::string extension() const = 0;  // ".json"
     virtual void write(const sim::Trace& trace, std::ostream& out) const = 0;
 };
 

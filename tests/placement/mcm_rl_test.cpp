@@ -32,6 +32,7 @@
 namespace hetsim::placement::mcm::rl {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 sim::Platform ring(int chips, const std::string& sram = "32 MiB") {
@@ -59,6 +60,17 @@ struct Instance {
     std::vector<int> greedy;
     double greedy_time_s = 0.0;
 };
+
+// The message of the E that `f` throws ("no error" when it throws nothing).
+template <typename E, typename F>
+std::string error_of(F&& f) {
+    try {
+        f();
+    } catch (const E& e) {
+        return e.what();
+    }
+    return "no error";
+}
 
 RlConfig tiny_config(int chips) {
     RlConfig c;
@@ -158,22 +170,13 @@ TEST(McmRlConfig, JsonRoundTripAndErrors) {
     EXPECT_EQ(back.seed, 42u);
 
     EXPECT_THROW(RlConfig::from_json("not json"), RlError);
-    try {
-        RlConfig::from_json(R"({"policy": {"chips": 4}})");
-        FAIL();
-    } catch (const RlError& e) {
-        EXPECT_THAT(e.what(), HasSubstr("lacks 'policy.sage_layers'"));
-    }
+    EXPECT_THAT(error_of<RlError>([] { RlConfig::from_json(R"({"policy": {"chips": 4}})"); }),
+                HasSubstr("lacks 'policy.sage_layers'"));
     std::string other = c.to_json();
     const std::string key = "\"feature_version\":" + std::to_string(kFeatureVersion);
     other.replace(other.find(key), key.size(), "\"feature_version\":999");
-    try {
-        RlConfig::from_json(other);
-        FAIL();
-    } catch (const RlError& e) {
-        EXPECT_THAT(e.what(), HasSubstr("feature set v999"));
-        EXPECT_THAT(e.what(), HasSubstr("retrain"));
-    }
+    EXPECT_THAT(error_of<RlError>([&] { RlConfig::from_json(other); }),
+                AllOf(HasSubstr("feature set v999"), HasSubstr("retrain")));
 }
 
 TEST(McmRlCheckpoint, SaveLoadGivesTheSamePolicyAndMeta) {
@@ -217,12 +220,8 @@ TEST(McmRlCheckpoint, SaveLoadGivesTheSamePolicyAndMeta) {
 
 TEST(McmRlCheckpoint, BadFilesAreOneLineErrors) {
     hetsim::testing::TempDir dir;
-    try {
-        (void)Agent::load((dir.path() / "missing.pt").string());
-        FAIL();
-    } catch (const RlError& e) {
-        EXPECT_THAT(e.what(), HasSubstr("cannot read checkpoint"));
-    }
+    EXPECT_THAT(error_of<RlError>([&] { (void)Agent::load((dir.path() / "missing.pt").string()); }),
+                HasSubstr("cannot read checkpoint"));
     const auto garbage = dir.write("garbage.pt", "this is not a torch archive");
     EXPECT_THROW((void)Agent::load(garbage.string()), RlError);
 }
@@ -234,13 +233,8 @@ TEST(McmRlAgent, RefusesARingOfAnotherSize) {
     Environment env(s.problem, s.greedy, s.greedy_time_s, s.scorer, 1);
     Agent agent(tiny_config(5));
     std::mt19937_64 rng(1);
-    try {
-        (void)agent.iterate(env, rng);
-        FAIL();
-    } catch (const RlError& e) {
-        EXPECT_THAT(e.what(), HasSubstr("built for 5 chips"));
-        EXPECT_THAT(e.what(), HasSubstr("has 3"));
-    }
+    EXPECT_THAT(error_of<RlError>([&] { (void)agent.iterate(env, rng); }),
+                AllOf(HasSubstr("built for 5 chips"), HasSubstr("has 3")));
 }
 
 // --- learning ------------------------------------------------------------------------------
@@ -412,18 +406,12 @@ TEST(McmRlPlacer, ZeroShotFromACheckpointAndItsErrors) {
     EXPECT_EQ(r.stats.at("finetune_samples"), "0");
     EXPECT_EQ(r.stats.at("checkpoint"), file);
     // A policy for 4 chips on a ring of 3; a missing checkpoint.
-    try {
-        (void)run("mcm.rl:checkpoint=" + file + ",samples=4", g, ring(3));
-        FAIL();
-    } catch (const PlacementError& e) {
-        EXPECT_THAT(e.what(), HasSubstr("policy for 4 chips"));
-    }
-    try {
-        (void)run("mcm.rl:checkpoint=/no/such.pt,samples=4", g, p);
-        FAIL();
-    } catch (const PlacementError& e) {
-        EXPECT_THAT(e.what(), HasSubstr("checkpoint '/no/such.pt' not found"));
-    }
+    EXPECT_THAT(error_of<PlacementError>(
+                    [&] { (void)run("mcm.rl:checkpoint=" + file + ",samples=4", g, ring(3)); }),
+                HasSubstr("policy for 4 chips"));
+    EXPECT_THAT(error_of<PlacementError>(
+                    [&] { (void)run("mcm.rl:checkpoint=/no/such.pt,samples=4", g, p); }),
+                HasSubstr("checkpoint '/no/such.pt' not found"));
 }
 
 }  // namespace

@@ -633,19 +633,16 @@ void write_outputs(const std::vector<PointRun>& runs, const fs::path& out_dir, b
                 placement.dump(2) + "\n";
             if (traces) {
                 const auto writer = traces::make_trace_writer(trace_format);
-                const std::string ext =
-                    trace_format == "perfetto_proto" ? ".pftrace" : ".trace.json";
                 std::vector<std::string> parts =
                     traces::render_within(*writer, r.trace, trace_limit_bytes);
                 const std::string stem = prefix + file_safe(r.placer);
                 if (parts.size() == 1) {
-                    files[out_dir / (stem + ext)] = std::move(parts.front());
+                    files[out_dir / (stem + ".trace" + writer->extension())] =
+                        std::move(parts.front());
                 } else {
-                    const std::string part_ext =
-                        trace_format == "perfetto_proto" ? ".pftrace" : ".json";
                     for (std::size_t k = 0; k < parts.size(); ++k)
-                        files[out_dir / fmt::format("{}.trace.part{}{}", stem, k, part_ext)] =
-                            std::move(parts[k]);
+                        files[out_dir / fmt::format("{}.trace.part{}{}", stem, k,
+                                                    writer->extension())] = std::move(parts[k]);
                     if (warnings) {
                         *warnings << fmt::format(
                             "hetsim: warning: the trace of {} is above {} (the Perfetto UI "

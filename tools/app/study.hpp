@@ -92,9 +92,9 @@ const std::vector<std::string>& results_csv_columns();
 // tables (convergence_<placer>.csv, ...) and (with traces) <placer>.trace.json into `out_dir` (file
 // names prefixed by the point when a study has several), each through a temporary file and a
 // rename, after everything is rendered.
-// Traces in `trace_format` (traces/trace_writer.hpp): <placer>.trace.json, or <placer>.pftrace
-// for perfetto_proto. A trace above `trace_limit_bytes` is split by time into
-// <placer>.trace.part<k>.json (.part<k>.pftrace) files, with a warning on `warnings`.
+// Traces in `trace_format` (traces/trace_writer.hpp): <placer>.trace.json, or
+// <placer>.trace.pftrace for perfetto_proto. A trace above `trace_limit_bytes` is split by time
+// into <placer>.trace.part<k>.json (.pftrace) files, with a warning on `warnings`.
 void write_outputs(const std::vector<PointRun>& runs, const std::filesystem::path& out_dir,
                    bool traces, std::size_t trace_limit_bytes = traces::kDefaultTraceLimitBytes,
                    std::ostream* warnings = nullptr,

@@ -38,9 +38,7 @@ std::string run_sweep(const SweepRequest& request, std::ostream& progress, bool 
         manifest["sweep"] = spec.name;
         manifest["file"] = fs::absolute(spec.file).string();
         manifest["study"] = fs::absolute(spec.study).string();
-        std::vector<std::string> paths;
-        for (const auto& a : spec.axes)
-            paths.push_back(a.path);
+        const std::vector<std::string> paths = spec.axis_paths();
         // `axes`: the results.csv columns (what tools/plot.py reads); `axis_paths`: the paths.
         manifest["axes"] = sweep::axis_columns(results_csv_columns(), paths);
         manifest["axis_paths"] = paths;
