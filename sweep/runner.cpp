@@ -20,6 +20,7 @@
 #include <map>
 #include <optional>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
 
 #include "sim/progress.hpp"
@@ -457,6 +458,12 @@ SweepSummary work_for_rank0(const SweepSpec& spec, const DesignSpace& space,
 bool under_mpi() {
     const char* size = std::getenv("OMPI_COMM_WORLD_SIZE");
     return size != nullptr && *size != '\0';
+}
+
+bool writes_results() {
+    // The rank as mpirun sets it before MPI_Init (the app writes sweep.json before the run).
+    const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
+    return !under_mpi() || rank == nullptr || std::string_view(rank) == "0";
 }
 
 SweepSummary run_sweep(const SweepSpec& spec, const DesignSpace& space, const RunOptions& options) {

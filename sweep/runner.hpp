@@ -50,5 +50,7 @@ SweepSummary run_sweep(const SweepSpec& spec, const DesignSpace& space, const Ru
 
 // True when this process was started by mpirun (OpenMPI's environment).
 bool under_mpi();
+// True for the process that writes a sweep's files: rank 0 under mpirun, else this one.
+bool writes_results();
 
 }  // namespace hetsim::sweep

@@ -31,9 +31,7 @@ std::string run_sweep(const SweepRequest& request, std::ostream& progress, bool 
     const StudyConfig first = load_study(study_file, space.points.front().assignments);
 
     const fs::path out = request.out.empty() ? fs::path("out") / spec.name : fs::path(request.out);
-    const bool writer = !sweep::under_mpi() || std::getenv("OMPI_COMM_WORLD_RANK") == nullptr ||
-                        std::string(std::getenv("OMPI_COMM_WORLD_RANK")) == "0";
-    if (writer) {
+    if (sweep::writes_results()) {
         nlohmann::ordered_json manifest;
         manifest["sweep"] = spec.name;
         manifest["file"] = fs::absolute(spec.file).string();
