@@ -90,14 +90,17 @@ Cycles Ddr4Controller::earliest_act(const Entry& e) const {
 Cycles Ddr4Controller::earliest_col(const Entry& e) const {
     const Bank& b = banks_[static_cast<std::size_t>(e.bank)];
     const Group& g = groups_[static_cast<std::size_t>(e.addr.bank_group)];
+    // The device's pace (DramRequest::ordered_gap), on top of the JEDEC constraints.
+    const Cycles paced =
+        e.req.in_order && ordered_col_seen_ ? last_ordered_col_ + e.req.ordered_gap : Cycles{0};
     if (e.req.kind == RequestKind::read) {
         // Data from RD + CL must find the bus free (implied by tCCD / tWTR, kept explicit).
-        return std::max({b.col_ready, g.rd_ready, rd_ready_, data_free_ - t_.CL});
+        return std::max({b.col_ready, g.rd_ready, rd_ready_, data_free_ - t_.CL, paced});
     }
     // A write after a read: its data may start 2 clocks after the read data ends, i.e.
     // RD -> WR >= RL + BL/2 - WL + 2 (JESD79-4, 1 tCK preambles).
     const Cycles bus = data_free_ + (data_read_ ? 2 : 0) - t_.CWL;
-    return std::max({b.col_ready, g.wr_ready, wr_ready_, bus});
+    return std::max({b.col_ready, g.wr_ready, wr_ready_, bus, paced});
 }
 
 // --- issuing ----------------------------------------------------------------------------------
@@ -110,6 +113,10 @@ void Ddr4Controller::record(Cycles at, DramCommand c, int bg, int bank, std::int
 
 void Ddr4Controller::issue(DramCommand c, Cycles at, const Entry* e) {
     last_cmd_ = at;
+    if ((c == DramCommand::RD || c == DramCommand::WR) && e->req.in_order) {
+        last_ordered_col_ = at;
+        ordered_col_seen_ = true;
+    }
     switch (c) {
         case DramCommand::ACT: {
             Bank& b = banks_[static_cast<std::size_t>(e->bank)];

@@ -25,7 +25,9 @@
 //    rank is blocked for tRFC (no postponement, no per-bank refresh).
 //  - Ordered requests (`in_order`): their column commands issue in arrival order among
 //    themselves (a PIM instruction stream must not be reordered); their ACT/PRE may still be
-//    issued ahead of time to prepare banks (the controller's lookahead).
+//    issued ahead of time to prepare banks (the controller's lookahead). An ordered request
+//    may also ask for a minimum distance to the previous ordered column command
+//    (DramRequest::ordered_gap): the pace of a device computing on the stream.
 //
 // A read completes when its last data beat has been transferred (RD + CL + BL/2), a write
 // when its data has been transferred (WR + CWL + BL/2).
@@ -55,6 +57,11 @@ struct DramRequest {
     std::uint64_t address = 0;  // byte address; the burst holding it is accessed
     Cycles arrival = 0;         // first cycle the controller may act on it
     bool in_order = false;      // column command in arrival order among in_order requests
+    // in_order only: the column command issues at least this many clocks after the previous
+    // in_order request's column command. A device that computes on the stream more slowly
+    // than the bus delivers it (a PIM whose logic clock is below the DRAM clock) holds the
+    // stream back this way; 0 = only the JEDEC constraints.
+    Cycles ordered_gap = 0;
 };
 
 inline constexpr std::uint64_t kNoRequest = std::numeric_limits<std::uint64_t>::max();
@@ -166,6 +173,8 @@ private:
     int faw_count_ = 0;
     int faw_next_ = 0;
     Cycles last_cmd_ = -1;
+    Cycles last_ordered_col_ = 0;  // the last in_order RD/WR (its ordered_gap counts from it)
+    bool ordered_col_seen_ = false;
     Cycles now_ = 0;
     Cycles next_refresh_ = 0;
     Cycles last_done_ = 0;

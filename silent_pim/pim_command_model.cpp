@@ -22,10 +22,21 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
 
 // The request stream of one descriptor, generated lazily a small batch at a time (one output
 // burst's requests), so that a matmul of millions of requests never sits in memory.
+//
+// The lanes' pace: a RD whose burst the lanes compute on (vecB) keeps them busy `lane` memspec
+// clocks from its data's arrival (lane_cycles_per_burst). The next request that touches the
+// datapath waits for them: a RD (its data overwrites vecA or the burst buffer) `lane` clocks
+// after that RD, a WR (its data is vACC) until CL + lane - CWL after it. At the DRAM clock
+// lane = BL/2 and both gaps are below what JEDEC already imposes (tCCD_S; RD -> WR), so the
+// stream is the one of Silent-PIM as built.
 class PimStream {
 public:
-    PimStream(const PimDescriptor& d, std::int64_t per_burst)
-        : d_(d), e_(per_burst), bytes_(per_burst * kElementBytes) {
+    PimStream(const PimDescriptor& d, std::int64_t per_burst, Cycles lane, Cycles cl_minus_cwl)
+        : d_(d),
+          e_(per_burst),
+          bytes_(per_burst * kElementBytes),
+          lane_(lane),
+          cl_minus_cwl_(cl_minus_cwl) {
         if (d_.p < 0 || d_.q < 0 || d_.r < 0)
             throw std::invalid_argument("PimCommandModel: negative descriptor dimension");
         switch (d_.op) {
@@ -65,14 +76,23 @@ public:
     }
 
 private:
-    void rd(std::uint64_t a) { batch_.push_back(make(RequestKind::read, a)); }
-    void wr(std::uint64_t a) { batch_.push_back(make(RequestKind::write, a)); }
-    static DramRequest make(RequestKind k, std::uint64_t a) {
+    // A RD; `compute`: the lanes compute on its burst (it arrives in vecB).
+    void rd(std::uint64_t a, bool compute = false) {
+        batch_.push_back(make(RequestKind::read, a));
+        after_compute_ = compute;
+    }
+    void wr(std::uint64_t a) {
+        batch_.push_back(make(RequestKind::write, a));
+        after_compute_ = false;
+    }
+    DramRequest make(RequestKind k, std::uint64_t a) const {
         DramRequest r;
         r.kind = k;
         r.address = a;
         r.arrival = 0;
         r.in_order = true;
+        if (after_compute_)
+            r.ordered_gap = k == RequestKind::read ? lane_ : cl_minus_cwl_ + lane_;
         return r;
     }
     std::uint64_t el(std::int64_t elements) const {
@@ -102,7 +122,7 @@ private:
                 // Output burst s: RD A -> vecA, RD B -> vecB (lanes compute), WR C <- vACC.
                 const std::uint64_t off = el(s * e_);
                 rd(d_.src_a + off);
-                rd(d_.src_b + off);
+                rd(d_.src_b + off, true);
                 wr(d_.dst_c + off);
                 return;
             }
@@ -111,7 +131,7 @@ private:
                 for (std::int64_t c = 0; c * e_ < r; ++c) {
                     const std::uint64_t off = el(s * r + c * e_);
                     rd(d_.src_a + off);
-                    rd(d_.src_b + el(c * e_));
+                    rd(d_.src_b + el(c * e_), true);
                     wr(d_.dst_c + off);
                 }
                 return;
@@ -120,7 +140,7 @@ private:
                 if (s == 0)
                     rd(d_.src_b);
                 const std::uint64_t off = el(s * e_);
-                rd(d_.src_a + off);
+                rd(d_.src_a + off, true);
                 wr(d_.dst_c + off);
                 return;
             }
@@ -129,7 +149,7 @@ private:
                 rd(d_.src_b + el(s));
                 for (std::int64_t c = 0; c * e_ < r; ++c) {
                     const std::uint64_t off = el(s * r + c * e_);
-                    rd(d_.src_a + off);
+                    rd(d_.src_a + off, true);
                     wr(d_.dst_c + off);
                 }
                 return;
@@ -149,7 +169,7 @@ private:
         // (block jb = q consecutive bursts), so the weight streams.
         const std::int64_t k_end = std::min(q, (kb + 1) * e_);
         for (std::int64_t k = kb * e_; k < k_end; ++k)
-            rd(d_.src_b + static_cast<std::uint64_t>((jb * q + k) * bytes_));
+            rd(d_.src_b + static_cast<std::uint64_t>((jb * q + k) * bytes_), true);
         if (kb == k_blocks - 1)
             wr(d_.dst_c + el(i * r + jb * e_));  // vACC: 32 outputs of row i
     }
@@ -170,12 +190,21 @@ private:
     PimDescriptor d_;
     std::int64_t e_;
     std::int64_t bytes_;
+    Cycles lane_;
+    Cycles cl_minus_cwl_;
+    bool after_compute_ = false;  // the last request so far is a RD the lanes compute on
     std::int64_t outer_ = 0;
     std::int64_t step_ = 0;
     std::uint64_t id_ = 0;
     std::vector<DramRequest> batch_;
     std::size_t pos_ = 0;
 };
+
+PimStream stream_of(const PimDescriptor& d, const interconnect::Ddr4Timing& t,
+                    const PimCommandOptions& o) {
+    return PimStream(d, t.burst_bytes() / kElementBytes, lane_cycles_per_burst(t, o.logic_clock_Hz),
+                     t.CL - t.CWL);
+}
 
 }  // namespace
 
@@ -185,7 +214,7 @@ PimCommandModel::PimCommandModel(interconnect::Ddr4Timing timing, PimCommandOpti
       mapping_(interconnect::AddressMapping::parse(timing_, options_.mapping)) {}
 
 std::vector<DramRequest> PimCommandModel::requests(const PimDescriptor& d) const {
-    PimStream stream(d, timing_.burst_bytes() / kElementBytes);
+    PimStream stream = stream_of(d, timing_, options_);
     std::vector<DramRequest> out;
     DramRequest r;
     while (stream.next(r))
@@ -233,7 +262,7 @@ PimRun PimCommandModel::run(const PimDescriptor& d) const {
     co.record_trace = options_.record_trace;
     co.record_completions = false;
     interconnect::Ddr4Controller controller(timing_, mapping_, co);
-    PimStream stream(d, timing_.burst_bytes() / kElementBytes);
+    PimStream stream = stream_of(d, timing_, options_);
     PimRun out;
     out.cycles = controller.run([&stream](DramRequest& r) { return stream.next(r); });
     out.seconds = timing_.seconds(static_cast<double>(out.cycles));

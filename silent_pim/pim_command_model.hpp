@@ -46,6 +46,14 @@
 //
 // All requests are in_order (a PIM instruction stream must not be reordered); the controller
 // may still precharge and activate banks ahead of them (its queue is the lookahead window).
+//
+// Logic clock: Silent-PIM's lanes run on the DRAM clock, consuming each beat as it arrives.
+// A PIM whose logic runs slower (PimCommandOptions::logic_clock_Hz) cannot: the requests after
+// a computing RD carry the lanes' busy time as DramRequest::ordered_gap (see PimStream), and
+// the controller holds them back by that much. This assumes a burst-wide input buffer in the
+// DRAM clock domain (as vecA already is), so that a burst can arrive faster than the lanes
+// take it [assumption]; the gather of a transpose and vecA loads are captured in that domain
+// and take no lane time.
 #pragma once
 
 #include <cstdint>
@@ -66,6 +74,8 @@ struct PimCommandOptions {
     // Controller request queue = how far ahead it sees the stream to prepare banks.
     int queue_depth = 32;
     bool refresh = true;
+    // The PIM logic's clock (SilentPimParams::logic_clock_Hz); 0 = the memspec clock.
+    double logic_clock_Hz = 0.0;
     // Cycle the first REF is due (0 = tREFI: the kernel starts right after a refresh).
     interconnect::Cycles first_refresh = 0;
     bool record_trace = false;

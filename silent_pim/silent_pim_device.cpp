@@ -64,9 +64,23 @@ std::string dtype_problem(const sim::Graph& graph, const sim::Op& op) {
 
 }  // namespace
 
+interconnect::Cycles lane_cycles_per_burst(const interconnect::Ddr4Timing& t,
+                                           double logic_clock_Hz) {
+    const int beats = t.burst_cycles();
+    if (logic_clock_Hz <= 0.0)
+        return beats;
+    // beats logic clocks = beats x f_memspec / f_logic memspec clocks; the tolerance keeps an
+    // exact ratio (e.g. 600 MHz against 1200 MHz) from rounding up.
+    const double memspec_clocks = beats / (logic_clock_Hz * t.tCK_ps * 1e-12);
+    return std::max<interconnect::Cycles>(
+        1, static_cast<interconnect::Cycles>(std::ceil(memspec_clocks - 1e-9)));
+}
+
 SilentPimDevice::SilentPimDevice(SilentPimParams params) : params_(std::move(params)) {
-    if (params_.timing.tCK_ps <= 0.0 || params_.offload_overhead_s < 0.0) {
-        throw std::invalid_argument("SilentPimDevice: needs a memspec and offload_overhead >= 0");
+    if (params_.timing.tCK_ps <= 0.0 || params_.offload_overhead_s < 0.0 ||
+        params_.logic_clock_Hz < 0.0) {
+        throw std::invalid_argument(
+            "SilentPimDevice: needs a memspec, offload_overhead >= 0 and logic_clock >= 0");
     }
 }
 
@@ -99,18 +113,28 @@ std::int64_t SilentPimDevice::elements_per_burst() const {
 // transpose_cycles).
 // Where two commands fall in bank groups unrelated to each other, the same group (1 in 4)
 // costs the long spacing: that expectation is added. Refresh is left to kernel_time_s().
+//
+// A logic clock below the memspec clock (SilentPimParams::logic_clock_Hz) keeps the lanes
+// busy `lane` clocks per computed burst (lane_cycles_per_burst), and the command-level model
+// holds the stream back by as much (pim_command_model.hpp): a RD after a computed burst comes
+// at least `lane` after it, a WR of vACC at least CL + lane - CWL. At the memspec clock
+// (lane = BL/2) both are below tCCD_S and RD -> WR, and the formulas are Silent-PIM's.
 
 namespace {
 
 // Spacings of the PIM streams in memspec clocks.
 struct Spacing {
     double ccd_s, ccd_l, rd_wr, wr_rd, wr_rd_same, wr_done, first_rd, rd_switch, groups;
+    // After a RD the lanes compute on: to the next RD, and to the WR of vACC.
+    double computed_rd, computed_rd_wr;
     // Expected extra of a RD -> RD / WR -> RD pair in unrelated bank groups.
     double rd_rd_same_group() const { return (ccd_l - ccd_s) / groups; }
     double wr_rd_same_group() const { return (wr_rd_same - wr_rd) / groups; }
+    // The same after a computed burst, `computed_rd` apart already.
+    double computed_rd_same_group() const { return std::max(0.0, ccd_l - computed_rd) / groups; }
 };
 
-Spacing spacing(const interconnect::Ddr4Timing& t) {
+Spacing spacing(const interconnect::Ddr4Timing& t, double logic_clock_Hz) {
     Spacing s;
     s.ccd_s = t.tCCD_S;
     s.ccd_l = t.tCCD_L;
@@ -121,6 +145,9 @@ Spacing spacing(const interconnect::Ddr4Timing& t) {
     s.first_rd = t.tRCD;
     s.rd_switch = t.read_row_switch_cycles();
     s.groups = t.bank_groups;
+    const auto lane = static_cast<double>(lane_cycles_per_burst(t, logic_clock_Hz));
+    s.computed_rd = std::max(s.ccd_s, lane);
+    s.computed_rd_wr = std::max(s.rd_wr, static_cast<double>(t.CL - t.CWL) + lane);
     return s;
 }
 
@@ -133,7 +160,7 @@ std::int64_t row_group_bytes(const interconnect::Ddr4Timing& t) {
 
 double SilentPimDevice::elementwise_cycles(std::int64_t rows, std::int64_t cols,
                                            Operand2 operand2) const {
-    const Spacing s = spacing(params_.timing);
+    const Spacing s = spacing(params_.timing, params_.logic_clock_Hz);
     const std::int64_t e = elements_per_burst();
     if (rows <= 0 || cols <= 0)
         return 0.0;
@@ -150,15 +177,16 @@ double SilentPimDevice::elementwise_cycles(std::int64_t rows, std::int64_t cols,
             // RD A -> vecA (tCCD_S) RD B -> vecB, lanes compute (turnaround) WR C <- vACC
             // (tWTR_S) next RD A: vecA and vACC hold one burst, so every output burst pays the
             // bus turnarounds. 4 + 10 + 19 = 33 clocks per 64 bytes of output.
-            return start + static_cast<double>(flat) * (s.ccd_s + s.rd_wr + s.wr_rd) + end;
+            return start + static_cast<double>(flat) * (s.ccd_s + s.computed_rd_wr + s.wr_rd) + end;
         case Operand2::row:
             // The same three commands per output burst; the row vector's burst is re-read (vecB
             // fills only from a burst) from its DRAM row, which stays open in its own bank.
-            return start + static_cast<double>(per_row) * (s.ccd_s + s.rd_wr + s.wr_rd) + end;
+            return start + static_cast<double>(per_row) * (s.ccd_s + s.computed_rd_wr + s.wr_rd) +
+                   end;
         case Operand2::scalar:
             // One RD loads the scalar into vecA for the whole kernel; then per output burst
             // RD A -> vecB and WR C: 10 + 19 = 29.
-            return start + s.ccd_s + static_cast<double>(flat) * (s.rd_wr + s.wr_rd) + end;
+            return start + s.ccd_s + static_cast<double>(flat) * (s.computed_rd_wr + s.wr_rd) + end;
         case Operand2::column:
             // Per row one RD of the burst holding the row's scalar (p scalars packed 32 per
             // burst) into vecA, then the row's output bursts as for scalar. The scalar's burst
@@ -166,7 +194,7 @@ double SilentPimDevice::elementwise_cycles(std::int64_t rows, std::int64_t cols,
             return start +
                    static_cast<double>(rows) *
                        (s.ccd_s + s.rd_rd_same_group() + s.wr_rd_same_group()) +
-                   static_cast<double>(per_row) * (s.rd_wr + s.wr_rd) + end;
+                   static_cast<double>(per_row) * (s.computed_rd_wr + s.wr_rd) + end;
     }
     return 0.0;
 }
@@ -181,26 +209,29 @@ double SilentPimDevice::matmul_cycles(std::int64_t p, std::int64_t q, std::int64
     // The weight is stored column-block-major (each block's q bursts contiguous), so it
     // streams through its rows, its bursts rotating over the bank groups at tCCD_S.
     const interconnect::Ddr4Timing& t = params_.timing;
-    const Spacing s = spacing(t);
+    const Spacing s = spacing(t, params_.logic_clock_Hz);
     const std::int64_t e = elements_per_burst();
     if (p <= 0 || q <= 0 || r <= 0)
         return 0.0;
     const std::int64_t col_blocks = ceil_div(r, e);
     const std::int64_t k_blocks = ceil_div(q, e);
-    // q RD B + k_blocks RD A back to back; each RD A sits between two weight bursts in an
-    // unrelated bank group (1 in 4: tCCD_L on either side); the last RD turns the bus to the
-    // WR, the WR back to the next block's RD A (unrelated bank groups too).
-    const double block = static_cast<double>(q + k_blocks - 1) * s.ccd_s +
-                         static_cast<double>(k_blocks) * 2.0 * s.rd_rd_same_group() + s.rd_wr +
-                         s.wr_rd + s.wr_rd_same_group();
+    // q RD B + k_blocks RD A back to back: tCCD_S after each RD A, and after each RD B but
+    // the last the lanes' pace (tCCD_S at the memspec clock); each RD A sits between two
+    // weight bursts in an unrelated bank group (1 in 4: tCCD_L on either side); the last RD
+    // turns the bus to the WR, the WR back to the next block's RD A (unrelated bank groups).
+    const double block =
+        static_cast<double>(q - 1) * s.computed_rd + static_cast<double>(k_blocks) * s.ccd_s +
+        static_cast<double>(k_blocks) * (s.rd_rd_same_group() + s.computed_rd_same_group()) +
+        s.computed_rd_wr + s.wr_rd + s.wr_rd_same_group();
     // The weight crosses a row group every 32 KiB: the bank of the first burst in the new rows
-    // waits tRTP + tRP + tRCD after its last read instead of the 4 x tCCD_S the stream takes
-    // to come back to it (the other three banks change rows in its shadow).
+    // waits tRTP + tRP + tRCD after its last read instead of the 4 x tCCD_S (4 lane times
+    // below the memspec clock) the stream takes to come back to it (the other three banks
+    // change rows in its shadow).
     // A weight larger than one row group does so n times per product (the last crossing
     // wraps around to its start for the next row of A).
     const std::int64_t weight_groups =
         ceil_div(q * col_blocks * t.burst_bytes(), row_group_bytes(t));
-    const double crossing = std::max(0.0, s.rd_switch - s.groups * s.ccd_s);
+    const double crossing = std::max(0.0, s.rd_switch - s.groups * s.computed_rd);
     const double crossings = weight_groups > 1 ? static_cast<double>(p * weight_groups - 1) : 0.0;
     return s.first_rd + static_cast<double>(p * col_blocks) * block + crossings * crossing +
            (s.wr_done - s.wr_rd - s.wr_rd_same_group());
@@ -214,7 +245,7 @@ double SilentPimDevice::transpose_cycles(std::int64_t rows, std::int64_t cols) c
     // RD (each from a different source row: a band of 32 rows, column j), then one WR. Bands
     // outermost, columns inside.
     const interconnect::Ddr4Timing& t = params_.timing;
-    const Spacing s = spacing(t);
+    const Spacing s = spacing(t, params_.logic_clock_Hz);
     const std::int64_t e = elements_per_burst();
     if (rows <= 0 || cols <= 0)
         return 0.0;
@@ -449,9 +480,15 @@ void build_silent_pim(const sim::ConfigNode& node, const std::string& name,
                       sim::Platform& platform) {
     node.expect_map();
     node.expect_keys(sim::device_component_keys(
-        {"device", "memspec", "offload_overhead", "memory", "weight_transpose"}));
+        {"device", "memspec", "offload_overhead", "memory", "weight_transpose", "logic_clock"}));
     SilentPimParams params;
     params.timing = interconnect::memspec_from_config(node.at("memspec"));
+    // logic_clock: memspec (the default: the lanes run on the DRAM clock) or a frequency.
+    if (node.has("logic_clock") &&
+        !(node.at("logic_clock").is_scalar() && node.at("logic_clock").as_string() == "memspec")) {
+        params.logic_clock_Hz =
+            node.require_positive_quantity("logic_clock", sim::Quantity::frequency);
+    }
     params.offload_overhead_s = sim::non_negative_time(node, "offload_overhead");
     if (node.has("weight_transpose")) {
         // weight_transpose: pim                               (gather kernel on the PIM)

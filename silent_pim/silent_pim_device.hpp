@@ -30,7 +30,18 @@ struct SilentPimParams {
     // element at a time through the uncacheable PIM-side memory, this many seconds each.
     double host_transpose_element_s = 0.0;
     std::int64_t memory_bytes = 0;  // 0 = unlimited
+    // Clock of the PIM logic (the 8 lanes). 0 = the memspec clock: Silent-PIM computes on
+    // each beat as the DRAM delivers it (lee2022 §2.2), and lee2022 §4.1 scaled its FPGA
+    // prototype's performance to that. A slower logic clock paces the streams; a faster one
+    // changes nothing, the stream being bound by the DRAM bus.
+    double logic_clock_Hz = 0.0;
 };
+
+// Memspec clocks the 8 lanes are busy with one burst: BL/2 beats of 8 bf16, one beat per
+// logic clock, rounded up to the memspec clock on which the next command can issue. At the
+// memspec clock this is BL/2, the time the burst takes on the bus.
+interconnect::Cycles lane_cycles_per_burst(const interconnect::Ddr4Timing& t,
+                                           double logic_clock_Hz);
 
 struct PimKernel {
     enum class Kind { elementwise, matmul, transpose };

@@ -238,6 +238,34 @@ TEST(Ddr4Controller, InOrderRequestsAreNotReordered) {
     EXPECT_EQ(done(ctl, 2), 146);
 }
 
+TEST(Ddr4Controller, OrderedGapHoldsTheNextColumnCommandBack) {
+    // Two reads streaming over bank groups 0 and 1 (RD 16, then tCCD_S: 20) and a write.
+    // With ordered_gap 11 on the second read it issues at 16 + 11 = 27; the write asks for 30
+    // after it: 57, past the RD -> WR turnaround (27 + 10 = 37). Ordered gaps count only from
+    // the previous in_order column command.
+    Ddr4Controller ctl(kT);
+    ctl.enqueue(rd(0, at(0, 0, 0), 0, true));
+    DramRequest second = rd(1, at(1, 0, 0), 0, true);
+    second.ordered_gap = 11;
+    ctl.enqueue(second);
+    DramRequest third = wr(2, at(2, 0, 0), 0, true);
+    third.ordered_gap = 30;
+    ctl.enqueue(third);
+    ctl.run();
+    EXPECT_EQ(cycles_of(ctl, DramCommand::RD), std::vector<Cycles>({16, 27}));
+    EXPECT_EQ(cycles_of(ctl, DramCommand::WR), std::vector<Cycles>({57}));
+    EXPECT_EQ(done(ctl, 2), 57 + 12 + 4);
+
+    // A gap below what JEDEC already imposes changes nothing.
+    Ddr4Controller plain(kT);
+    plain.enqueue(rd(0, at(0, 0, 0), 0, true));
+    DramRequest small = rd(1, at(1, 0, 0), 0, true);
+    small.ordered_gap = 3;
+    plain.enqueue(small);
+    plain.run();
+    EXPECT_EQ(cycles_of(plain, DramCommand::RD), std::vector<Cycles>({16, 20}));
+}
+
 TEST(Ddr4Controller, RefreshDelaysAPendingRequestByTrfc) {
     // A read arriving at tREFI = 9360 finds the REF due: all banks are idle (no PREA needed),
     // REF at 9360, ACT tRFC later at 9780, RD 9796, done 9816 -- tRFC = 420 later than without

@@ -49,10 +49,19 @@ PimKernel transpose(std::int64_t rows, std::int64_t cols) {
     return k;
 }
 
-SilentPimDevice closed_form(const interconnect::Ddr4Timing& t) {
+SilentPimDevice closed_form(const interconnect::Ddr4Timing& t, double logic_clock_Hz = 0.0) {
     SilentPimParams p;
     p.timing = t;
+    p.logic_clock_Hz = logic_clock_Hz;
     return SilentPimDevice(p);
+}
+
+PimCommandModel command_level(const interconnect::Ddr4Timing& t, double logic_clock_Hz,
+                              bool refresh = true) {
+    PimCommandOptions o;
+    o.logic_clock_Hz = logic_clock_Hz;
+    o.refresh = refresh;
+    return PimCommandModel(t, o);
 }
 
 // A command of a trace in row 0 (ACTs carry no column).
@@ -252,6 +261,77 @@ TEST(PimCommandModel, RefreshCostsWhatTheClosedFormCharges) {
     EXPECT_LE(per_refresh, k2400.refresh_cycles() + 16);
 }
 
+// --- a logic clock apart from the DRAM clock ---------------------------------------------------
+
+TEST(PimLogicClock, LaneCyclesPerBurst) {
+    // BL8 = 4 beats, one per logic clock, in DDR4-2400 memspec clocks (1200 MHz), rounded up.
+    EXPECT_EQ(lane_cycles_per_burst(k2400, 0.0), 4);  // the memspec clock
+    EXPECT_EQ(lane_cycles_per_burst(k2400, 1.2e9), 4);
+    EXPECT_EQ(lane_cycles_per_burst(k2400, 2.4e9), 2);
+    EXPECT_EQ(lane_cycles_per_burst(k2400, 600e6), 8);   // exact ratio: no rounding up
+    EXPECT_EQ(lane_cycles_per_burst(k2400, 500e6), 10);  // 9.6 -> 10
+    EXPECT_EQ(lane_cycles_per_burst(k2400, 150e6), 32);
+    EXPECT_EQ(lane_cycles_per_burst(interconnect::named_memspec("ddr4-3200"), 400e6), 16);
+}
+
+TEST(PimLogicClock, AtOrAboveTheMemspecClockNothingChanges) {
+    // The stream is bound by the DRAM bus: lanes as fast as the bus or faster leave every
+    // command where it was, in both models.
+    const PimCommandModel base(k2400);
+    const SilentPimDevice base_closed = closed_form(k2400);
+    for (double f : {1.2e9, 2.4e9}) {
+        const PimCommandModel m = command_level(k2400, f);
+        const SilentPimDevice pim = closed_form(k2400, f);
+        for (const PimKernel& k :
+             {elementwise(8, 512, Operand2::full), elementwise(8, 768, Operand2::column),
+              matmul(4, 768, 768), transpose(512, 512)}) {
+            EXPECT_EQ(m.run(k).cycles, base.run(k).cycles) << f;
+            EXPECT_DOUBLE_EQ(pim.kernel_cycles(k), base_closed.kernel_cycles(k)) << f;
+        }
+    }
+}
+
+TEST(PimLogicClock, QuarterClockElementwiseByHand) {
+    // 300 MHz lanes on DDR4-2400: 16 memspec clocks per burst. One output burst of 64 x 1
+    // twice (p = 1, r = 64): RD A 16, RD B 20, the WR of vACC waits for the lanes:
+    // RD B + CL + 16 - CWL = 20 + 20 = 40 (JEDEC alone: 30); RD A 40 + 19 = 59, RD B 63,
+    // WR 83; data done 83 + 12 + 4 = 99 = 16 + 2 x (4 + 20 + 19) - 19 + 16.
+    const PimCommandModel m = command_level(k2400, 300e6, false);
+    const PimRun run = m.run(elementwise(1, 64, Operand2::full));
+    EXPECT_EQ(run.cycles, 99);
+    EXPECT_DOUBLE_EQ(closed_form(k2400, 300e6).elementwise_cycles(1, 64, Operand2::full), 99);
+}
+
+TEST(PimLogicClock, ClosedFormIsExactForElementwiseStreamsWithoutRefresh) {
+    for (double f : {600e6, 300e6, 150e6}) {
+        const PimCommandModel m = command_level(k2400, f, false);
+        const SilentPimDevice pim = closed_form(k2400, f);
+        for (Operand2 op : {Operand2::full, Operand2::row, Operand2::scalar}) {
+            const PimKernel k = elementwise(16, 3072, op);
+            EXPECT_DOUBLE_EQ(pim.kernel_cycles(k), static_cast<double>(m.run(k).cycles))
+                << f << " Hz, operand2=" << to_string(op);
+        }
+    }
+}
+
+TEST(PimLogicClock, SlowLanesBindTheMatmulWeightStream) {
+    // At 150 MHz every weight burst holds the lanes 32 memspec clocks instead of tCCD_S = 4:
+    // a (1 x 768) x (768 x 768) product streams 24 x 768 = 18,432 weight bursts, so the
+    // command level takes at least 18,432 x 32 clocks, and at most that plus what the stream
+    // spends outside the lanes at the memspec clock.
+    const PimKernel k = matmul(1, 768, 768);
+    const Cycles slow = command_level(k2400, 150e6, false).run(k).cycles;
+    const Cycles fast = command_level(k2400, 0.0, false).run(k).cycles;
+    EXPECT_GE(slow, 18432 * 32);
+    EXPECT_LE(slow, 18432 * 32 + fast - 18432 * 4);
+    // An element-wise add computes one burst in ~33 clocks of bus turnarounds: halving the
+    // lanes' clock (8 clocks a burst) costs it nothing but the vACC write wait, 4 + 8 = 12 > 10.
+    const PimKernel add = elementwise(64, 512, Operand2::full);
+    const Cycles add_half = command_level(k2400, 600e6, false).run(add).cycles;
+    const Cycles add_full = command_level(k2400, 0.0, false).run(add).cycles;
+    EXPECT_EQ(add_half - add_full, 1024 * 2);
+}
+
 // --- the closed form held within 5 % of the command level -------------------------------------
 
 // The graph path's duration of a kernel in clocks: SilentPimDevice::kernel_cycles stretched by
@@ -332,6 +412,25 @@ TEST(PimClosedFormGrid, TransposeWithin5Percent) {
               "(" + std::to_string(rows) + "x" + std::to_string(cols) + ")^T", g);
     }
     report("transpose", g);
+}
+
+TEST(PimClosedFormGrid, SlowLogicClocksWithin5Percent) {
+    // Lanes at 1/2, 1/4 and 1/8 of the DDR4-2400 memspec clock, and at an inexact 500 MHz.
+    GridResult g;
+    for (double f : {600e6, 500e6, 300e6, 150e6}) {
+        const PimCommandModel m = command_level(k2400, f);
+        const SilentPimDevice pim = closed_form(k2400, f);
+        const std::string at = " @" + std::to_string(static_cast<int>(f / 1e6)) + " MHz";
+        for (Operand2 o : {Operand2::full, Operand2::row, Operand2::scalar, Operand2::column})
+            check(m, pim, elementwise(16, 768, o), std::string("(16x768) ") + to_string(o) + at, g);
+        for (const auto& [q, r] : kTable2Weights) {
+            check(m, pim, matmul(8, q, r),
+                  "(8x" + std::to_string(q) + ")x(" + std::to_string(q) + "x" + std::to_string(r) +
+                      ")" + at,
+                  g);
+        }
+    }
+    report("logic clock", g);
 }
 
 TEST(PimClosedFormGrid, Ddr4_3200SpotChecks) {

@@ -278,6 +278,20 @@ TEST(SilentPimYaml, BuildsDeviceResourceAndComponent) {
     EXPECT_EQ(c->converter, nullptr);  // the CPU converts (lee2022 §2.3)
 }
 
+TEST(SilentPimYaml, LogicClock) {
+    auto logic_clock = [](const std::string& body) {
+        const sim::Platform p = parse_platform_yaml(pim_yaml("    memspec: ddr4-2400\n" + body));
+        return dynamic_cast<const SilentPimDevice&>(*p.device(0).model).params().logic_clock_Hz;
+    };
+    EXPECT_DOUBLE_EQ(logic_clock(""), 0.0);
+    EXPECT_DOUBLE_EQ(logic_clock("    logic_clock: memspec\n"), 0.0);
+    EXPECT_DOUBLE_EQ(logic_clock("    logic_clock: 300 MHz\n"), 300e6);
+    const std::string e =
+        platform_yaml_error(pim_yaml("    memspec: ddr4-2400\n    logic_clock: 300 ns\n"));
+    EXPECT_NE(e.find("components.pim.logic_clock"), std::string::npos) << e;
+    EXPECT_NE(e.find("MHz"), std::string::npos) << e;
+}
+
 TEST(SilentPimYaml, UnknownMemspecSuggestsTheClosest) {
     const std::string e = platform_yaml_error(pim_yaml("    memspec: ddr4-2401\n"));
     EXPECT_NE(e.find("components.pim.memspec"), std::string::npos) << e;
