@@ -264,6 +264,10 @@ int main(int argc, char** argv) {
                       "fine-tune samples per validation graph (default 40)");
     train->add_option("--select", train_request.select,
                       "validation score that picks best.pt: finetune | zero-shot");
+    train
+        ->add_option("--fix-order", train_request.fix_order,
+                     "node order of FIX: random (default, mcm2022 §4.2) | topological")
+        ->check(CLI::IsMember({"random", "topological", "topological_then_random"}));
     train->add_option("--layers", train_request.sage_layers, "GraphSAGE layers (default 8)");
     train->add_option("--hidden", train_request.hidden, "layer width (default 128)");
     train->add_option("--rounds", train_request.rounds, "rounds T of Eq. 7 (default 3)");

@@ -281,6 +281,51 @@ TEST(McmRlAgent, PlayedPartitionsSatisfyTheConstraints) {
     }
 }
 
+// FIX's node orders (FixOrder): topological_then_random gives topological FIX's partition
+// whenever that one succeeds, and retries the others in random orders, so it fails less; the
+// environment counts the failures by cause.
+TEST(McmRlEnvironment, TopologicalThenRandomFixesWhatTopologicalCannot) {
+    const sim::Graph g = random_dag(6, 40);
+    const sim::Platform p = ring(6);
+    Instance s(g, p);
+    std::mt19937_64 rng(3);
+    int topological_failures = 0, hybrid_failures = 0;
+    for (int k = 0; k < 40; ++k) {
+        std::vector<int> candidate(static_cast<std::size_t>(g.op_count()));
+        for (int& c : candidate)
+            c = static_cast<int>(uniform_index(rng, 6));
+        const auto seed = static_cast<std::uint64_t>(k);
+        Environment topological(s.problem, s.greedy, s.greedy_time_s, s.scorer, seed,
+                                FixOrder::topological);
+        Environment hybrid(s.problem, s.greedy, s.greedy_time_s, s.scorer, seed,
+                           FixOrder::topological_then_random);
+        const Environment::Outcome t = topological.play(candidate);
+        const Environment::Outcome h = hybrid.play(candidate);
+        EXPECT_EQ(topological.fix_failures(), t.partition.empty() ? 1 : 0);
+        EXPECT_EQ(hybrid.fix_failures(), h.partition.empty() ? 1 : 0);
+        EXPECT_EQ(topological.refusals() + hybrid.refusals(), 0);  // no SRAM limit on ring()
+        topological_failures += t.partition.empty() ? 1 : 0;
+        hybrid_failures += h.partition.empty() ? 1 : 0;
+        if (!t.partition.empty()) {
+            EXPECT_EQ(h.partition, t.partition) << "candidate " << k;
+        } else if (!h.partition.empty()) {
+            EXPECT_TRUE(check_partition(g, h.partition, s.problem.capacity_bytes(),
+                                        s.problem.tensor_bytes_all())
+                            .empty());
+            EXPECT_GT(h.reward, 0.0);
+        }
+    }
+    EXPECT_GT(topological_failures, 0) << "the case must exercise the random retry";
+    EXPECT_LT(hybrid_failures, topological_failures);
+    RecordProperty("topological_failures", topological_failures);
+    RecordProperty("hybrid_failures", hybrid_failures);
+
+    EXPECT_EQ(fix_order_from_string("random"), FixOrder::random);
+    EXPECT_EQ(to_string(FixOrder::topological_then_random), "topological_then_random");
+    EXPECT_THAT(error_of<RlError>([] { (void)fix_order_from_string("bfs"); }),
+                HasSubstr("expected random, topological or topological_then_random"));
+}
+
 // Mean reward of FIX(uniform candidates): the uniform policy of mcm2022 §5.1's Random.
 double uniform_mean_reward(const McmProblem& problem, const std::vector<int>& greedy,
                            double greedy_time_s, int samples) {

@@ -123,7 +123,7 @@ ValidationRow validate(const rl::Agent& snapshot, const std::vector<Task>& tasks
             rl::Agent agent = snapshot.clone();
             rl::AnalyticScorer scorer(*task.problem, budget);
             rl::Environment env(*task.problem, task.greedy, task.greedy_time_s, scorer,
-                                request.seed + i);
+                                request.seed + i, rl::fix_order_from_string(request.fix_order));
             std::mt19937_64 rng(request.seed * 7919 + i);
             const rl::DeployStats run = rl::deploy(agent, env, rng, tune ? budget : 0, budget);
             (tune ? tuned : zero) += run.best_reward;
@@ -422,7 +422,8 @@ std::string train(const TrainRequest& request, std::ostream& progress, bool term
         Task& task = data.train[static_cast<std::size_t>(order[cursor++])];
         rl::AnalyticScorer scorer(*task.problem);
         rl::Environment env(*task.problem, task.greedy, task.greedy_time_s, scorer,
-                            request.seed + static_cast<std::uint64_t>(updates));
+                            request.seed + static_cast<std::uint64_t>(updates),
+                            rl::fix_order_from_string(request.fix_order));
         const std::int64_t next_checkpoint = (samples / every + 1) * every;
         const rl::IterationStats it =
             agent.iterate(env, rng, true, std::min(request.samples, next_checkpoint) - samples);

@@ -30,7 +30,9 @@ struct TrainRequest {
     int validation_zero_shot = 20;    // samples per validation graph, zero-shot
     int validation_finetune = 40;     // samples per validation graph, fine-tuned
     std::string select = "finetune";  // which validation score picks best.pt
-    std::optional<int> sage_layers;   // the policy's size (default §5.1's 8 x 128)
+    std::string fix_order =
+        "topological_then_random";   // FIX's node order in training and validation (FixOrder)
+    std::optional<int> sage_layers;  // the policy's size (default §5.1's 8 x 128)
     std::optional<int> hidden;
     std::optional<int> rounds;
     std::optional<int> rollouts;  // PPO (default §5.1's 20 / 4 / 10)

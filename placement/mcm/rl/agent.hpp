@@ -24,6 +24,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "placement/mcm/analytic.hpp"
@@ -63,6 +64,22 @@ private:
     std::int64_t samples_ = 0;
 };
 
+// The node order of FIX (Algorithm 2) for the learner's samples.
+//   topological: the earliest ops keep their sampled chips and the later ones give way, as in
+//                mcm.greedy's repair; every restart meets the same candidate decisions first,
+//                so a candidate that is inconsistent early fails on every restart (reward 0).
+//                Checkpoints before 2026-11-26 were trained this way.
+//   random:      a fresh random order per attempt, mcm2022 §4.2's default ("we generate a
+//                random order each time to explore a larger decision space"); FIX rarely
+//                fails, but which of the sampled chips survive is left to chance, so the
+//                partition says less about the policy's sample.
+//   topological_then_random (default): topological; if that fails, random. A sample
+//                repairable in topological order gets that repair, and the rest are not lost.
+//                Chosen on the validation split (README, mcm.rl).
+enum class FixOrder { random, topological, topological_then_random };
+std::string_view to_string(FixOrder order);
+FixOrder fix_order_from_string(std::string_view text);  // throws RlError
+
 // One graph on one ring, as the learner sees it: the features, the greedy partition (the first
 // round's input and the reward's unit), and the solver that makes samples valid.
 class Environment {
@@ -70,7 +87,8 @@ public:
     // `greedy_time_s`: greedy's time per sample in the scorer's cost model, the reward's unit
     // (reward = greedy_time_s / time = throughput over greedy's). `seed` seeds FIX.
     Environment(const McmProblem& problem, std::vector<int> greedy_partition, double greedy_time_s,
-                Scorer& scorer, std::uint64_t seed);
+                Scorer& scorer, std::uint64_t seed,
+                FixOrder fix_order = FixOrder::topological_then_random);
     ~Environment();
     Environment(const Environment&) = delete;
     Environment& operator=(const Environment&) = delete;
@@ -80,13 +98,17 @@ public:
     const std::vector<int>& greedy_partition() const { return greedy_; }
     Scorer& scorer() { return *scorer_; }
 
-    // FIX (topological node order, so the earliest ops keep their sampled chips), then the
-    // scorer: the valid partition and its reward, or 0 when FIX fails or the cost model refuses.
+    // FIX (in the environment's FixOrder), then the scorer: the valid partition and its
+    // reward, or 0 when FIX fails or the cost model refuses.
     struct Outcome {
         std::vector<int> partition;  // empty when FIX failed
         double reward = 0.0;
     };
     Outcome play(const std::vector<int>& candidate);
+    // Samples scored 0 so far, by cause: FIX found no valid partition within its limits, or
+    // the cost model refused the partition FIX returned (H(G, f)).
+    std::int64_t fix_failures() const { return fix_failures_; }
+    std::int64_t refusals() const { return refusals_; }
 
 private:
     struct Impl;
@@ -96,6 +118,9 @@ private:
     double greedy_time_s_;
     Scorer* scorer_;
     std::unique_ptr<Impl> impl_;
+    FixOrder fix_order_;
+    std::int64_t fix_failures_ = 0;
+    std::int64_t refusals_ = 0;
 };
 
 struct IterationStats {

@@ -33,13 +33,15 @@ struct Environment::Impl {
 };
 
 Environment::Environment(const McmProblem& problem, std::vector<int> greedy_partition,
-                         double greedy_time_s, Scorer& scorer, std::uint64_t seed)
+                         double greedy_time_s, Scorer& scorer, std::uint64_t seed,
+                         FixOrder fix_order)
     : problem_(&problem),
       features_(make_features(problem)),
       greedy_(std::move(greedy_partition)),
       greedy_time_s_(greedy_time_s),
       scorer_(&scorer),
-      impl_(std::make_unique<Impl>(problem)) {
+      impl_(std::make_unique<Impl>(problem)),
+      fix_order_(fix_order) {
     impl_->rng.seed(seed);
     if (greedy_.size() != static_cast<std::size_t>(problem.op_count()))
         throw RlError("mcm.rl: the greedy partition does not cover the graph");
@@ -47,20 +49,50 @@ Environment::Environment(const McmProblem& problem, std::vector<int> greedy_part
 
 Environment::~Environment() = default;
 
+std::string_view to_string(FixOrder order) {
+    switch (order) {
+        case FixOrder::random:
+            return "random";
+        case FixOrder::topological:
+            return "topological";
+        case FixOrder::topological_then_random:
+            return "topological_then_random";
+    }
+    return "?";
+}
+
+FixOrder fix_order_from_string(std::string_view text) {
+    for (FixOrder o :
+         {FixOrder::random, FixOrder::topological, FixOrder::topological_then_random}) {
+        if (text == to_string(o))
+            return o;
+    }
+    throw RlError(fmt::format(
+        "mcm.rl: FIX order '{}': expected random, topological or topological_then_random", text));
+}
+
 Environment::Outcome Environment::play(const std::vector<int>& candidate) {
     Outcome outcome;
-    // Algorithm 2 in topological order: where the sample breaks a constraint, the ops later in
-    // the order give way, as in mcm.greedy's repair.
-    auto fixed = impl_->solver.fix(candidate, impl_->rng, problem_->graph().topo_order());
+    // Algorithm 2 in a fresh random node order per attempt (§4.2's default), or in topological
+    // order, where the ops later in the order give way as in mcm.greedy's repair (FixOrder).
+    std::optional<std::vector<int>> fixed;
+    if (fix_order_ != FixOrder::random)
+        fixed = impl_->solver.fix(candidate, impl_->rng, problem_->graph().topo_order());
+    if (!fixed && fix_order_ != FixOrder::topological)
+        fixed = impl_->solver.fix(candidate, impl_->rng);
     if (!fixed) {
+        ++fix_failures_;
         scorer_->failed();
         return outcome;
     }
     const double time_s = scorer_->time_per_sample_s(*fixed);
     outcome.partition = std::move(*fixed);
     // §5.1: "a zero throughput when it evaluates an invalid partition".
-    if (std::isfinite(time_s) && time_s > 0.0)
+    if (std::isfinite(time_s) && time_s > 0.0) {
         outcome.reward = greedy_time_s_ / time_s;
+    } else {
+        ++refusals_;
+    }
     return outcome;
 }
 

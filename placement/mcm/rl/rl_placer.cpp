@@ -32,7 +32,11 @@ ArgumentSchema schema() {
                  "samples spent fine-tuning with PPO (0 = zero-shot; -1 = all of `samples`)")
         .integer("layers", 1, 64, "8", "GraphSAGE layers of a policy from scratch (§5.1: 8)")
         .integer("hidden", 1, 4096, "128", "width of a policy from scratch (§5.1: 128)")
-        .integer("rounds", 1, 64, "3", "T of Eq. 7 for a policy from scratch");
+        .integer("rounds", 1, 64, "3", "T of Eq. 7 for a policy from scratch")
+        .choice("fix_order", {"random", "topological", "topological_then_random"},
+                "topological_then_random",
+                "node order of FIX (Algorithm 2): a fresh random one per attempt (§4.2's "
+                "default) or topological");
     return s;
 }
 
@@ -119,7 +123,8 @@ PlacementResult RlPlacer::place(const PlacementContext& context) {
                                       ? settings.samples
                                       : std::min(arguments_.integer("finetune"), settings.samples);
     SearchScorer scorer(search);
-    Environment env(problem, greedy.chip_of_op, greedy_time_s, scorer, context.seed);
+    Environment env(problem, greedy.chip_of_op, greedy_time_s, scorer, context.seed,
+                    fix_order_from_string(arguments_.choice("fix_order")));
     const DeployStats run = deploy(agent, env, rng, finetune, settings.samples);
 
     PlacementResult result = search.finish(spec_, greedy.chip_of_op);
@@ -129,6 +134,8 @@ PlacementResult RlPlacer::place(const PlacementContext& context) {
     result.stats["policy_parameters"] = std::to_string(agent.parameter_count());
     result.stats["last_mean_reward"] = fmt::format("{:.4f}", run.last_mean_reward);
     result.stats["greedy_time_per_sample_s"] = fmt::format("{:.6g}", greedy_time_s);
+    result.stats["fix_failed_samples"] = std::to_string(env.fix_failures());
+    result.stats["refused_samples"] = std::to_string(env.refusals());
     result.summary += fmt::format("; {} PPO update(s), policy {}", run.updates,
                                   checkpoint_arg == "none" ? "from scratch" : checkpoint_path);
     return result;
