@@ -1,6 +1,9 @@
 // Every SplitSolver as a hetsim Placer: the graph and platform become a tarnawski2020 §3
 // instance (graph_workload.hpp), the solver splits it, and the split comes back as a
 // Placement that the evaluators simulate.
+// The §3 memory check (Σ m_v ≤ M) does not bound the simulated peak (a throughput stream holds
+// several samples' tensors), so when accelerators have a memory the split is run once by the
+// study's evaluator and re-solved under a smaller M until no accelerator overflows.
 #pragma once
 
 #include "placement/placer.hpp"
