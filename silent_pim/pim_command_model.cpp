@@ -23,20 +23,13 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
 // The request stream of one descriptor, generated lazily a small batch at a time (one output
 // burst's requests), so that a matmul of millions of requests never sits in memory.
 //
-// The lanes' pace: a RD whose burst the lanes compute on (vecB) keeps them busy `lane` memspec
-// clocks from its data's arrival (lane_cycles_per_burst). The next request that touches the
-// datapath waits for them: a RD (its data overwrites vecA or the burst buffer) `lane` clocks
-// after that RD, a WR (its data is vACC) until CL + lane - CWL after it. At the DRAM clock
-// lane = BL/2 and both gaps are below what JEDEC already imposes (tCCD_S; RD -> WR), so the
-// stream is the one of Silent-PIM as built.
+// The lanes' pace: the request after a RD whose burst the lanes compute on (vecB) carries
+// lane_gaps_after_compute() as its ordered_gap. At the DRAM clock both gaps are below what
+// JEDEC already imposes, so the stream is the one of Silent-PIM as built.
 class PimStream {
 public:
-    PimStream(const PimDescriptor& d, std::int64_t per_burst, Cycles lane, Cycles cl_minus_cwl)
-        : d_(d),
-          e_(per_burst),
-          bytes_(per_burst * kElementBytes),
-          lane_(lane),
-          cl_minus_cwl_(cl_minus_cwl) {
+    PimStream(const PimDescriptor& d, std::int64_t per_burst, LaneGaps gaps)
+        : d_(d), e_(per_burst), bytes_(per_burst * kElementBytes), gaps_(gaps) {
         if (d_.p < 0 || d_.q < 0 || d_.r < 0)
             throw std::invalid_argument("PimCommandModel: negative descriptor dimension");
         switch (d_.op) {
@@ -92,7 +85,7 @@ private:
         r.arrival = 0;
         r.in_order = true;
         if (after_compute_)
-            r.ordered_gap = k == RequestKind::read ? lane_ : cl_minus_cwl_ + lane_;
+            r.ordered_gap = k == RequestKind::read ? gaps_.read : gaps_.write;
         return r;
     }
     std::uint64_t el(std::int64_t elements) const {
@@ -190,8 +183,7 @@ private:
     PimDescriptor d_;
     std::int64_t e_;
     std::int64_t bytes_;
-    Cycles lane_;
-    Cycles cl_minus_cwl_;
+    LaneGaps gaps_;
     bool after_compute_ = false;  // the last request so far is a RD the lanes compute on
     std::int64_t outer_ = 0;
     std::int64_t step_ = 0;
@@ -202,8 +194,8 @@ private:
 
 PimStream stream_of(const PimDescriptor& d, const interconnect::Ddr4Timing& t,
                     const PimCommandOptions& o) {
-    return PimStream(d, t.burst_bytes() / kElementBytes, lane_cycles_per_burst(t, o.logic_clock_Hz),
-                     t.CL - t.CWL);
+    return PimStream(d, t.burst_bytes() / kElementBytes,
+                     lane_gaps_after_compute(t, o.logic_clock_Hz));
 }
 
 }  // namespace

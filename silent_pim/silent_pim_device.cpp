@@ -76,6 +76,11 @@ interconnect::Cycles lane_cycles_per_burst(const interconnect::Ddr4Timing& t,
         1, static_cast<interconnect::Cycles>(std::ceil(memspec_clocks - 1e-9)));
 }
 
+LaneGaps lane_gaps_after_compute(const interconnect::Ddr4Timing& t, double logic_clock_Hz) {
+    const interconnect::Cycles lane = lane_cycles_per_burst(t, logic_clock_Hz);
+    return {lane, t.CL - t.CWL + lane};
+}
+
 SilentPimDevice::SilentPimDevice(SilentPimParams params) : params_(std::move(params)) {
     if (params_.timing.tCK_ps <= 0.0 || params_.offload_overhead_s < 0.0 ||
         params_.logic_clock_Hz < 0.0) {
@@ -145,9 +150,9 @@ Spacing spacing(const interconnect::Ddr4Timing& t, double logic_clock_Hz) {
     s.first_rd = t.tRCD;
     s.rd_switch = t.read_row_switch_cycles();
     s.groups = t.bank_groups;
-    const auto lane = static_cast<double>(lane_cycles_per_burst(t, logic_clock_Hz));
-    s.computed_rd = std::max(s.ccd_s, lane);
-    s.computed_rd_wr = std::max(s.rd_wr, static_cast<double>(t.CL - t.CWL) + lane);
+    const LaneGaps lane = lane_gaps_after_compute(t, logic_clock_Hz);
+    s.computed_rd = std::max(s.ccd_s, static_cast<double>(lane.read));
+    s.computed_rd_wr = std::max(s.rd_wr, static_cast<double>(lane.write));
     return s;
 }
 

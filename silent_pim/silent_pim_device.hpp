@@ -43,6 +43,16 @@ struct SilentPimParams {
 interconnect::Cycles lane_cycles_per_burst(const interconnect::Ddr4Timing& t,
                                            double logic_clock_Hz);
 
+// What the lanes' busy time asks of the next request after a RD they compute on, in memspec
+// clocks from that RD's command: a RD (its data overwrites vecA or the burst buffer) `lane`
+// later; the WR of vACC until CL + lane - CWL (its data leaves after the last MAC). At the
+// memspec clock both are below JEDEC's tCCD_S and RD -> WR.
+struct LaneGaps {
+    interconnect::Cycles read = 0;
+    interconnect::Cycles write = 0;
+};
+LaneGaps lane_gaps_after_compute(const interconnect::Ddr4Timing& t, double logic_clock_Hz);
+
 struct PimKernel {
     enum class Kind { elementwise, matmul, transpose };
     Kind kind = Kind::elementwise;

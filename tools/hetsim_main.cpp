@@ -7,6 +7,7 @@
 
 #include <iostream>
 
+#include "placement/mcm/rl/agent.hpp"
 #include "placement/placer.hpp"
 #include "sim/config.hpp"
 #include "sim/exec_graph.hpp"
@@ -266,8 +267,9 @@ int main(int argc, char** argv) {
                       "validation score that picks best.pt: finetune | zero-shot");
     train
         ->add_option("--fix-order", train_request.fix_order,
-                     "node order of FIX: random (default, mcm2022 §4.2) | topological")
-        ->check(CLI::IsMember({"random", "topological", "topological_then_random"}));
+                     "node order of FIX: topological_then_random (default) | topological | random "
+                     "(mcm2022 §4.2's default)")
+        ->check(CLI::IsMember(placement::mcm::rl::fix_order_names()));
     train->add_option("--layers", train_request.sage_layers, "GraphSAGE layers (default 8)");
     train->add_option("--hidden", train_request.hidden, "layer width (default 128)");
     train->add_option("--rounds", train_request.rounds, "rounds T of Eq. 7 (default 3)");

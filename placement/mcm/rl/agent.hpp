@@ -79,6 +79,7 @@ private:
 enum class FixOrder { random, topological, topological_then_random };
 std::string_view to_string(FixOrder order);
 FixOrder fix_order_from_string(std::string_view text);  // throws RlError
+std::vector<std::string> fix_order_names();             // every FixOrder's to_string
 
 // One graph on one ring, as the learner sees it: the features, the greedy partition (the first
 // round's input and the reward's unit), and the solver that makes samples valid.

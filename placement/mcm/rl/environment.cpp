@@ -1,6 +1,7 @@
 // mcm.rl's environment and its config file format: everything of the learner that needs no
 // libtorch (agent.cpp holds the rest).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 #include <fstream>
@@ -61,14 +62,26 @@ std::string_view to_string(FixOrder order) {
     return "?";
 }
 
+namespace {
+constexpr FixOrder kFixOrders[] = {FixOrder::random, FixOrder::topological,
+                                   FixOrder::topological_then_random};
+}  // namespace
+
+std::vector<std::string> fix_order_names() {
+    std::vector<std::string> names;
+    for (FixOrder o : kFixOrders)
+        names.emplace_back(to_string(o));
+    return names;
+}
+
 FixOrder fix_order_from_string(std::string_view text) {
-    for (FixOrder o :
-         {FixOrder::random, FixOrder::topological, FixOrder::topological_then_random}) {
+    for (FixOrder o : kFixOrders) {
         if (text == to_string(o))
             return o;
     }
-    throw RlError(fmt::format(
-        "mcm.rl: FIX order '{}': expected random, topological or topological_then_random", text));
+    const std::vector<std::string> names = fix_order_names();
+    throw RlError(fmt::format("mcm.rl: FIX order '{}': expected {} or {}", text,
+                              fmt::join(names.begin(), names.end() - 1, ", "), names.back()));
 }
 
 Environment::Outcome Environment::play(const std::vector<int>& candidate) {

@@ -33,8 +33,8 @@ ArgumentSchema schema() {
         .integer("layers", 1, 64, "8", "GraphSAGE layers of a policy from scratch (§5.1: 8)")
         .integer("hidden", 1, 4096, "128", "width of a policy from scratch (§5.1: 128)")
         .integer("rounds", 1, 64, "3", "T of Eq. 7 for a policy from scratch")
-        .choice("fix_order", {"random", "topological", "topological_then_random"},
-                "topological_then_random",
+        .choice("fix_order", fix_order_names(),
+                std::string(to_string(FixOrder::topological_then_random)),
                 "node order of FIX (Algorithm 2): a fresh random one per attempt (§4.2's "
                 "default) or topological");
     return s;
