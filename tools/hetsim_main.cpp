@@ -276,6 +276,9 @@ int main(int argc, char** argv) {
     train->add_option("--rollouts", train_request.rollouts, "rollouts per PPO update (default 20)");
     train->add_option("--minibatches", train_request.minibatches, "PPO mini-batches (default 4)");
     train->add_option("--epochs", train_request.epochs, "PPO epochs per update (default 10)");
+    train->add_option("--entropy", train_request.entropy,
+                      "PPO entropy bonus per op (default 0.01); kept in the checkpoint, so "
+                      "fine-tuning uses it too");
     train->add_option("--seed", train_request.seed, "seed (default 1)");
     train->add_option("--time-limit", train_request.time_limit_s,
                       "seconds; checkpoint and stop once reached");

@@ -292,6 +292,11 @@ std::string train(const TrainRequest& request, std::ostream& progress, bool term
     override_with(config.ppo.rollouts, request.rollouts);
     override_with(config.ppo.minibatches, request.minibatches);
     override_with(config.ppo.epochs, request.epochs);
+    if (request.entropy) {
+        if (!(*request.entropy >= 0.0))
+            throw std::invalid_argument("hetsim train: --entropy must be 0 or more");
+        config.ppo.entropy = *request.entropy;
+    }
     config.seed = request.seed;
 
     std::int64_t samples = 0;
