@@ -279,6 +279,9 @@ int main(int argc, char** argv) {
     train->add_option("--entropy", train_request.entropy,
                       "PPO entropy bonus per op (default 0.01); kept in the checkpoint, so "
                       "fine-tuning uses it too");
+    train->add_option("--risk-epsilon", train_request.risk_epsilon,
+                      "risk-seeking PPO: train on the best share ε of each update's rollouts, "
+                      "against their threshold (default 1: every rollout, against the mean)");
     train->add_option("--seed", train_request.seed, "seed (default 1)");
     train->add_option("--time-limit", train_request.time_limit_s,
                       "seconds; checkpoint and stop once reached");

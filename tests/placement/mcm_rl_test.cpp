@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -177,6 +178,46 @@ TEST(McmRlConfig, JsonRoundTripAndErrors) {
     other.replace(other.find(key), key.size(), "\"feature_version\":999");
     EXPECT_THAT(error_of<RlError>([&] { RlConfig::from_json(other); }),
                 AllOf(HasSubstr("feature set v999"), HasSubstr("retrain")));
+
+    // risk_epsilon round-trips, and a config written before it existed reads as 1 (off).
+    c.ppo.risk_epsilon = 0.25;
+    EXPECT_DOUBLE_EQ(RlConfig::from_json(c.to_json()).ppo.risk_epsilon, 0.25);
+    std::string old = c.to_json();
+    const std::string risk = ",\"risk_epsilon\":0.25";
+    ASSERT_NE(old.find(risk), std::string::npos) << old;
+    old.erase(old.find(risk), risk.size());
+    EXPECT_DOUBLE_EQ(RlConfig::from_json(old).ppo.risk_epsilon, 1.0);
+    c.ppo.risk_epsilon = 0.0;
+    EXPECT_THAT(error_of<RlError>([&] { Agent agent(c); }), HasSubstr("risk_epsilon"));
+}
+
+// --- advantages ------------------------------------------------------------------------------
+
+// Rewards 0, 1, 2, 3 (mean 1.5, population standard deviation sqrt(1.25)), by hand.
+TEST(McmRlAdvantages, MeanBaselineAndRiskSeekingQuantileByHand) {
+    const std::vector<double> rewards{2.0, 0.0, 3.0, 1.0};
+    const double sd = std::sqrt(1.25);
+    const auto all = rollout_advantages(rewards, 1.0);
+    ASSERT_EQ(all.size(), 4u);
+    for (int r = 0; r < 4; ++r) {
+        EXPECT_EQ(all[static_cast<std::size_t>(r)].rollout, r);
+        EXPECT_FLOAT_EQ(all[static_cast<std::size_t>(r)].advantage,
+                        static_cast<float>((rewards[static_cast<std::size_t>(r)] - 1.5) / sd));
+    }
+    // ε = 0.5: the 0.5 quantile is sorted[floor(0.5 * 4)] = 2; rollouts 0 (reward 2, advantage
+    // 0) and 2 (reward 3) are trained on, the others dropped.
+    const auto top = rollout_advantages(rewards, 0.5);
+    ASSERT_EQ(top.size(), 2u);
+    EXPECT_EQ(top[0].rollout, 0);
+    EXPECT_FLOAT_EQ(top[0].advantage, 0.0f);
+    EXPECT_EQ(top[1].rollout, 2);
+    EXPECT_FLOAT_EQ(top[1].advantage, static_cast<float>(1.0 / sd));
+    // ε = 0.25: sorted[3] = 3, the best reward itself; nothing above it, no update.
+    EXPECT_TRUE(rollout_advantages(rewards, 0.25).empty());
+    // No signal: one rollout, or all rewards equal.
+    EXPECT_TRUE(rollout_advantages({1.0}, 1.0).empty());
+    EXPECT_TRUE(rollout_advantages({0.0, 0.0, 0.0}, 1.0).empty());
+    EXPECT_TRUE(rollout_advantages({0.0, 0.0, 0.0}, 0.5).empty());
 }
 
 TEST(McmRlCheckpoint, SaveLoadGivesTheSamePolicyAndMeta) {

@@ -65,7 +65,7 @@ std::vector<std::string> log_rows(const fs::path& file) {
 TEST(CliTrain, WritesCheckpointsLogsAndTheBestPolicy) {
     Fixture f;
     const fs::path out = f.dir.path() / "ck";
-    const Outcome o = f.train(out, 32, "--entropy 0.0025");
+    const Outcome o = f.train(out, 32, "--entropy 0.0025 --risk-epsilon 0.5");
     ASSERT_EQ(o.exit_code, 0) << o.output;
     EXPECT_THAT(o.output,
                 HasSubstr("trained mcm.rl: 32 samples, 4 PPO iterations on 2 train graphs "
@@ -93,6 +93,7 @@ TEST(CliTrain, WritesCheckpointsLogsAndTheBestPolicy) {
     EXPECT_EQ(last.config().policy.hidden, 16);
     EXPECT_EQ(last.config().ppo.rollouts, 8);
     EXPECT_DOUBLE_EQ(last.config().ppo.entropy, 0.0025);
+    EXPECT_DOUBLE_EQ(last.config().ppo.risk_epsilon, 0.5);
     EXPECT_THAT(meta.train_state, HasSubstr("\"samples\":32"));
     // best.pt is weights only (no optimiser state): smaller than the checkpoint it came from.
     EXPECT_LT(fs::file_size(out / "best.pt"), fs::file_size(out / "ckpt_0001.pt"));
@@ -127,6 +128,9 @@ TEST(CliTrain, BadRequestsExitTwo) {
     o = f.train(f.dir.path() / "y", 16, "--entropy -0.1");
     EXPECT_EQ(o.exit_code, 2);
     EXPECT_THAT(o.output, HasSubstr("--entropy must be 0 or more"));
+    o = f.train(f.dir.path() / "z", 16, "--risk-epsilon 1.5");
+    EXPECT_EQ(o.exit_code, 2);
+    EXPECT_THAT(o.output, HasSubstr("--risk-epsilon must be in (0, 1]"));
 }
 
 }  // namespace

@@ -297,6 +297,11 @@ std::string train(const TrainRequest& request, std::ostream& progress, bool term
             throw std::invalid_argument("hetsim train: --entropy must be 0 or more");
         config.ppo.entropy = *request.entropy;
     }
+    if (request.risk_epsilon) {
+        if (!(*request.risk_epsilon > 0.0 && *request.risk_epsilon <= 1.0))
+            throw std::invalid_argument("hetsim train: --risk-epsilon must be in (0, 1]");
+        config.ppo.risk_epsilon = *request.risk_epsilon;
+    }
     config.seed = request.seed;
 
     std::int64_t samples = 0;

@@ -38,7 +38,8 @@ struct TrainRequest {
     std::optional<int> rollouts;  // PPO (default §5.1's 20 / 4 / 10)
     std::optional<int> minibatches;
     std::optional<int> epochs;
-    std::optional<double> entropy;  // PPO's entropy bonus per op (default 0.01)
+    std::optional<double> entropy;       // PPO's entropy bonus per op (default 0.01)
+    std::optional<double> risk_epsilon;  // risk-seeking PPO's ε (default 1: off)
     std::uint64_t seed = 1;
     std::optional<double> time_limit_s;  // stop at a checkpoint once it is reached
 };

@@ -30,6 +30,8 @@ void check_config(const RlConfig& config) {
         throw RlError("mcm.rl: chips, sage_layers, hidden and rounds must be at least 1");
     if (config.ppo.rollouts < 1 || config.ppo.minibatches < 1 || config.ppo.epochs < 1)
         throw RlError("mcm.rl: rollouts, minibatches and epochs must be at least 1");
+    if (!(config.ppo.risk_epsilon > 0.0 && config.ppo.risk_epsilon <= 1.0))
+        throw RlError("mcm.rl: risk_epsilon must be in (0, 1]");
 }
 
 // Draws index k with probability exp(log_p[k]) by inversion of one uniform draw (the last index
@@ -165,49 +167,84 @@ IterationStats Agent::iterate(Environment& env, std::mt19937_64& rng, bool learn
     if (!learn || played < 2)
         return stats;
 
-    // --- Advantages: the rollouts' mean reward is the baseline (no value head: the 20 rollouts
-    // of an update share one graph, so their mean is an unbiased estimate of V(G)), normalised
-    // by their standard deviation.
-    double var = 0.0;
+    std::vector<double> rewards;
     for (const Rollout& ro : rollouts)
-        var += (ro.reward - stats.mean_reward) * (ro.reward - stats.mean_reward);
-    const double std_dev = std::sqrt(var / played);
-    // Rollouts that all got the same reward (typically all 0: FIX failed on every one) carry no
-    // policy-gradient signal; the update is skipped, since the entropy bonus alone would push
-    // the policy towards uniform, where FIX fails more often still.
-    if (std_dev <= 1e-12 * std::max(1.0, std::abs(stats.mean_reward)))
+        rewards.push_back(ro.reward);
+    const std::vector<RolloutAdvantage> trained = rollout_advantages(rewards, c.ppo.risk_epsilon);
+    if (trained.empty())
         return stats;
-    std::vector<float> advantage(static_cast<std::size_t>(played), 0.0f);
-    for (int r = 0; r < played; ++r)
-        advantage[static_cast<std::size_t>(r)] = static_cast<float>(
-            (rollouts[static_cast<std::size_t>(r)].reward - stats.mean_reward) / std_dev);
+    const int count = static_cast<int>(trained.size());
 
     // --- PPO: `epochs` passes over the rollouts in `minibatches` shuffled mini-batches. The
     // policy is factorised over ops and rounds, so the clipped ratio is taken per op and round
     // and averaged; every op and round of a rollout shares the rollout's advantage.
-    const int batches = std::min(c.ppo.minibatches, played);
+    const int batches = std::min(c.ppo.minibatches, count);
     for (int epoch = 0; epoch < c.ppo.epochs; ++epoch) {
-        const std::vector<int> order = random_order(played, rng);
+        const std::vector<int> order = random_order(count, rng);
         for (int b = 0; b < batches; ++b) {
-            const int lo = b * played / batches, hi = (b + 1) * played / batches;
+            const int lo = b * count / batches, hi = (b + 1) * count / batches;
             PpoBatch batch;
             batch.rows = (hi - lo) * rounds;
             batch.prev.reserve(static_cast<std::size_t>(batch.rows) * n);
             for (int i = lo; i < hi; ++i) {
-                const auto r = static_cast<std::size_t>(order[static_cast<std::size_t>(i)]);
-                const Rollout& ro = rollouts[r];
+                const RolloutAdvantage& t =
+                    trained[static_cast<std::size_t>(order[static_cast<std::size_t>(i)])];
+                const Rollout& ro = rollouts[static_cast<std::size_t>(t.rollout)];
                 batch.prev.insert(batch.prev.end(), ro.prev.begin(), ro.prev.end());
                 batch.action.insert(batch.action.end(), ro.action.begin(), ro.action.end());
                 batch.old_log_prob.insert(batch.old_log_prob.end(), ro.old_log_prob.begin(),
                                           ro.old_log_prob.end());
                 batch.advantage.insert(batch.advantage.end(), static_cast<std::size_t>(rounds),
-                                       advantage[r]);
+                                       t.advantage);
             }
             policy.ppo_step(batch, c.ppo);
         }
     }
     stats.updated = true;
     return stats;
+}
+
+std::vector<RolloutAdvantage> rollout_advantages(const std::vector<double>& rewards,
+                                                 double risk_epsilon) {
+    const int played = static_cast<int>(rewards.size());
+    if (played < 2)
+        return {};
+    double sum = 0.0;
+    for (double r : rewards)
+        sum += r;
+    const double mean = sum / played;
+    double var = 0.0;
+    for (double r : rewards)
+        var += (r - mean) * (r - mean);
+    const double std_dev = std::sqrt(var / played);
+    // Rollouts that all got the same reward (typically all 0: FIX failed on every one) carry no
+    // policy-gradient signal; the update is skipped, since the entropy bonus alone would push
+    // the policy towards uniform, where FIX fails more often still.
+    if (std_dev <= 1e-12 * std::max(1.0, std::abs(mean)))
+        return {};
+    // No value head: the rollouts of an update share one graph, so their mean is an unbiased
+    // estimate of V(G). Risk-seeking (Petersen et al. 2021, §2.2) replaces it by the empirical
+    // (1 - ε) quantile and trains on the rollouts at or above it only.
+    double baseline = mean;
+    const bool risk_seeking = risk_epsilon < 1.0;
+    if (risk_seeking) {
+        std::vector<double> sorted = rewards;
+        std::sort(sorted.begin(), sorted.end());
+        const auto at = static_cast<std::size_t>(std::floor((1.0 - risk_epsilon) * played));
+        baseline = sorted[std::min(at, sorted.size() - 1)];
+    }
+    std::vector<RolloutAdvantage> kept;
+    bool signal = false;
+    for (int r = 0; r < played; ++r) {
+        const double reward = rewards[static_cast<std::size_t>(r)];
+        if (risk_seeking && reward < baseline)
+            continue;
+        kept.push_back({r, static_cast<float>((reward - baseline) / std_dev)});
+        signal = signal || reward != baseline;
+    }
+    if (!signal)  // the quantile is the best reward: no rollout stands above it
+        return {};
+    return kept;
 }
 
 DeployStats deploy(Agent& agent, Environment& env, std::mt19937_64& rng, std::int64_t finetune,

@@ -167,6 +167,18 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
+// The rollouts one PPO update trains on, each with its advantage: reward minus a baseline, over
+// the rewards' standard deviation. The baseline is the mean, and every rollout is trained on
+// (risk_epsilon = 1); or the (1 - ε) quantile, and only rollouts at or above it are
+// (risk-seeking, PpoConfig::risk_epsilon). Empty when the rewards carry no signal: fewer than
+// 2, all equal, or none above the quantile.
+struct RolloutAdvantage {
+    int rollout;  // index into the rewards
+    float advantage;
+};
+std::vector<RolloutAdvantage> rollout_advantages(const std::vector<double>& rewards,
+                                                 double risk_epsilon);
+
 // mcm2022 §4.3's deployment on one graph: PPO fine-tuning for `finetune` samples, then samples
 // from the tuned policy without updates up to `samples` in all (or until the scorer is done).
 struct DeployStats {

@@ -31,6 +31,11 @@ struct PpoConfig {
     double clip = 0.2;            // PPO's ε (Schulman et al. 2017) [assumption]
     double entropy = 0.01;        // entropy bonus per op [assumption]
     double max_grad_norm = 0.5;   // gradient clipping [assumption]
+    // Risk-seeking policy gradient (Petersen et al. 2021, "Deep symbolic regression", §2.2):
+    // 1 = every rollout against the rollouts' mean (the expected reward, PPO's usual objective);
+    // ε < 1 = only rollouts at or above the (1 - ε) quantile of the update's rewards, against
+    // that quantile, which trains for the best of many samples, as deployment scores them.
+    double risk_epsilon = 1.0;
 };
 
 struct RlConfig {

@@ -131,7 +131,8 @@ std::string RlConfig::to_json() const {
                 {"learning_rate", ppo.learning_rate},
                 {"clip", ppo.clip},
                 {"entropy", ppo.entropy},
-                {"max_grad_norm", ppo.max_grad_norm}};
+                {"max_grad_norm", ppo.max_grad_norm},
+                {"risk_epsilon", ppo.risk_epsilon}};
     j["seed"] = seed;
     return j.dump();
 }
@@ -176,6 +177,9 @@ RlConfig RlConfig::from_json(const std::string& text) {
     get("ppo", "clip", c.ppo.clip);
     get("ppo", "entropy", c.ppo.entropy);
     get("ppo", "max_grad_norm", c.ppo.max_grad_norm);
+    // Checkpoints written before 2026-11-26 have no risk_epsilon: they trained on every rollout.
+    if (j.contains("ppo") && j["ppo"].contains("risk_epsilon"))
+        get("ppo", "risk_epsilon", c.ppo.risk_epsilon);
     if (!j.contains("seed") || !j["seed"].is_number_unsigned())
         throw RlError("mcm.rl checkpoint config lacks 'seed'");
     c.seed = j["seed"].get<std::uint64_t>();
