@@ -179,6 +179,8 @@ def table2(args):
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 table = os.path.join(run_dir, f"convergence_{file_safe(s[n])}.csv")
                 if not os.path.exists(table):
+                    # hetsim writes no folder when the study's first placer fails.
+                    os.makedirs(run_dir, exist_ok=True)
                     # It failed alone too: no valid sample, recorded as an empty table so that
                     # the method counts as run (a curve of zeros).
                     with open(table, "w") as f:
