@@ -298,7 +298,7 @@ std::string train(const TrainRequest& request, std::ostream& progress, bool term
         config.ppo.entropy = *request.entropy;
     }
     if (request.risk_epsilon) {
-        if (!(*request.risk_epsilon > 0.0 && *request.risk_epsilon <= 1.0))
+        if (!rl::PpoConfig::valid_risk_epsilon(*request.risk_epsilon))
             throw std::invalid_argument("hetsim train: --risk-epsilon must be in (0, 1]");
         config.ppo.risk_epsilon = *request.risk_epsilon;
     }

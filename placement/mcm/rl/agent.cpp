@@ -30,7 +30,7 @@ void check_config(const RlConfig& config) {
         throw RlError("mcm.rl: chips, sage_layers, hidden and rounds must be at least 1");
     if (config.ppo.rollouts < 1 || config.ppo.minibatches < 1 || config.ppo.epochs < 1)
         throw RlError("mcm.rl: rollouts, minibatches and epochs must be at least 1");
-    if (!(config.ppo.risk_epsilon > 0.0 && config.ppo.risk_epsilon <= 1.0))
+    if (!PpoConfig::valid_risk_epsilon(config.ppo.risk_epsilon))
         throw RlError("mcm.rl: risk_epsilon must be in (0, 1]");
 }
 

@@ -36,6 +36,10 @@ struct PpoConfig {
     // ε < 1 = only rollouts at or above the (1 - ε) quantile of the update's rewards, against
     // that quantile, which trains for the best of many samples, as deployment scores them.
     double risk_epsilon = 1.0;
+
+    // ε's range, (0, 1]: checked where a config is made (check_config) and where the trainer
+    // reads it from the command line.
+    static constexpr bool valid_risk_epsilon(double e) { return e > 0.0 && e <= 1.0; }
 };
 
 struct RlConfig {
