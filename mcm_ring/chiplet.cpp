@@ -61,6 +61,9 @@ void build_chiplet(const sim::ConfigNode& node, const std::string& name, sim::Pl
         sim::bytes_of(node.require_positive_quantity("memory", sim::Quantity::data_size));
     spec.devices.push_back(sim::DeviceSpec{name, std::make_shared<ChipletModel>(p)});
     sim::add_device_component(node, name, std::move(spec), platform);
+    // A partition over the chiplets must keep mcm2022's Eq. 2-4 and H(G, f) (the rule's code
+    // is placement/mcm/ring_rule.cpp).
+    platform.add_placement_rule(kChipletRingRule);
 }
 
 void build_ring_host(const sim::ConfigNode& node, const std::string& name,

@@ -20,6 +20,9 @@
 
 namespace hetsim::mcm_ring {
 
+// The placement rule a platform with chiplets keeps (sim/placement_rules.hpp).
+inline constexpr const char* kChipletRingRule = "mcm2022.chiplet_ring";
+
 struct ChipletParams {
     double matmul_rate_ops = 0.0;       // OP/s of the MAC array (2 OPs per MAC)
     double elementwise_rate_ops = 0.0;  // OP/s of the vector unit, every non-MAC op

@@ -67,19 +67,62 @@ struct PlacerInfo {
     // One line per key=value argument, from the placer's ArgumentSchema (placer_args.hpp);
     // empty for placers whose arguments are a device list or a single number.
     std::vector<std::string> argument_help = {};
+    // Names the placer had before it took its family prefix ("greedy" for "tarnawski.greedy").
+    // They still create it for one release, with a one-line deprecation warning.
+    std::vector<std::string> deprecated_names = {};
+    std::string family = {};  // set by PlacerRegistry::Family::add
 };
 
+// The one placer registry. Every placer family registers in its own folder through one
+// function, `register_placers(PlacerRegistry&)`, which opens its Family and adds each placer
+// (placement/classic/register.cpp, lee2022/, tarnawski/, mcm/, mcm/rl/): a new placer is one
+// file plus one line there. A family's names carry its prefix ("mcm.greedy"); the classic
+// family's (single, priority, random, ...) are bare.
 class PlacerRegistry {
 public:
+    class Family {
+    public:
+        // Stamps the family on `info`, checks that its name carries the family prefix, and
+        // registers it with its deprecated names. Throws std::logic_error for a name outside
+        // the family or one registered twice.
+        Family& add(PlacerInfo info);
+
+    private:
+        friend class PlacerRegistry;
+        Family(PlacerRegistry& registry, std::string name) : registry_(registry), name_(name) {}
+        PlacerRegistry& registry_;
+        std::string name_;
+    };
+
+    struct FamilyInfo {
+        std::string name;         // "tarnawski"
+        std::string description;  // one line: the paper or the idea the family follows
+    };
+
     static PlacerRegistry& instance();  // every built-in placer registered
-    void add(PlacerInfo info);
-    // Throws PlacementError for an unknown name (with "did you mean").
+    // Opens (or reopens) a family; `description` replaces an empty one.
+    Family family(const std::string& name, const std::string& description = "");
+    // Throws PlacementError for an unknown name (with "did you mean"). A deprecated name
+    // creates its placer and warns once per process (warn_deprecated_placer_name).
     std::unique_ptr<Placer> create(const std::string& spec) const;
+    // `spec` with a deprecated name replaced by its current one (warning once); else as given.
+    std::string canonical_spec(const std::string& spec) const;
     std::vector<const PlacerInfo*> all() const;  // sorted by name
+    std::vector<FamilyInfo> families() const;    // in registration order
 
 private:
     std::map<std::string, PlacerInfo> placers_;
+    std::map<std::string, std::string> deprecated_;  // old name -> current name
+    std::vector<FamilyInfo> families_;
 };
+
+// The family names a classic placer carries no prefix for.
+inline constexpr const char* kClassicFamily = "classic";
+
+// One line on stderr, once per process and old name: "hetsim: warning: placer 'greedy' is now
+// 'tarnawski.greedy'; the old name goes in the next release". Shared by every registry that
+// keeps old names (placers and tarnawski's split solvers).
+void warn_deprecated_placer_name(const std::string& old_name, const std::string& new_name);
 
 // --- helpers shared by placers -------------------------------------------------------
 

@@ -12,11 +12,30 @@
 
 namespace hetsim::sim {
 
+// A placer's plan beyond the mapping (docs/DESIGN.md "Schedules"): for each execution
+// resource (Platform::resources()), the order in which its ops start, and optionally when each
+// op was planned to start and finish. An op starts when its inputs are ready *and* the op
+// before it in its resource's order has finished.
+struct Schedule {
+    // [resource index] -> op ids in start order. Empty: no schedule (the dispatcher's own
+    // policy, lowest lowering order first). Otherwise one list per resource, and every op in
+    // exactly the list of its device's resource.
+    std::vector<std::vector<int>> order;
+    // Per op id, the planned start and finish in seconds; empty when the placer plans none.
+    std::vector<double> planned_start_s;
+    std::vector<double> planned_finish_s;
+
+    bool empty() const { return order.empty(); }
+    bool has_plan() const { return !planned_finish_s.empty(); }
+    double planned_makespan_s() const;  // the latest planned finish; 0 without a plan
+};
+
 // op id -> device index. Every op is placed.
 struct Placement {
     std::vector<int> device_of_op;
     // Optional per-op note (e.g. "fallback: PIM cannot run Erf"), same length or empty.
     std::vector<std::string> notes;
+    Schedule schedule = {};  // optional
 };
 
 enum class TaskKind : std::uint8_t { compute, convert, transfer };
@@ -54,6 +73,9 @@ struct Task {
     std::vector<int> successors;
     int predecessor_count = 0;
     int order = 0;  // dispatch priority within a sample: lower first (topological)
+    // A compute task's planned start from the placement's Schedule (-1: none); the trace
+    // marks a task that started later.
+    std::int64_t planned_start_ps = -1;
 };
 
 // A resource slot of the ExecGraph: a device resource or one direction of a link.
@@ -126,6 +148,15 @@ public:
 // Throws LimitError when `samples` back-to-back samples of `exec` could overflow the
 // simulated time range or need more bookkeeping memory than hetsim allows.
 void check_run_limits(const ExecGraph& exec, int samples);
+
+// Checks `schedule` against the graph and platform: one order per resource, every op once in
+// its device's resource's order, planned times (if any) one per op, finite, finish >= start,
+// and the orders consistent with the graph's dependencies. Throws LoweringError naming the
+// first op or resource that does not fit. Returns the op order lowering follows: a
+// topological order of the graph plus the schedule's chains, earliest planned start first (or
+// earliest in the graph's topological order).
+std::vector<int> scheduled_op_order(const Graph& graph, const Placement& placement,
+                                    const Platform& platform);
 
 // Builds the ExecGraph of one sample. Transfers follow the platform's routes; a float
 // tensor crossing components whose devices compute in different dtypes gets a convert task

@@ -1,11 +1,14 @@
 // lower(): Graph + Placement + Platform -> ExecGraph with explicit transfers and conversions.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "sim/exec_graph.hpp"
 #include "sim/op_table.hpp"
+#include "sim/transfer_cost.hpp"
 
 namespace hetsim::sim {
 
@@ -61,6 +64,134 @@ void check_run_limits(const ExecGraph& exec, int samples) {
             samples, total_ps * kSecondsPerPs,
             static_cast<double>(kMaxSimulatedPs) * kSecondsPerPs));
     }
+}
+
+double Schedule::planned_makespan_s() const {
+    double m = 0.0;
+    for (double f : planned_finish_s)
+        m = std::max(m, f);
+    return m;
+}
+
+std::vector<int> scheduled_op_order(const Graph& graph, const Placement& placement,
+                                    const Platform& platform) {
+    const Schedule& schedule = placement.schedule;
+    const auto ops = static_cast<std::size_t>(graph.op_count());
+    const auto& resources = platform.resources();
+    if (schedule.order.size() != resources.size()) {
+        throw LoweringError(
+            fmt::format("the schedule has orders for {} execution resources; platform '{}' has {}",
+                        schedule.order.size(), platform.name, resources.size()));
+    }
+    auto op_name = [&](int op) { return graph.op(op).name; };
+    // prev[op]: the op before it on its resource, -1 for the first.
+    std::vector<int> prev(ops, -1);
+    std::vector<int> seen(ops, 0);
+    for (std::size_t r = 0; r < resources.size(); ++r) {
+        const auto& order = schedule.order[r];
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            const int op = order[i];
+            if (op < 0 || static_cast<std::size_t>(op) >= ops) {
+                throw LoweringError(
+                    fmt::format("the schedule of resource '{}' names op {}, "
+                                "which the graph (of {} ops) does not have",
+                                resources[r].name, op, ops));
+            }
+            const auto u = static_cast<std::size_t>(op);
+            if (seen[u]++ != 0) {
+                throw LoweringError(fmt::format("the schedule lists op '{}' twice", op_name(op)));
+            }
+            const int device = placement.device_of_op.at(u);
+            if (device < 0 || device >= platform.device_count() ||
+                platform.device(device).resource != static_cast<int>(r)) {
+                throw LoweringError(fmt::format(
+                    "the schedule orders op '{}' on resource '{}', but its device {} runs on "
+                    "another resource",
+                    op_name(op), resources[r].name,
+                    device >= 0 && device < platform.device_count()
+                        ? "'" + platform.device(device).name + "'"
+                        : std::to_string(device)));
+            }
+            prev[u] = i == 0 ? -1 : order[i - 1];
+        }
+    }
+    for (std::size_t op = 0; op < ops; ++op) {
+        if (seen[op] == 0) {
+            throw LoweringError(
+                fmt::format("the schedule leaves op '{}' out", op_name(static_cast<int>(op))));
+        }
+    }
+    const bool planned = !schedule.planned_start_s.empty() || !schedule.planned_finish_s.empty();
+    if (planned) {
+        if (schedule.planned_start_s.size() != ops || schedule.planned_finish_s.size() != ops) {
+            throw LoweringError(fmt::format(
+                "the schedule plans {} starts and {} finishes for a graph of {} ops",
+                schedule.planned_start_s.size(), schedule.planned_finish_s.size(), ops));
+        }
+        for (std::size_t op = 0; op < ops; ++op) {
+            const double start = schedule.planned_start_s[op];
+            const double finish = schedule.planned_finish_s[op];
+            if (!std::isfinite(start) || !std::isfinite(finish) || start < 0.0 || finish < start) {
+                throw LoweringError(fmt::format(
+                    "op '{}' is planned from {} s to {} s; expected 0 <= start <= finish",
+                    op_name(static_cast<int>(op)), start, finish));
+            }
+        }
+    }
+    // Kahn's algorithm over graph edges plus the chains, earliest planned start first, then
+    // earliest in the graph's own topological order: without contention the DES then runs the
+    // ops in the order the plan put them.
+    std::vector<int> topo_position(ops, 0);
+    const std::vector<int>& topo = graph.topo_order();
+    for (std::size_t i = 0; i < topo.size(); ++i)
+        topo_position[static_cast<std::size_t>(topo[i])] = static_cast<int>(i);
+    std::vector<int> indegree(ops, 0);
+    std::vector<std::vector<int>> next(ops);
+    for (std::size_t op = 0; op < ops; ++op) {
+        for (int succ : graph.successors(static_cast<int>(op))) {
+            next[op].push_back(succ);
+            ++indegree[static_cast<std::size_t>(succ)];
+        }
+        if (prev[op] >= 0) {
+            next[static_cast<std::size_t>(prev[op])].push_back(static_cast<int>(op));
+            ++indegree[op];
+        }
+    }
+    auto key = [&](int op) {
+        const auto u = static_cast<std::size_t>(op);
+        return std::make_pair(planned ? schedule.planned_start_s[u] : 0.0, topo_position[u]);
+    };
+    std::set<std::pair<std::pair<double, int>, int>> ready;
+    for (std::size_t op = 0; op < ops; ++op) {
+        if (indegree[op] == 0)
+            ready.insert({key(static_cast<int>(op)), static_cast<int>(op)});
+    }
+    std::vector<int> out;
+    out.reserve(ops);
+    while (!ready.empty()) {
+        const int op = ready.begin()->second;
+        ready.erase(ready.begin());
+        out.push_back(op);
+        for (int succ : next[static_cast<std::size_t>(op)]) {
+            if (--indegree[static_cast<std::size_t>(succ)] == 0)
+                ready.insert({key(succ), succ});
+        }
+    }
+    if (out.size() != ops) {
+        // Some op waits on itself: name one whose chain predecessor depends on it.
+        for (std::size_t op = 0; op < ops; ++op) {
+            if (indegree[op] > 0 && prev[op] >= 0) {
+                const auto& r = resources[static_cast<std::size_t>(
+                    platform.device(placement.device_of_op[op]).resource)];
+                throw LoweringError(fmt::format(
+                    "the schedule of resource '{}' puts op '{}' before op '{}', which cannot "
+                    "start until '{}' has run (a dependency cycle through the graph)",
+                    r.name, op_name(prev[op]), op_name(static_cast<int>(op)), op_name(prev[op])));
+            }
+        }
+        throw LoweringError("the schedule's orders contradict the graph's dependencies");
+    }
+    return out;
 }
 
 int ExecGraph::compute_task_count() const {
@@ -139,8 +270,25 @@ public:
             throw LoweringError(fmt::format("placement has {} entries for a graph of {} ops",
                                             placement_.device_of_op.size(), graph_.op_count()));
         }
-        for (int op_id : graph_.topo_order())
-            lower_op(op_id);
+        if (placement_.schedule.empty()) {
+            for (int op_id : graph_.topo_order())
+                lower_op(op_id);
+        } else {
+            // A schedule: lower in its order and chain each resource's ops (docs/DESIGN.md
+            // "Schedules"); the chain is a dependency like any other, so both evaluators and
+            // every dispatch mode follow it.
+            const std::vector<int> order = scheduled_op_order(graph_, placement_, platform_);
+            const Schedule& schedule = placement_.schedule;
+            const auto ops = static_cast<std::size_t>(graph_.op_count());
+            chain_prev_.assign(ops, -1);
+            for (const auto& order : schedule.order) {
+                for (std::size_t i = 1; i < order.size(); ++i)
+                    chain_prev_[static_cast<std::size_t>(order[i])] = order[i - 1];
+            }
+            compute_task_.assign(ops, -1);
+            for (int op_id : order)
+                lower_op(op_id);
+        }
         // Graph outputs end in the host memory in the host's dtype, and stay there.
         for (int t = 0; t < graph_.tensor_count(); ++t) {
             const Tensor& tensor = graph_.tensor(t);
@@ -205,86 +353,48 @@ private:
         return loc;
     }
 
-    DType dtype_on(const Device& device, DType declared) const {
-        return is_float(declared) ? device.model->compute_dtype() : declared;
-    }
-
     // The dtype graph inputs and outputs take in the host memory: the host's device's (a host
     // that feeds an int8 package hands it int8 tensors); declared for a host without devices.
     DType host_dtype(DType declared) const {
-        const int device = first_device(platform_.host_component);
+        const int device = first_device(platform_, platform_.host_component);
         return device < 0 ? declared : dtype_on(platform_.device(device), declared);
     }
 
-    // The first device of `component`: it runs the component's conversions and sets its dtype.
-    int first_device(const std::string& component) const {
-        for (int d = 0; d < platform_.device_count(); ++d) {
-            if (platform_.device(d).component == component)
-                return d;
-        }
-        return -1;
-    }
-
-    Location add_convert(int tensor_id, const Location& src, DType to) {
-        const Component* comp = platform_.find_component(src.component);
-        int device = first_device(src.component);
-        if (comp == nullptr || comp->converter == nullptr || device < 0) {
-            throw LoweringError(fmt::format(
-                "tensor '{}' must be converted {} -> {} on component '{}', which cannot convert",
-                graph_.tensor(tensor_id).name, to_string(src.dtype), to_string(to), src.component));
-        }
-        const Tensor& tensor = graph_.tensor(tensor_id);
+    // A conversion or one hop of a route, costed by transfer_cost (sim/transfer_cost.hpp),
+    // applied to the copy `src` of `tensor_id`: a new task and the copy it makes.
+    Location add_step(int tensor_id, const Location& src, const TransferStep& step) {
         Task task;
-        task.kind = TaskKind::convert;
-        task.name = fmt::format("{} {}->{}", tensor.name, to_string(src.dtype), to_string(to));
+        task.kind = step.kind;
+        task.name = step.name;
         task.tensor = tensor_id;
-        task.device = device;
-        task.resource = platform_.device(device).resource;
-        task.units = 1;
-        task.duration_ps =
-            to_ps(comp->converter->conversion_time_s(tensor.elements(), src.dtype, to),
-                  fmt::format("converting tensor '{}'", tensor.name));
-        task.fixed_ps = task.duration_ps;
-        task.bytes = tensor.elements() * dtype_size_bytes(to);
+        task.bytes = step.bytes;
+        task.fixed_ps = step.fixed_ps;
+        task.access_ps = step.access_ps;
+        task.flow_ps = step.flow_ps;
+        task.flow_rate_Bps = step.flow_rate_Bps;
+        task.duration_ps = step.duration_ps();
+        if (step.kind == TaskKind::convert) {
+            task.device = step.device;
+            task.resource = platform_.device(step.device).resource;
+            task.units = 1;
+        } else {
+            task.link = step.link;
+            task.forward = step.forward;
+            task.resource = link_slot(platform_, step.link, step.forward);
+            const int link_res =
+                link_resource_[2 * static_cast<std::size_t>(step.link) + (step.forward ? 0 : 1)];
+            for (int r : {link_res,
+                          memory_resource_[static_cast<std::size_t>(
+                              platform_.component_index(step.from_component))],
+                          memory_resource_[static_cast<std::size_t>(
+                              platform_.component_index(step.to_component))]}) {
+                if (r >= 0)
+                    task.shared.push_back(r);
+            }
+        }
         const int id = add_task(std::move(task), {src.task});
         add_reader(id, src.buffer);
-        return record(tensor_id, src.component, to, id);
-    }
-
-    // One hop of a route: a DMA transfer from the memory of one component into the next.
-    Location add_transfer(int tensor_id, const Location& src, const Hop& hop) {
-        const Link& link = platform_.links()[static_cast<std::size_t>(hop.link)];
-        const std::string& to = hop.forward ? link.endpoint_b : link.endpoint_a;
-        const Tensor& tensor = graph_.tensor(tensor_id);
-        Task task;
-        task.kind = TaskKind::transfer;
-        task.name = fmt::format("{} {}->{}", tensor.name, src.component, to);
-        task.tensor = tensor_id;
-        task.link = hop.link;
-        task.forward = hop.forward;
-        task.resource = link_slot(platform_, hop.link, hop.forward);
-        task.bytes = tensor.elements() * dtype_size_bytes(src.dtype);
-        const std::string what = fmt::format("the transfer '{}'", task.name);
-        // Store and forward: each hop pays its link's latency, the destination memory's
-        // access latency and its bandwidth.
-        const double bandwidth = link.model->bandwidth_Bps(hop.forward);
-        task.fixed_ps = to_ps(link.model->latency_s(hop.forward), what);
-        task.access_ps = to_ps(platform_.find_component(to)->memory_latency_s, what);
-        task.flow_ps = to_ps(static_cast<double>(task.bytes) / bandwidth, what);
-        task.flow_rate_Bps = bandwidth;
-        const int link_res =
-            link_resource_[2 * static_cast<std::size_t>(hop.link) + (hop.forward ? 0 : 1)];
-        for (int r :
-             {link_res,
-              memory_resource_[static_cast<std::size_t>(platform_.component_index(src.component))],
-              memory_resource_[static_cast<std::size_t>(platform_.component_index(to))]}) {
-            if (r >= 0)
-                task.shared.push_back(r);
-        }
-        task.duration_ps = task.fixed_ps + task.access_ps + task.flow_ps;
-        const int id = add_task(std::move(task), {src.task});
-        add_reader(id, src.buffer);
-        return record(tensor_id, to, src.dtype, id);
+        return record(tensor_id, step.to_component, step.to_dtype, id);
     }
 
     // The copy to start from: the producer's, unless a copy staged in a relay on the way to
@@ -331,29 +441,11 @@ private:
                 return loc;
         }
         Location cur = best_source(tensor_id, component);
-        const std::vector<Hop>& hops = *platform_.route(cur.component, component);
-        for (const Hop& hop : hops) {
-            const Link& link = platform_.links()[static_cast<std::size_t>(hop.link)];
-            const std::string converter = link.model->converting_component();
-            // A link converts on one of its sides (lee2022 §2.3: the CPU, before a transfer
-            // leaves it or after one arrives).
-            if (cur.dtype != dtype && converter == cur.component)
-                cur = add_convert(tensor_id, cur, dtype);
-            cur = add_transfer(tensor_id, cur, hop);
-            if (cur.dtype != dtype && converter == cur.component)
-                cur = add_convert(tensor_id, cur, dtype);
-        }
-        if (cur.dtype != dtype) {
-            if (hops.empty()) {
-                cur = add_convert(tensor_id, cur, dtype);  // same memory: convert in place
-            } else {
-                throw LoweringError(fmt::format(
-                    "tensor '{}' reaches '{}' as {} but is needed as {}, and no link on its "
-                    "route converts",
-                    graph_.tensor(tensor_id).name, component, to_string(cur.dtype),
-                    to_string(dtype)));
-            }
-        }
+        const Tensor& tensor = graph_.tensor(tensor_id);
+        const TransferCost moves = transfer_cost(platform_, cur.component, cur.dtype, component,
+                                                 dtype, tensor.elements(), tensor.name);
+        for (const TransferStep& step : moves.steps)
+            cur = add_step(tensor_id, cur, step);
         return cur;
     }
 
@@ -424,7 +516,18 @@ private:
             task.fixed_ps = task.duration_ps;
         }
         task.bytes = op.bytes_written;
+        if (!compute_task_.empty()) {
+            const auto u = static_cast<std::size_t>(op_id);
+            if (chain_prev_[u] >= 0)
+                preds.push_back(compute_task_[static_cast<std::size_t>(chain_prev_[u])]);
+            if (placement_.schedule.has_plan()) {
+                task.planned_start_ps = to_ps(placement_.schedule.planned_start_s[u],
+                                              fmt::format("the planned start of op '{}'", op.name));
+            }
+        }
         int id = add_task(std::move(task), preds);
+        if (!compute_task_.empty())
+            compute_task_[static_cast<std::size_t>(op_id)] = id;
         for (int b : reads)
             add_reader(id, b);
         // A view (Reshape, Squeeze, ...) aliases its input: its output is the same bytes, so
@@ -450,6 +553,8 @@ private:
     ExecGraph exec_;
     std::map<int, std::vector<Location>> where_;
     std::map<std::pair<int, std::string>, int> weight_buffer_;
+    std::vector<int> chain_prev_;       // with a schedule: the op before each on its resource
+    std::vector<int> compute_task_;     // with a schedule: each op's compute task (-1: not yet)
     std::vector<int> memory_resource_;  // per component: shared resource or -1
     std::vector<int> link_resource_;    // per link direction (2 l + backward): or -1
 };

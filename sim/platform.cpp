@@ -108,21 +108,6 @@ const std::vector<Hop>* Platform::route(const std::string& from_component,
     return r ? &*r : nullptr;
 }
 
-std::optional<double> Platform::transfer_time_s(const std::string& from_component,
-                                                const std::string& to_component,
-                                                std::int64_t bytes) const {
-    const std::vector<Hop>* hops = route(from_component, to_component);
-    if (hops == nullptr)
-        return std::nullopt;
-    double total = 0.0;
-    for (const Hop& hop : *hops) {
-        const Link& link = links_[static_cast<std::size_t>(hop.link)];
-        const Component* dst = find_component(hop.forward ? link.endpoint_b : link.endpoint_a);
-        total += link.model->transfer_time_s(bytes, hop.forward) + dst->memory_latency_s;
-    }
-    return total;
-}
-
 int Platform::add_resource(ExecResource resource) {
     resources_.push_back(std::move(resource));
     return static_cast<int>(resources_.size()) - 1;
@@ -136,6 +121,20 @@ int Platform::add_device(Device device) {
 void Platform::add_component(Component component) {
     components_.push_back(std::move(component));
     routes_valid_ = false;
+}
+
+std::vector<int> Platform::devices_on_resource(int resource) const {
+    std::vector<int> out;
+    for (int d = 0; d < device_count(); ++d) {
+        if (devices_[static_cast<std::size_t>(d)].resource == resource)
+            out.push_back(d);
+    }
+    return out;
+}
+
+void Platform::add_placement_rule(const std::string& rule) {
+    if (std::find(placement_rules_.begin(), placement_rules_.end(), rule) == placement_rules_.end())
+        placement_rules_.push_back(rule);
 }
 
 void Platform::add_link(Link link) {

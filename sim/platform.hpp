@@ -155,7 +155,12 @@ public:
     std::string host_component;  // where graph inputs start and outputs end
 
     const std::vector<Device>& devices() const { return devices_; }
+    // The execution resources: what ops queue for, and what a list scheduler must treat as
+    // its processors (docs/DESIGN.md "Schedules"). Devices on one resource are modes of one
+    // processor (CPU_S and CPU_P of a CPU): an op on either occupies it.
     const std::vector<ExecResource>& resources() const { return resources_; }
+    // Indices of the devices that run on `resource`, in platform order.
+    std::vector<int> devices_on_resource(int resource) const;
     const std::vector<Component>& components() const { return components_; }
     const std::vector<Link>& links() const { return links_; }
 
@@ -180,11 +185,6 @@ public:
     // An empty route means from == to.
     const std::vector<Hop>* route(const std::string& from_component,
                                   const std::string& to_component) const;
-    // Store-and-forward time of `bytes` over the route (each hop pays its latency and its
-    // bandwidth, as in the DES without contention); nullopt when there is no route.
-    std::optional<double> transfer_time_s(const std::string& from_component,
-                                          const std::string& to_component,
-                                          std::int64_t bytes) const;
     int component_index(const std::string& name) const;  // -1 when unknown
 
     // Builders, used by component factories while the platform file is parsed.
@@ -192,11 +192,16 @@ public:
     int add_device(Device device);
     void add_component(Component component);
     void add_link(Link link);
+    // Names a placement rule (sim/placement_rules.hpp) the platform's placements must keep;
+    // a component that imposes one calls it from its factory. Added once, in order.
+    void add_placement_rule(const std::string& rule);
+    const std::vector<std::string>& placement_rules() const { return placement_rules_; }
 
 private:
     void compute_routes() const;
 
     std::vector<Device> devices_;
+    std::vector<std::string> placement_rules_;
     std::vector<ExecResource> resources_;
     std::vector<Component> components_;
     std::vector<Link> links_;

@@ -158,6 +158,20 @@ void RunRecorder::record_slice(const StartedTask& started, std::int64_t start,
         slice.args.emplace_back("shape", to_string(t.shape));
     }
     slice.args.emplace_back("bytes", std::to_string(task.bytes));
+    if (task.planned_start_ps >= 0 && sample == 0) {
+        // The placer's plan (a Schedule with planned times): a task that started later than
+        // planned is marked, in its category and by how much.
+        slice.args.emplace_back(
+            "planned_start_s",
+            fmt::format("{:.9g}", static_cast<double>(task.planned_start_ps) * kSecondsPerPs));
+        if (start > task.planned_start_ps) {
+            slice.category += ",late";
+            slice.args.emplace_back(
+                "late_by_s",
+                fmt::format("{:.9g}",
+                            static_cast<double>(start - task.planned_start_ps) * kSecondsPerPs));
+        }
+    }
     if (sample > 0)
         slice.args.emplace_back("sample", std::to_string(sample));
     const int units = (slot.is_link) ? 1 : task.units;

@@ -93,10 +93,23 @@ int cmd_run(const std::string& file, const std::vector<std::string>& overrides,
 int cmd_list(const std::string& what) {
     app::register_all();
     if (what == "placers") {
-        for (const auto* p : placement::PlacerRegistry::instance().all()) {
-            std::cout << fmt::format("{:<28} {}\n", p->usage, p->description);
-            for (const std::string& line : p->argument_help)
-                std::cout << fmt::format("    {}\n", line);
+        // Grouped by family, in registration order; names sorted inside a family.
+        const auto& registry = placement::PlacerRegistry::instance();
+        for (const auto& family : registry.families()) {
+            std::cout << fmt::format("{} — {}\n", family.name, family.description);
+            for (const auto* p : registry.all()) {
+                if (p->family != family.name)
+                    continue;
+                std::cout << fmt::format("  {:<26} {}\n", p->usage, p->description);
+                if (!p->deprecated_names.empty()) {
+                    std::cout << fmt::format(
+                        "      (old name {}: accepted with a warning until "
+                        "the next release)\n",
+                        fmt::join(p->deprecated_names, ", "));
+                }
+                for (const std::string& line : p->argument_help)
+                    std::cout << fmt::format("      {}\n", line);
+            }
         }
     } else if (what == "devices") {
         for (const auto* t : sim::ComponentRegistry::instance().all()) {

@@ -43,7 +43,7 @@ ArgumentSchema schema() {
 }  // namespace
 
 AnnealingPlacer::AnnealingPlacer(const std::string& arguments)
-    : spec_(join_placer_spec(kName, arguments)), arguments_(schema().parse(arguments)) {}
+    : McmPlacer(join_placer_spec(kName, arguments), schema().parse(arguments)) {}
 
 PlacerInfo AnnealingPlacer::info() {
     const ArgumentSchema s = schema();

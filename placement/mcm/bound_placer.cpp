@@ -27,7 +27,7 @@ ArgumentSchema schema() {
 }  // namespace
 
 BoundPlacer::BoundPlacer(const std::string& arguments)
-    : spec_(join_placer_spec(kName, arguments)), arguments_(schema().parse(arguments)) {}
+    : McmPlacer(join_placer_spec(kName, arguments), schema().parse(arguments)) {}
 
 PlacerInfo BoundPlacer::info() {
     const ArgumentSchema s = schema();

@@ -126,7 +126,7 @@ std::vector<int> balanced_fill(const McmProblem& problem, double reserve, bool b
 }  // namespace
 
 GreedyPlacer::GreedyPlacer(const std::string& arguments)
-    : spec_(join_placer_spec(kName, arguments)), arguments_(schema().parse(arguments)) {}
+    : McmPlacer(join_placer_spec(kName, arguments), schema().parse(arguments)) {}
 
 PlacerInfo GreedyPlacer::info() {
     const ArgumentSchema s = schema();

@@ -1,5 +1,5 @@
 // mcm2022's placers on a chiplet ring (papers/mcm2022-rl-chiplet-partitioning.txt §5.1,
-// spec/placement.md "mcm"), one file each, registered in placement/registry.cpp:
+// spec/placement.md "mcm"), one file each, registered in placement/mcm/register.cpp:
 //   mcm.greedy   the production-compiler baseline: a balanced contiguous fill of the chips in
 //                topological order, repaired by the solver's FIX mode where Eq. 4 breaks
 //   mcm.random   Random search: SAMPLE (Algorithm 1) with a uniform distribution per sample
@@ -12,31 +12,58 @@
 #pragma once
 
 #include <string>
+#include <utility>
 
 #include "placement/placer.hpp"
 #include "placement/placer_args.hpp"
 
 namespace hetsim::placement::mcm {
 
-#define HETSIM_MCM_PLACER(Class)                                         \
-    class Class final : public Placer {                                  \
-    public:                                                              \
-        explicit Class(const std::string& arguments);                    \
-        static PlacerInfo info();                                        \
-        std::string name() const override { return spec_; }              \
-        PlacementResult place(const PlacementContext& context) override; \
-                                                                         \
-    private:                                                             \
-        std::string spec_;                                               \
-        PlacerArguments arguments_;                                      \
-    };
+// What every mcm placer holds: the spec it was created from and its parsed arguments.
+class McmPlacer : public Placer {
+public:
+    std::string name() const override { return spec_; }
 
-HETSIM_MCM_PLACER(GreedyPlacer)
-HETSIM_MCM_PLACER(RandomSearchPlacer)
-HETSIM_MCM_PLACER(AnnealingPlacer)
-HETSIM_MCM_PLACER(BoundPlacer)
-HETSIM_MCM_PLACER(OptimalPlacer)
+protected:
+    McmPlacer(std::string spec, PlacerArguments arguments)
+        : spec_(std::move(spec)), arguments_(std::move(arguments)) {}
+    std::string spec_;
+    PlacerArguments arguments_;
+};
 
-#undef HETSIM_MCM_PLACER
+class GreedyPlacer final : public McmPlacer {
+public:
+    explicit GreedyPlacer(const std::string& arguments);
+    static PlacerInfo info();
+    PlacementResult place(const PlacementContext& context) override;
+};
+
+class RandomSearchPlacer final : public McmPlacer {
+public:
+    explicit RandomSearchPlacer(const std::string& arguments);
+    static PlacerInfo info();
+    PlacementResult place(const PlacementContext& context) override;
+};
+
+class AnnealingPlacer final : public McmPlacer {
+public:
+    explicit AnnealingPlacer(const std::string& arguments);
+    static PlacerInfo info();
+    PlacementResult place(const PlacementContext& context) override;
+};
+
+class BoundPlacer final : public McmPlacer {
+public:
+    explicit BoundPlacer(const std::string& arguments);
+    static PlacerInfo info();
+    PlacementResult place(const PlacementContext& context) override;
+};
+
+class OptimalPlacer final : public McmPlacer {
+public:
+    explicit OptimalPlacer(const std::string& arguments);
+    static PlacerInfo info();
+    PlacementResult place(const PlacementContext& context) override;
+};
 
 }  // namespace hetsim::placement::mcm

@@ -33,7 +33,7 @@ ArgumentSchema schema() {
 }  // namespace
 
 OptimalPlacer::OptimalPlacer(const std::string& arguments)
-    : spec_(join_placer_spec(kName, arguments)), arguments_(schema().parse(arguments)) {}
+    : McmPlacer(join_placer_spec(kName, arguments), schema().parse(arguments)) {}
 
 PlacerInfo OptimalPlacer::info() {
     const ArgumentSchema s = schema();

@@ -12,29 +12,20 @@
 #include "placement/placer.hpp"
 #include "sim/digest.hpp"
 #include "sim/op_table.hpp"
+#include "sim/transfer_cost.hpp"
 
 namespace hetsim::placement::mcm {
 
 namespace {
 
-// The two sums of a route as lowering costs each hop: the link's latency, the destination
-// memory's access latency, and the bytes at the link's bandwidth (sim/lowering.cpp).
-RouteCost route_cost(const sim::Platform& platform, const std::string& from,
-                     const std::string& to) {
-    const std::vector<sim::Hop>* hops = platform.route(from, to);
-    if (hops == nullptr) {
+// The two sums of a route (sim/transfer_cost.hpp), with mcm's error for a missing route.
+RouteCost checked_route_cost(const sim::Platform& platform, const std::string& from,
+                             const std::string& to) {
+    if (platform.route(from, to) == nullptr) {
         throw PlacementError(
             fmt::format("platform '{}' has no route from '{}' to '{}'", platform.name, from, to));
     }
-    RouteCost cost;
-    for (const sim::Hop& hop : *hops) {
-        const sim::Link& link = platform.links()[static_cast<std::size_t>(hop.link)];
-        const sim::Component* dst =
-            platform.find_component(hop.forward ? link.endpoint_b : link.endpoint_a);
-        cost.latency_s += link.model->latency_s(hop.forward) + dst->memory_latency_s;
-        cost.seconds_per_byte += 1.0 / link.model->bandwidth_Bps(hop.forward);
-    }
-    return cost;
+    return sim::route_cost(platform, from, to);
 }
 
 }  // namespace
@@ -129,11 +120,11 @@ McmProblem::McmProblem(const sim::Graph& graph, const sim::Platform& platform, d
         throw PlacementError(fmt::format(
             "platform '{}' has no host: mcm2022's ring is fed by a host (`host:`)", platform.name));
     }
-    host_in_ = route_cost(platform, platform.host_component, component_of(0));
+    host_in_ = checked_route_cost(platform, platform.host_component, component_of(0));
     for (int c = 0; c + 1 < chips; ++c)
-        ring_hop_.push_back(route_cost(platform, component_of(c), component_of(c + 1)));
+        ring_hop_.push_back(checked_route_cost(platform, component_of(c), component_of(c + 1)));
     for (int c = 0; c < chips; ++c)
-        host_out_.push_back(route_cost(platform, component_of(c), platform.host_component));
+        host_out_.push_back(checked_route_cost(platform, component_of(c), platform.host_component));
 
     // FNV-1a over the instance's numbers, in a fixed order.
     std::uint64_t h = sim::kFnv1aOffset;

@@ -12,18 +12,14 @@
 #include "sim/exec_graph.hpp"
 #include "sim/graph.hpp"
 #include "sim/platform.hpp"
+#include "sim/transfer_cost.hpp"
 
 namespace hetsim::placement::mcm {
 
 // The store-and-forward time of a route alone: Σ over its hops of (latency + bytes / bandwidth),
-// kept as its two sums so that an evaluator pays latency_s + bytes · seconds_per_byte.
-struct RouteCost {
-    double latency_s = 0.0;
-    double seconds_per_byte = 0.0;
-    double time_s(std::int64_t bytes) const {
-        return latency_s + static_cast<double>(bytes) * seconds_per_byte;
-    }
-};
+// kept as its two sums so that an evaluator pays latency_s + bytes · seconds_per_byte; the
+// sums are sim/transfer_cost.hpp's, the one transfer cost.
+using RouteCost = sim::RouteCost;
 
 // A tensor that moves between memories: an op's output read by other ops or returned to the
 // host, or a graph input fed from the host. Weights never move (resident where used).

@@ -25,7 +25,7 @@ ArgumentSchema schema() {
 }  // namespace
 
 RandomSearchPlacer::RandomSearchPlacer(const std::string& arguments)
-    : spec_(join_placer_spec(kName, arguments)), arguments_(schema().parse(arguments)) {}
+    : McmPlacer(join_placer_spec(kName, arguments), schema().parse(arguments)) {}
 
 PlacerInfo RandomSearchPlacer::info() {
     const ArgumentSchema s = schema();

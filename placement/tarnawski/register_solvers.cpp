@@ -84,31 +84,32 @@ void register_split_solvers() {
              make_latency_ip_solver});
 
         // latency/: our latency placer.
-        registry.add(
-            {ArgumentSchema("tarnawski.latency")
-                 .integer("rounds", 0, std::numeric_limits<std::int64_t>::max(), "200",
-                          "at most this many perturbation rounds")
-                 .integer("patience", 0, std::numeric_limits<std::int64_t>::max(), "50",
-                          "stop after this many rounds without a new best")
-                 .integer("orders", 0, std::numeric_limits<std::int64_t>::max(), "16",
-                          "random linearizations for sequential-DP seeds")
-                 .boolean("contiguous", "0", "keep every accelerator's set contiguous")
-                 .boolean("dp", "1", "max-load DP / DPL seeds")
-                 .boolean("both", "1", "over any split, also search the contiguous ones"),
-             "latency placer for tarnawski2020 §4: sequential-bound DP seeds over "
-             "linearizations + max-load DP/greedy/offloading-descent seeds, then iterated "
-             "block-move search under the exact §4 latency; memory-feasible, never worse "
-             "than greedy or local_search:restarts=2; with the time limit it returns the best "
-             "split found so far",
-             make_latency_placer});
+        registry.add({ArgumentSchema("tarnawski.latency")
+                          .integer("rounds", 0, std::numeric_limits<std::int64_t>::max(), "200",
+                                   "at most this many perturbation rounds")
+                          .integer("patience", 0, std::numeric_limits<std::int64_t>::max(), "50",
+                                   "stop after this many rounds without a new best")
+                          .integer("orders", 0, std::numeric_limits<std::int64_t>::max(), "16",
+                                   "random linearizations for sequential-DP seeds")
+                          .boolean("contiguous", "0", "keep every accelerator's set contiguous")
+                          .boolean("dp", "1", "max-load DP / DPL seeds")
+                          .boolean("both", "1", "over any split, also search the contiguous ones"),
+                      "latency placer for tarnawski2020 §4: sequential-bound DP seeds over "
+                      "linearizations + max-load DP/greedy/offloading-descent seeds, then iterated "
+                      "block-move search under the exact §4 latency; memory-feasible, never worse "
+                      "than tarnawski.greedy or tarnawski.local_search:restarts=2; with the time "
+                      "limit it returns the best "
+                      "split found so far",
+                      make_latency_placer});
 
         // baselines/: §6-7's baselines.
-        registry.add({ArgumentSchema("greedy"),
+        registry.add({ArgumentSchema("tarnawski.greedy"),
                       "tarnawski2020 §7 latency baseline: contract colour classes and cycles, fill "
                       "accelerators in one topological order up to their memory, rest on the CPU "
                       "(ignores costs; Table 4 'Greedy')",
-                      make_latency_greedy_solver});
-        registry.add({ArgumentSchema("local_search")
+                      make_latency_greedy_solver,
+                      {"greedy"}});
+        registry.add({ArgumentSchema("tarnawski.local_search")
                           .integer("restarts", 1, std::numeric_limits<std::int64_t>::max(), "10",
                                    "starts: the greedy, all-CPU, then random splits")
                           .integer("steps", 0, std::numeric_limits<std::int64_t>::max(), "",
@@ -120,24 +121,27 @@ void register_split_solvers() {
                       "best single-block (colour class) moves until a local optimum (§6), from "
                       "the greedy, all-CPU, then random splits (max-load) or random greedy fills "
                       "(latency), seeded; either objective, always memory-feasible",
-                      make_local_search_solver});
-        registry.add({ArgumentSchema("one_accelerator")
+                      make_local_search_solver,
+                      {"local_search"}});
+        registry.add({ArgumentSchema("tarnawski.one_accelerator")
                           .integer("rounds", 0, std::numeric_limits<std::int64_t>::max(), "100",
                                    "search rounds of the latency search"),
                       "the best split found with at most one accelerator plus the CPUs (max-load "
                       "DP with k=1 for throughput, tarnawski.latency's search with k=1 for "
                       "latency)",
-                      make_one_accelerator_solver});
-        registry.add({ArgumentSchema("expert")
+                      make_one_accelerator_solver,
+                      {"one_accelerator"}});
+        registry.add({ArgumentSchema("tarnawski.expert")
                           .text("file", "", "split JSON file (experts/*.json format)")
                           .bare()
                           .rest()
                           .required(),
                       "a fixed split from a JSON file, scored under the objective "
                       "(tarnawski2020 §6-7 human-expert baseline)",
-                      make_expert_solver});
+                      make_expert_solver,
+                      {"expert"}});
         registry.add(
-            {ArgumentSchema("scotch")
+            {ArgumentSchema("tarnawski.scotch")
                  .choice("preset", {"default", "standard", "quality", "speed", "balance"},
                          "default", "Scotch mapping strategy preset")
                  .number("imbalance", 0.0, kInfinity, "0.01",
@@ -150,15 +154,17 @@ void register_split_solvers() {
              "tarnawski2020 §6-7 baseline: libscotch k-way partition of the colour classes "
              "(vertex = Σ p^acc, edge = transfer cost), parts -> accelerators, unsupported "
              "nodes -> CPUs, memory repair; non-contiguous, scored by the §3 max-load",
-             make_scotch_solver});
-        registry.add({ArgumentSchema("pipedream")
+             make_scotch_solver,
+             {"scotch"}});
+        registry.add({ArgumentSchema("tarnawski.pipedream")
                           .boolean("branches", "on", "contract biconnected components (step 2)")
                           .choice("inputs", {"ignore", "keep"}, "ignore",
                                   "edges out of zero-latency graph inputs"),
                       "tarnawski2020 §6 baseline: PipeDream's partitioner, the linear DP over a "
                       "topological chain of the graph with branches contracted (biconnected "
                       "components), k accelerators + ℓ CPUs, memory limit, no replication",
-                      make_pipedream_solver});
+                      make_pipedream_solver,
+                      {"pipedream"}});
         return true;
     }();
     (void)done;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace hetsim::placement::tarnawski {
 
 SplitSolverRegistry& SplitSolverRegistry::instance() {
@@ -19,7 +21,15 @@ bool SplitSolverRegistry::has(const std::string& name) const {
 }
 
 std::unique_ptr<SplitSolver> SplitSolverRegistry::create(const std::string& spec) const {
-    const PlacerSpec parts = split_placer_spec(spec);
+    PlacerSpec parts = split_placer_spec(spec);
+    for (const auto& [name, info] : solvers_) {
+        const auto& old = info.deprecated_names;
+        if (std::find(old.begin(), old.end(), parts.name) != old.end()) {
+            warn_deprecated_placer_name(parts.name, name);
+            parts.name = name;
+            break;
+        }
+    }
     auto it = solvers_.find(parts.name);
     if (it == solvers_.end()) {
         std::vector<std::string> names;

@@ -61,6 +61,9 @@ struct SplitSolverInfo {
     ArgumentSchema arguments;  // the solver's name and its keys; the usage is generated from it
     std::string description;
     SplitSolverFactory factory;
+    // Names before the family prefix ("greedy" for "tarnawski.greedy"): still accepted for
+    // one release, with a deprecation warning (warn_deprecated_placer_name).
+    std::vector<std::string> deprecated_names = {};
 
     const std::string& name() const { return arguments.placer(); }
 };

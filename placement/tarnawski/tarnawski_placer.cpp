@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "placement/families.hpp"
 #include "placement/tarnawski/split_solver.hpp"
 #include "placement/tarnawski/workload/graph_workload.hpp"
 #include "sim/evaluator.hpp"
@@ -125,17 +126,19 @@ private:
 
 }  // namespace
 
-void add_split_solver_placers(PlacerRegistry& registry) {
+void register_placers(PlacerRegistry& registry) {
     register_split_solvers();
+    auto family =
+        registry.family("tarnawski", "tarnawski2020: splits over accelerators and CPUs (§3-§7)");
     for (const SplitSolverInfo* info : SplitSolverRegistry::instance().all()) {
         const std::string name = info->name();
-        registry.add(PlacerInfo{
-            name, info->arguments.usage(), info->description + " [tarnawski2020 split solver]",
+        family.add(PlacerInfo{
+            name, info->arguments.usage(), info->description,
             [name](const std::string& arguments) -> std::unique_ptr<Placer> {
                 return std::make_unique<SplitSolverPlacer>(
                     SplitSolverRegistry::instance().create(join_placer_spec(name, arguments)));
             },
-            info->arguments.key_help()});
+            info->arguments.key_help(), info->deprecated_names});
     }
 }
 

@@ -14,7 +14,7 @@ namespace hetsim::placement::tarnawski {
 // registration site of the family, register_solvers.cpp.
 void register_split_solvers();
 
-// Adds a placer per registered split solver, under the solver's name.
-void add_split_solver_placers(PlacerRegistry& registry);
+// register_placers (placement/families.hpp) adds a placer per registered split solver, under
+// the solver's name and its deprecated names.
 
 }  // namespace hetsim::placement::tarnawski

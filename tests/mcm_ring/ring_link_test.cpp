@@ -8,6 +8,7 @@
 #include "mcm_ring/ring_link.hpp"
 #include "sim/evaluator.hpp"
 #include "sim/exec_graph.hpp"
+#include "sim/transfer_cost.hpp"
 #include "tests/fixtures/yaml_fixtures.hpp"
 #include "tools/app/registration.hpp"
 
@@ -60,9 +61,14 @@ TEST(Mcm36, ChipThreeToChipSevenCrossesFourRingLinksStoreAndForward) {
         EXPECT_TRUE(link.one_way);
     }
     // 4 x (200 ns + 4000 B / 25 GB/s) = 4 x 360 ns = 1.44 us.
-    EXPECT_DOUBLE_EQ(*p.transfer_time_s("chip3", "chip7", 4000),
+    EXPECT_DOUBLE_EQ(hetsim::sim::transfer_cost(p, "chip3", hetsim::sim::DType::f32, "chip7",
+                                                hetsim::sim::DType::f32, 1000)
+                         .seconds(),
                      4 * (kHopLatency_s + 4000 / kRingBandwidth_Bps));
-    EXPECT_DOUBLE_EQ(*p.transfer_time_s("chip3", "chip7", 4000), 1.44e-6);
+    EXPECT_DOUBLE_EQ(hetsim::sim::transfer_cost(p, "chip3", hetsim::sim::DType::f32, "chip7",
+                                                hetsim::sim::DType::f32, 1000)
+                         .seconds(),
+                     1.44e-6);
 }
 
 TEST(Mcm36, ABackwardTransferGoesRoundTheClosedRingNeverThroughTheHost) {

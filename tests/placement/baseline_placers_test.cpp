@@ -14,11 +14,11 @@
 #include <gtest/gtest.h>
 
 #include "placement/classic/exhaustive.hpp"
+#include "placement/classic/priority.hpp"
 #include "placement/classic/random.hpp"
 #include "placement/classic/round_robin.hpp"
 #include "placement/classic/single.hpp"
 #include "placement/placer.hpp"
-#include "placement/priority/priority.hpp"
 #include "sim/evaluator.hpp"
 #include "sim/exec_graph.hpp"
 #include "sim/graph.hpp"
@@ -377,11 +377,12 @@ TEST(PlacerRegistry, AddRegistersANewPlacer) {
     };
     PlacerRegistry registry;  // a private registry: the global one stays as built
     std::string seen_arguments;
-    registry.add(PlacerInfo{"fixed", "fixed[:<anything>]", "test placer",
-                            [&seen_arguments](const std::string& arguments) {
-                                seen_arguments = arguments;
-                                return std::make_unique<Fixed>();
-                            }});
+    registry.family(kClassicFamily)
+        .add(PlacerInfo{"fixed", "fixed[:<anything>]", "test placer",
+                        [&seen_arguments](const std::string& arguments) {
+                            seen_arguments = arguments;
+                            return std::make_unique<Fixed>();
+                        }});
     EXPECT_EQ(registry.create("fixed:a:b,c")->name(), "fixed");
     EXPECT_EQ(seen_arguments, "a:b,c");  // only the first ':' separates name and arguments
     ASSERT_EQ(registry.all().size(), 1u);

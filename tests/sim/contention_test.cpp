@@ -12,6 +12,7 @@
 #include "sim/evaluator.hpp"
 #include "sim/exec_graph.hpp"
 #include "sim/fluid_share.hpp"
+#include "sim/transfer_cost.hpp"
 #include "tests/fixtures/platform_fixtures.hpp"
 
 namespace hetsim::sim {
@@ -184,7 +185,10 @@ TEST(Contention, AThreeHopRoutePaysThreeHopLatencies) {
     p.relays = {"r1", "r2"};
     ASSERT_NE(p.route("h", "a"), nullptr);
     EXPECT_EQ(p.route("h", "a")->size(), 3u);
-    EXPECT_DOUBLE_EQ(*p.transfer_time_s("h", "a", 4000), 13 * kUs);
+    EXPECT_DOUBLE_EQ(hetsim::sim::transfer_cost(p, "h", hetsim::sim::DType::f32, "a",
+                                                hetsim::sim::DType::f32, 1000)
+                         .seconds(),
+                     13 * kUs);
     const Graph g = one_relu();
     const ExecGraph exec = lower(g, Placement{{3}, {}}, p);
     const auto [a, d] = evaluate_both(p, exec);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/platform.hpp"
+#include "sim/transfer_cost.hpp"
 #include "tests/fixtures/platform_fixtures.hpp"
 #include "tests/fixtures/yaml_fixtures.hpp"
 
@@ -60,7 +61,10 @@ TEST(Routes, AOneWayRingGoesTheLongWayRoundBackwards) {
     EXPECT_EQ(describe(p, "c2", "c1"), "r23>r30>r01>");
     EXPECT_EQ(describe(p, "c0", "c0"), "");
     // Store and forward: three hops of 1 µs + 4000 B / 1 GB/s.
-    EXPECT_DOUBLE_EQ(*p.transfer_time_s("c1", "c0", 4000), 3 * 5e-6);
+    EXPECT_DOUBLE_EQ(hetsim::sim::transfer_cost(p, "c1", hetsim::sim::DType::f32, "c0",
+                                                hetsim::sim::DType::f32, 1000)
+                         .seconds(),
+                     3 * 5e-6);
 }
 
 TEST(Routes, OnlyRelaysForward) {

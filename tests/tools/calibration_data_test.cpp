@@ -27,8 +27,8 @@ using hetsim::testing::run_command;
 using hetsim::testing::TempDir;
 
 const fs::path data_dir = fs::path(HETSIM_SOURCE_DIR) / "configs" / "calibration" / "h100";
-const std::vector<std::string> measurement_files = {
-    "gemm_fp32", "gemm_bf16", "conv", "rnn", "memory", "launch", "copy", "end_to_end"};
+const std::vector<std::string> measurement_files = {"gemm_fp32", "gemm_bf16", "conv", "rnn",
+                                                    "memory",    "launch",    "copy", "end_to_end"};
 
 std::vector<sim::CsvRow> read_rows(const fs::path& file) {
     std::ifstream in(file);
@@ -44,8 +44,8 @@ sim::workloads::Knobs parse_knobs(const std::string& text) {
         const std::size_t end = std::min(text.find(';', start), text.size());
         const std::string pair = text.substr(start, end - start);
         const std::size_t eq = pair.find('=');
-        if (eq != std::string::npos && pair.find_first_not_of("0123456789", eq + 1) ==
-                                           std::string::npos)
+        if (eq != std::string::npos &&
+            pair.find_first_not_of("0123456789", eq + 1) == std::string::npos)
             knobs[pair.substr(0, eq)] = std::stoll(pair.substr(eq + 1));
         start = end + 1;
     }
@@ -58,8 +58,7 @@ TEST(CalibrationData, EveryRowIsAPositiveTimeOfAWorkloadHetsimLoads) {
     for (const auto& name : measurement_files) {
         const auto rows = read_rows(data_dir / (name + ".csv"));
         ASSERT_FALSE(rows.empty()) << name;
-        EXPECT_EQ(rows[0], (sim::CsvRow{"device", "workload", "knobs", "scope", "time_s"}))
-            << name;
+        EXPECT_EQ(rows[0], (sim::CsvRow{"device", "workload", "knobs", "scope", "time_s"})) << name;
         for (std::size_t i = 1; i < rows.size(); ++i) {
             const auto& row = rows[i];
             const std::string where = name + ".csv row " + std::to_string(i + 1);
@@ -70,7 +69,8 @@ TEST(CalibrationData, EveryRowIsAPositiveTimeOfAWorkloadHetsimLoads) {
             EXPECT_TRUE(std::isfinite(t) && t > 0) << where << ": time_s " << row[4];
             const std::string& workload = row[1];
             if (workload.rfind("graphs/", 0) == 0) {
-                const sim::Graph g = sim::workloads::load_json_graph((data_dir / workload).string());
+                const sim::Graph g =
+                    sim::workloads::load_json_graph((data_dir / workload).string());
                 EXPECT_EQ(g.ops().size(), 1U) << where;
                 EXPECT_GT(g.total_flops(), 0) << where;
             } else if (workload != "copy") {

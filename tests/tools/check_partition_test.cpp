@@ -44,7 +44,7 @@ protected:
         write("fig2.json", kMcmFigure2);
         write("study.yaml",
               "study: fig2\nplatform: ring3.yaml\nworkload: {json: fig2.json}\n"
-              "placers: [greedy]\n");
+              "placers: [tarnawski.greedy]\n");
     }
     void write(const std::string& name, const std::string& text) {
         std::ofstream(dir.path() / name) << text;

@@ -195,6 +195,13 @@ TEST(Cli, ListsAndInspects) {
     for (const char* name : {"single", "priority", "random", "exhaustive"}) {
         EXPECT_THAT(placers.output, HasSubstr(name));
     }
+    // Grouped by family, each under a header; an old name says it is going.
+    EXPECT_EQ(placers.output.rfind("classic — ", 0), 0U) << placers.output;
+    for (const char* family : {"\nlee2022 — ", "\ntarnawski — ", "\nmcm — "})
+        EXPECT_THAT(placers.output, HasSubstr(family));
+    EXPECT_THAT(placers.output, HasSubstr("  tarnawski.greedy "));
+    EXPECT_THAT(placers.output,
+                HasSubstr("(old name greedy: accepted with a warning until the next release)"));
     // A split solver's arguments, printed from their declarations.
     EXPECT_THAT(placers.output,
                 HasSubstr("tarnawski.latency[:rounds=N,patience=N,orders=N,contiguous=0|1,dp=0|1,"

@@ -17,6 +17,7 @@
 #include "sim/config.hpp"
 #include "sim/device_role.hpp"
 #include "sim/exec_graph.hpp"
+#include "sim/placement_rules.hpp"
 
 namespace fs = std::filesystem;
 
@@ -213,12 +214,15 @@ AgreementReport measure_agreement(const StudyConfig& study, int samples, std::ui
     sim::AnalyticEvaluator analytic(options);
     auto des = sim::make_evaluator("des", study.platform, options);
     std::mt19937_64 rng(seed);
-    // Infeasible (memory) and unlowerable placements are drawn again, within a bound.
+    // Infeasible (memory), rule-breaking (sim/placement_rules.hpp) and unlowerable placements
+    // are drawn again, within a bound.
     const int max_attempts = 20 * samples;
     std::vector<double> a, d;
     while (static_cast<int>(report.rows.size()) < samples && report.attempts < max_attempts) {
         ++report.attempts;
         const sim::Placement placement = random_placement(study, rng);
+        if (!sim::placement_violation(*study.graph, study.platform, placement).empty())
+            continue;
         sim::ExecGraph exec;
         try {
             exec = sim::lower(*study.graph, placement, study.platform);

@@ -17,6 +17,7 @@
 #include "sim/config.hpp"
 #include "sim/evaluator.hpp"
 #include "sim/exec_graph.hpp"
+#include "sim/placement_rules.hpp"
 #include "tools/app/registration.hpp"
 #include "tools/app/study.hpp"
 
@@ -147,13 +148,22 @@ std::string place(const PlaceRequest& request, std::ostream& progress) {
         // Simulate the split on the study's platform with its evaluator.
         const sim::Placement placement =
             tw::placement_from_assignment(converted, tw::to_assignment(workload, solved.split));
-        sim::EvalOptions eval;
-        eval.samples = study->samples;
-        auto evaluator = sim::make_evaluator(study->evaluator, study->platform, eval);
-        const sim::Metrics m =
-            evaluator->evaluate(sim::lower(*study->graph, placement, study->platform));
-        out << fmt::format("simulated ({}): latency {}, throughput {:.6g}/s\n", study->evaluator,
-                           human_time(m.latency_s), m.throughput_per_s);
+        // The platform's placement rules (sim/placement_rules.hpp), as `hetsim run` applies
+        // them: a split that breaks one is kept (written below) but not simulated.
+        const std::string invalid =
+            sim::placement_violation(*study->graph, study->platform, placement);
+        if (!invalid.empty()) {
+            out << "not simulated: the split breaks the platform's placement rule " << invalid
+                << "\n";
+        } else {
+            sim::EvalOptions eval;
+            eval.samples = study->samples;
+            auto evaluator = sim::make_evaluator(study->evaluator, study->platform, eval);
+            const sim::Metrics m =
+                evaluator->evaluate(sim::lower(*study->graph, placement, study->platform));
+            out << fmt::format("simulated ({}): latency {}, throughput {:.6g}/s\n",
+                               study->evaluator, human_time(m.latency_s), m.throughput_per_s);
+        }
     }
     if (!request.out.empty()) {
         tw::write_split(solved.split, request.out);

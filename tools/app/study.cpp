@@ -9,11 +9,11 @@
 #include <sstream>
 
 #include "importers/onnx_import.hpp"
-#include "placement/mcm/constraints.hpp"
-#include "placement/mcm/problem.hpp"
 #include "placement/placer_args.hpp"
 #include "sim/device_role.hpp"
 #include "sim/exec_graph.hpp"
+#include "sim/placement_file.hpp"
+#include "sim/placement_rules.hpp"
 #include "sim/units.hpp"
 #include "sim/workloads/json_graph.hpp"
 #include "sim/workloads/model_zoo.hpp"
@@ -348,29 +348,6 @@ StudyConfig load_study(const std::string& file, const std::vector<std::string>& 
     return load_study_points(file, overrides).front();
 }
 
-namespace {
-
-// "" when the platform has no chiplet ring or the placement puts an op off the chiplets (then
-// the ring's constraints do not apply); else the first violation of Eq. 2-4 or H(G, f).
-std::string ring_partition_violation(const StudyConfig& study, const sim::Placement& placement) {
-    bool has_chiplet = false;
-    for (const sim::Device& d : study.platform.devices())
-        has_chiplet = has_chiplet || d.role() == sim::DeviceRole::chiplet;
-    if (!has_chiplet)
-        return {};
-    const placement::mcm::McmProblem problem(*study.graph, study.platform);
-    for (int device : placement.device_of_op) {
-        if (problem.chip_of_device(device) < 0)
-            return {};
-    }
-    const std::vector<int> chip_of_op = problem.from_placement(placement);
-    const auto violations = placement::mcm::check_partition(
-        *study.graph, chip_of_op, problem.sram_bytes(), problem.tensor_bytes_all());
-    return violations.empty() ? std::string() : violations.front().message;
-}
-
-}  // namespace
-
 StudyResult run_study(const StudyConfig& study, bool record_traces, std::ostream* progress,
                       bool terminal) {
     sim::EvalOptions options;
@@ -418,10 +395,11 @@ StudyResult run_study(const StudyConfig& study, bool record_traces, std::ostream
         row.stats = std::move(placed.stats);
         row.tables = std::move(placed.tables);
         row.summary = std::move(placed.summary);
-        // On a chiplet ring a partition must also satisfy mcm2022's constraints (Eq. 2-4 and
-        // H(G, f)); one that does not is reported invalid with the first violation, and is not
-        // simulated: the package could not run it.
-        if (const std::string invalid = ring_partition_violation(study, row.placement);
+        // The platform's placement rules (sim/placement_rules.hpp; on a chiplet ring mcm2022's
+        // Eq. 2-4 and H(G, f)): a placement that breaks one is reported invalid with the first
+        // violation, and is not simulated: the hardware could not run it.
+        if (const std::string invalid =
+                sim::placement_violation(*study.graph, study.platform, row.placement);
             !invalid.empty()) {
             row.metrics.feasible = false;
             row.metrics.infeasible_reason = "invalid partition: " + invalid;
@@ -518,6 +496,15 @@ std::string format_table(const StudyConfig& study, const StudyResult& result) {
         if (!r.summary.empty())
             out << fmt::format("  {}: {}\n", r.placer, r.summary);
     }
+    // A placer that plans a schedule: its planned makespan next to the simulated latency.
+    for (const auto& r : result.rows) {
+        if (!r.placement.schedule.has_plan() || !r.metrics.feasible)
+            continue;
+        const double planned = r.placement.schedule.planned_makespan_s();
+        out << fmt::format("  {}: planned makespan {}, simulated {} ({:+.2f} %)\n", r.placer,
+                           human_time(planned), human_time(r.metrics.latency_s),
+                           planned > 0.0 ? 100.0 * (r.metrics.latency_s - planned) / planned : 0.0);
+    }
     return out.str();
 }
 
@@ -571,6 +558,8 @@ void write_outputs(const std::vector<PointRun>& runs, const fs::path& out_dir, b
             row["stats"] = r.stats;
             if (!r.summary.empty())
                 row["summary"] = r.summary;
+            if (r.placement.schedule.has_plan())
+                row["planned_makespan_s"] = r.placement.schedule.planned_makespan_s();
             row["feasible"] = r.metrics.feasible;
             if (!r.metrics.feasible)
                 row["infeasible_reason"] = r.metrics.infeasible_reason;
@@ -604,33 +593,13 @@ void write_outputs(const std::vector<PointRun>& runs, const fs::path& out_dir, b
             row["flops_by_device"] = flops_by_device;
             rows.push_back(row);
 
-            nlohmann::ordered_json placement;
-            placement["placer"] = r.placer;
-            placement["point"] = study.point;
-            placement["workload"] = study.workload_label;
-            placement["platform"] = study.platform.name;
-            nlohmann::ordered_json ops = nlohmann::ordered_json::array();
-            std::map<std::string, int> per_device;
-            for (int op = 0; op < study.graph->op_count(); ++op) {
-                const auto i = static_cast<std::size_t>(op);
-                const auto& device = study.platform.device(r.placement.device_of_op[i]).name;
-                ++per_device[device];
-                nlohmann::ordered_json entry{{"op", study.graph->op(op).name},
-                                             {"type", study.graph->op(op).type},
-                                             {"device", device}};
-                if (!r.placement.notes.empty() && !r.placement.notes[i].empty()) {
-                    entry["note"] = r.placement.notes[i];
-                }
-                ops.push_back(entry);
-            }
             for (const auto& [kind, table] : r.tables) {
                 files[out_dir / fmt::format("{}_{}{}.csv", kind, prefix, file_safe(r.placer))] =
                     table;
             }
-            placement["ops_per_device"] = per_device;
-            placement["ops"] = ops;
             files[out_dir / fmt::format("placement_{}{}.json", prefix, file_safe(r.placer))] =
-                placement.dump(2) + "\n";
+                sim::write_placement_file({r.placer, study.point, study.workload_label},
+                                          *study.graph, study.platform, r.placement);
             if (traces) {
                 const auto writer = traces::make_trace_writer(trace_format);
                 std::vector<std::string> parts =

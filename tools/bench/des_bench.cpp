@@ -1,11 +1,16 @@
 // DES speed: wall time per simulated task of BERT-base (12 layers, hidden 768, seq 128) on
 // the Zynq + Silent-PIM platform, against a raw SystemC event ping-pong measured in the same
-// run (the floor any SystemC model pays per event), plus AnalyticEvaluator time per call.
+// run (the floor any SystemC model pays per event), plus AnalyticEvaluator time per call. The
+// same placement with a schedule (each resource's order and planned starts, taken from the
+// unscheduled run) measures what following an order costs (issue 24: at most 1.1x per task).
 // Prints the ratios at the end. Run: build/release/des_bench
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
 #include <systemc>
+
+#include <algorithm>
+#include <vector>
 
 #include "placement/placer.hpp"
 #include "sim/evaluator.hpp"
@@ -53,12 +58,13 @@ struct Fixture {
     sim::Platform platform;
     sim::Graph graph;
     sim::ExecGraph exec;
+    sim::ExecGraph scheduled;  // the same placement with each resource's order
     PingPong* ping_pong = nullptr;
     std::unique_ptr<sim::DesEvaluator> des;
 };
 
 Fixture* g_fixture = nullptr;
-double g_event_s = 0.0, g_des_task_s = 0.0, g_analytic_task_s = 0.0;
+double g_event_s = 0.0, g_des_task_s = 0.0, g_analytic_task_s = 0.0, g_scheduled_task_s = 0.0;
 
 void BM_SystemCEventPingPong(benchmark::State& state) {
     const std::int64_t hops = 100000;
@@ -73,6 +79,13 @@ void BM_DesBertBase(benchmark::State& state) {
         benchmark::DoNotOptimize(g_fixture->des->evaluate(g_fixture->exec));
     state.SetItemsProcessed(state.iterations() * tasks);
     state.counters["tasks"] = static_cast<double>(tasks);
+}
+
+void BM_DesBertBaseScheduled(benchmark::State& state) {
+    const auto tasks = static_cast<std::int64_t>(g_fixture->scheduled.tasks.size());
+    for (auto _ : state)
+        benchmark::DoNotOptimize(g_fixture->des->evaluate(g_fixture->scheduled));
+    state.SetItemsProcessed(state.iterations() * tasks);
 }
 
 void BM_AnalyticBertBase(benchmark::State& state) {
@@ -96,7 +109,9 @@ public:
             const std::string name = run.benchmark_name();
             if (name.find("PingPong") != std::string::npos)
                 g_event_s = per_item_s;
-            if (name.find("DesBertBase") != std::string::npos)
+            if (name.find("DesBertBaseScheduled") != std::string::npos)
+                g_scheduled_task_s = per_item_s;
+            else if (name.find("DesBertBase") != std::string::npos)
                 g_des_task_s = per_item_s;
             if (name.find("AnalyticBertBase") != std::string::npos)
                 g_analytic_task_s = per_item_s;
@@ -108,6 +123,7 @@ public:
 
 BENCHMARK(BM_SystemCEventPingPong)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_DesBertBase)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DesBertBaseScheduled)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_AnalyticBertBase)->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {
@@ -127,7 +143,35 @@ int main(int argc, char** argv) {
     auto placer = placement::PlacerRegistry::instance().create("priority:PIM,CPU_P,CPU_S");
     placement::PlacementContext context{fixture.graph, fixture.platform, analytic,
                                         placement::Objective::latency, 1};
-    fixture.exec = sim::lower(fixture.graph, placer->place(context).placement, fixture.platform);
+    sim::Placement placement = placer->place(context).placement;
+    fixture.exec = sim::lower(fixture.graph, placement, fixture.platform);
+    // The schedule the unscheduled run followed: each resource's ops by simulated start.
+    const sim::Metrics run = fixture.des->evaluate(fixture.exec);
+    std::vector<double> start(static_cast<std::size_t>(fixture.graph.op_count()));
+    std::vector<double> finish(start.size());
+    for (const sim::Task& task : fixture.exec.tasks) {
+        if (task.kind != sim::TaskKind::compute)
+            continue;
+        const sim::TaskTiming& t = run.task_timings[static_cast<std::size_t>(task.order)];
+        start[static_cast<std::size_t>(task.op)] = static_cast<double>(t.start_ps) * 1e-12;
+        finish[static_cast<std::size_t>(task.op)] = static_cast<double>(t.finish_ps) * 1e-12;
+    }
+    std::vector<int> by_start(start.size());
+    for (std::size_t i = 0; i < by_start.size(); ++i)
+        by_start[i] = static_cast<int>(i);
+    std::stable_sort(by_start.begin(), by_start.end(), [&](int a, int b) {
+        return start[static_cast<std::size_t>(a)] < start[static_cast<std::size_t>(b)];
+    });
+    placement.schedule.order.assign(fixture.platform.resources().size(), {});
+    for (int op : by_start) {
+        const int device = placement.device_of_op[static_cast<std::size_t>(op)];
+        placement.schedule.order[static_cast<std::size_t>(fixture.platform.device(device).resource)]
+            .push_back(op);
+    }
+    placement.schedule.planned_start_s = start;
+    placement.schedule.planned_finish_s = finish;
+    fixture.scheduled = sim::lower(fixture.graph, placement, fixture.platform);
+    const sim::Metrics replayed = fixture.des->evaluate(fixture.scheduled);
     g_fixture = &fixture;
 
     benchmark::Initialize(&argc, argv);
@@ -139,6 +183,11 @@ int main(int argc, char** argv) {
     fmt::print("raw SystemC event (ping-pong hop): {:.3f} us\n", g_event_s * 1e6);
     fmt::print("DES per simulated task:            {:.3f} us  = {:.1f}x a raw SystemC event\n",
                g_des_task_s * 1e6, g_des_task_s / g_event_s);
+    fmt::print(
+        "DES per task, with a schedule:     {:.3f} us  = {:.1f}x a raw SystemC event, "
+        "{:.3f}x the DES without one (latency {:.6f} s vs {:.6f} s)\n",
+        g_scheduled_task_s * 1e6, g_scheduled_task_s / g_event_s, g_scheduled_task_s / g_des_task_s,
+        replayed.latency_s, run.latency_s);
     fmt::print(
         "AnalyticEvaluator per evaluation:  {:.3f} ms ({:.3f} us per task, {:.1f}x "
         "faster than the DES)\n",

@@ -15,8 +15,10 @@
 
 namespace hetsim::placement::mcm::rl {
 
-// The placer's registry entry (registered by the app layer: hetsim_placement does not link
-// this library).
+// The placer's registry entry.
 PlacerInfo rl_placer_info();
+// Adds mcm.rl to the mcm family. Called by the app layer: hetsim_placement, whose
+// PlacerRegistry::instance() registers the other families, does not link this library.
+void register_placers(PlacerRegistry& registry);
 
 }  // namespace hetsim::placement::mcm::rl

@@ -153,4 +153,8 @@ PlacerInfo rl_placer_info() {
                       s.key_help()};
 }
 
+void register_placers(PlacerRegistry& registry) {
+    registry.family("mcm").add(rl_placer_info());
+}
+
 }  // namespace hetsim::placement::mcm::rl

@@ -16,7 +16,7 @@ namespace {
 class ExpertSolver final : public SplitSolver {
 public:
     explicit ExpertSolver(std::string path) : path_(std::move(path)) {}
-    std::string name() const override { return "expert:" + path_; }
+    std::string name() const override { return "tarnawski.expert:" + path_; }
 
     SolveResult solve(const Workload& w, const SolveOptions& options) const override {
         Split split;
@@ -25,7 +25,7 @@ public:
             split = read_split(path_);
             a = to_assignment(w, split);
         } catch (const WorkloadError& e) {
-            throw SolverError(fmt::format("expert: {}", e.what()));
+            throw SolverError(fmt::format("tarnawski.expert: {}", e.what()));
         }
         SolveResult out;
         out.objective = split_objective(w, a, options.objective);

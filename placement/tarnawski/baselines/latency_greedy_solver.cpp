@@ -19,7 +19,7 @@ namespace {
 
 class LatencyGreedySolver final : public SplitSolver {
 public:
-    std::string name() const override { return "greedy"; }
+    std::string name() const override { return "tarnawski.greedy"; }
 
     SolveResult solve(const Workload& workload, const SolveOptions& options) const override {
         const Blocks blocks = make_blocks(workload, true);

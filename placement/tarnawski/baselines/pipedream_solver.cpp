@@ -238,7 +238,8 @@ std::vector<std::vector<int>> pipedream_chain(const Workload& w, const PipeDream
                 stack.push_back(*it);
     }
     if (next != comps)
-        throw SolverError("pipedream: internal error: the contracted forward graph is cyclic");
+        throw SolverError(
+            "tarnawski.pipedream: internal error: the contracted forward graph is cyclic");
     std::vector<std::vector<int>> chain(comps);
     for (int v = 0; v < n; ++v)
         chain[position[order_of_comp[comp[vertex_of_root[root[v]]]]]].push_back(v);
@@ -253,14 +254,17 @@ PipeDreamResult solve_chain(const Workload& w, std::vector<std::vector<int>> cha
     for (int p = 0; p < m; ++p)
         for (int v : chain[p]) {
             if (v < 0 || v >= n)
-                throw SolverError(fmt::format("pipedream: chain holds node index {} of {}", v, n));
+                throw SolverError(
+                    fmt::format("tarnawski.pipedream: chain holds node index {} of {}", v, n));
             if (pos[v] >= 0)
-                throw SolverError(fmt::format("pipedream: node {} is in the chain twice", w.id[v]));
+                throw SolverError(
+                    fmt::format("tarnawski.pipedream: node {} is in the chain twice", w.id[v]));
             pos[v] = p;
         }
     for (int v = 0; v < n; ++v)
         if (pos[v] < 0)
-            throw SolverError(fmt::format("pipedream: node {} is not in the chain", w.id[v]));
+            throw SolverError(
+                fmt::format("tarnawski.pipedream: node {} is not in the chain", w.id[v]));
 
     // Per position: Σ p^cpu, Σ p^acc, Σ m_v, support.
     std::vector<double> cpu(m, 0.0), acc(m, 0.0), bytes(m, 0.0);

@@ -101,25 +101,25 @@ std::vector<SCOTCH_Num> run_scotch(const std::vector<SCOTCH_Num>& verttab,
                           velotab.data(), nullptr, static_cast<SCOTCH_Num>(edgetab.size()),
                           edgetab.data(), edlotab.data()) != 0 ||
         SCOTCH_graphCheck(&graph.graph) != 0)
-        throw SolverError("scotch: libscotch rejected the graph");
+        throw SolverError("tarnawski.scotch: libscotch rejected the graph");
     // A private single-threaded context with its own seed: reproducible results, and no
     // global Scotch state shared with other solvers running in this process.
     ScotchContext context;
     SCOTCH_contextRandomSeed(&context.ctx, static_cast<SCOTCH_Num>(options.seed & 0x7fffffff));
     if (SCOTCH_contextOptionSetNum(&context.ctx, SCOTCH_OPTIONNUMDETERMINISTIC, 1) != 0 ||
         SCOTCH_contextOptionSetNum(&context.ctx, SCOTCH_OPTIONNUMRANDOMFIXEDSEED, 1) != 0)
-        throw SolverError("scotch: cannot configure the libscotch context");
+        throw SolverError("tarnawski.scotch: cannot configure the libscotch context");
     // Builds without threads have nothing to spawn; one thread is the default then.
     (void)SCOTCH_contextThreadSpawn(&context.ctx, 1, nullptr);
     SCOTCH_contextRandomReset(&context.ctx);
     ScotchGraph bound;
     if (SCOTCH_contextBindGraph(&context.ctx, &graph.graph, &bound.graph) != 0)
-        throw SolverError("scotch: cannot bind the graph to a libscotch context");
+        throw SolverError("tarnawski.scotch: cannot bind the graph to a libscotch context");
     ScotchStrat strat;
     if (!options.strategy.empty()) {
         if (SCOTCH_stratGraphMap(&strat.strat, options.strategy.c_str()) != 0)
-            throw SolverError(
-                fmt::format("scotch: libscotch rejected the strategy '{}'", options.strategy));
+            throw SolverError(fmt::format("tarnawski.scotch: libscotch rejected the strategy '{}'",
+                                          options.strategy));
     } else if (options.preset != ScotchPreset::library_default) {
         SCOTCH_Num flags = SCOTCH_STRATDEFAULT;
         if (options.preset == ScotchPreset::quality)
@@ -129,10 +129,10 @@ std::vector<SCOTCH_Num> run_scotch(const std::vector<SCOTCH_Num>& verttab,
         else if (options.preset == ScotchPreset::balance)
             flags = SCOTCH_STRATBALANCE;
         if (SCOTCH_stratGraphMapBuild(&strat.strat, flags, parts, options.imbalance) != 0)
-            throw SolverError("scotch: cannot build the libscotch strategy");
+            throw SolverError("tarnawski.scotch: cannot build the libscotch strategy");
     }
     if (SCOTCH_graphPart(&bound.graph, parts, &strat.strat, part.data()) != 0)
-        throw SolverError("scotch: SCOTCH_graphPart failed");
+        throw SolverError("tarnawski.scotch: SCOTCH_graphPart failed");
     return part;
 }
 
@@ -142,7 +142,7 @@ ScotchResult partition_with_scotch(const Workload& w, const ScotchOptions& optio
     const int n = static_cast<int>(w.node_count());
     const int k = w.max_accelerators, l = w.max_cpus;
     if (k + l <= 0)
-        throw SolverError("scotch: the workload has no devices");
+        throw SolverError("tarnawski.scotch: the workload has no devices");
     const Groups groups = colour_groups(w);
     const int g = static_cast<int>(groups.nodes.size());
     std::vector<double> g_cpu(g, 0.0), g_acc(g, 0.0), g_bytes(g, 0.0);
@@ -246,7 +246,8 @@ ScotchResult partition_with_scotch(const Workload& w, const ScotchOptions& optio
         for (int v = 0; v < vertices; ++v) {
             const int p = static_cast<int>(part[v]);
             if (p < 0 || p >= std::max(k, 1))
-                throw SolverError(fmt::format("scotch: libscotch returned part {} of {}", p, k));
+                throw SolverError(
+                    fmt::format("tarnawski.scotch: libscotch returned part {} of {}", p, k));
             device_of_group[group_of_vertex[v]] = accelerator_device(w, p);
         }
     }

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "placement/tarnawski/dp/max_load_dp.hpp"
+#include "sim/transfer_cost.hpp"
 
 namespace hetsim::placement::tarnawski {
 
@@ -92,16 +93,25 @@ GraphWorkload workload_from_graph(const sim::Graph& graph, const sim::Platform& 
             w.add_node(v, cpu.model->op_time_s(graph, op), acc_time, bytes, false, supported);
         w.name[static_cast<std::size_t>(node)] = op.name;
     }
-    // One edge per producer -> consumer pair carrying the bytes of every tensor between them.
+    // One edge per producer -> consumer pair carrying every tensor between them, sent together
+    // (one transfer per dtype).
     for (int u = 0; u < graph.op_count(); ++u) {
-        std::map<int, std::int64_t> bytes_to;
+        std::map<int, std::map<sim::DType, std::int64_t>> elements_to;
         for (int t : graph.op(u).outputs) {
             for (int v : graph.tensor(t).consumers)
-                bytes_to[v] += graph.tensor(t).size_bytes();
+                elements_to[v][graph.tensor(t).dtype] += graph.tensor(t).elements();
         }
-        for (const auto& [v, bytes] : bytes_to) {
-            // tarnawski2020 §3: an edge costs the transfer over the host <-> accelerator link.
-            w.add_edge(u, v, *platform.transfer_time_s(host, acc.component, bytes));
+        for (const auto& [v, by_dtype] : elements_to) {
+            // tarnawski2020 §3: an edge costs the transfer from the host to an accelerator, as
+            // the simulator charges it (sim/transfer_cost.hpp: route, conversions, latencies).
+            double seconds = 0.0;
+            for (const auto& [dtype, elements] : by_dtype) {
+                seconds += sim::transfer_cost(platform, host, sim::dtype_on(cpu, dtype),
+                                              acc.component, sim::dtype_on(acc, dtype), elements,
+                                              graph.tensor(graph.op(u).outputs.front()).name)
+                               .seconds();
+            }
+            w.add_edge(u, v, seconds);
         }
     }
     return gw;

@@ -28,32 +28,37 @@ TEST(TarnawskiLatencySolvers, Registration) {
     register_split_solvers();
     const SplitSolverRegistry& registry = SplitSolverRegistry::instance();
     for (const char* name : {"tarnawski.dp", "tarnawski.dpl", "tarnawski.ip_throughput",
-                             "tarnawski.ip_latency", "tarnawski.latency", "greedy", "local_search",
-                             "one_accelerator", "expert", "scotch", "pipedream"}) {
+                             "tarnawski.ip_latency", "tarnawski.latency", "tarnawski.greedy",
+                             "tarnawski.local_search", "tarnawski.one_accelerator",
+                             "tarnawski.expert", "tarnawski.scotch", "tarnawski.pipedream"}) {
         ASSERT_TRUE(registry.has(name)) << name;
     }
     for (const SplitSolverInfo* info : registry.all())
         EXPECT_FALSE(info->description.empty()) << info->name();
     EXPECT_EQ(registry.create("tarnawski.latency:rounds=3")->name(), "tarnawski.latency:rounds=3");
     EXPECT_EQ(registry.create("tarnawski.latency")->name(), "tarnawski.latency");
-    EXPECT_EQ(registry.create("greedy")->name(), "greedy");
+    EXPECT_EQ(registry.create("tarnawski.greedy")->name(), "tarnawski.greedy");
     // Each bad spec is refused with one line naming the solver, the key and what it expects.
     const std::pair<const char*, const char*> bad[] = {
-        {"expert", "placer 'expert': missing argument 'file'"},
-        {"greedy:3", "placer 'greedy': takes no arguments, got '3'"},
+        {"tarnawski.expert", "placer 'tarnawski.expert': missing argument 'file'"},
+        {"tarnawski.greedy:3", "placer 'tarnawski.greedy': takes no arguments, got '3'"},
         {"tarnawski.latency:round=3",
          "placer 'tarnawski.latency': unknown argument 'round' (did you mean 'rounds'?)"},
         {"tarnawski.latency:rounds=-1",
          "placer 'tarnawski.latency': rounds=-1: expected an integer >= 0"},
-        {"local_search:contiguous=maybe",
-         "placer 'local_search': contiguous=maybe: expected 0, 1, true, false, on or off"},
-        {"local_search:restarts=0", "placer 'local_search': restarts=0: expected an integer >= 1"},
+        {"tarnawski.local_search:contiguous=maybe",
+         "placer 'tarnawski.local_search': contiguous=maybe: expected 0, 1, true, false, on or "
+         "off"},
+        {"tarnawski.local_search:restarts=0",
+         "placer 'tarnawski.local_search': restarts=0: expected an integer >= 1"},
         {"tarnawski.dp:replicas=2000",
          "placer 'tarnawski.dp': replicas=2000: expected an integer in 1..1024"},
         {"tarnawski.dpl:bandwidth=0", "placer 'tarnawski.dpl': bandwidth=0: expected a number > 0"},
-        {"pipedream:replicate", "placer 'pipedream': expected key=value, got 'replicate'"},
-        {"scotch:preset=best",
-         "placer 'scotch': preset=best: expected one of default, standard, quality, speed, "
+        {"tarnawski.pipedream:replicate",
+         "placer 'tarnawski.pipedream': expected key=value, got 'replicate'"},
+        {"tarnawski.scotch:preset=best",
+         "placer 'tarnawski.scotch': preset=best: expected one of default, standard, quality, "
+         "speed, "
          "balance"},
     };
     for (const auto& [spec, message] : bad) {
@@ -71,21 +76,24 @@ TEST(TarnawskiLatencySolvers, Registration) {
 TEST(TarnawskiBaselines, RegistryCreatesBothSolvers) {
     register_split_solvers();
     const SplitSolverRegistry& registry = SplitSolverRegistry::instance();
-    EXPECT_EQ(registry.create("scotch")->name(), "scotch");
-    EXPECT_EQ(registry.create("scotch:preset=quality,repair=off")->name(),
-              "scotch:preset=quality,repair=off");
-    EXPECT_NO_THROW(
-        registry.create("scotch:seed=3,strategy=r{sep=m{vert=80,low=h{pass=10},asc=f{bal=0.05}}}"));
-    EXPECT_THROW(registry.create("scotch:preset=best"), PlacementError);
-    EXPECT_THROW(registry.create("scotch:imbalance=x"), PlacementError);
-    EXPECT_THROW(registry.create("scotch:speed"), PlacementError);
-    EXPECT_EQ(registry.create("pipedream:branches=off")->name(), "pipedream:branches=off");
-    EXPECT_THROW(registry.create("pipedream:replicate"), PlacementError);
+    EXPECT_EQ(registry.create("tarnawski.scotch")->name(), "tarnawski.scotch");
+    EXPECT_EQ(registry.create("tarnawski.scotch:preset=quality,repair=off")->name(),
+              "tarnawski.scotch:preset=quality,repair=off");
+    EXPECT_NO_THROW(registry.create(
+        "tarnawski.scotch:seed=3,strategy=r{sep=m{vert=80,low=h{pass=10},asc=f{bal=0.05}}}"));
+    EXPECT_THROW(registry.create("tarnawski.scotch:preset=best"), PlacementError);
+    EXPECT_THROW(registry.create("tarnawski.scotch:imbalance=x"), PlacementError);
+    EXPECT_THROW(registry.create("tarnawski.scotch:speed"), PlacementError);
+    EXPECT_EQ(registry.create("tarnawski.pipedream:branches=off")->name(),
+              "tarnawski.pipedream:branches=off");
+    EXPECT_THROW(registry.create("tarnawski.pipedream:replicate"), PlacementError);
 
     // Both run through the interface and report the §3 max-load (and the §4 latency).
     const Workload w = hand_chain(2, 1, 100.0);
-    for (const char* spec : {"scotch", "pipedream", "scotch:preset=quality,imbalance=0.05",
-                             "scotch:strategy=r{sep=m{vert=80,low=h{pass=10},asc=f{bal=0.05}}}"}) {
+    for (const char* spec :
+         {"tarnawski.scotch", "tarnawski.pipedream",
+          "tarnawski.scotch:preset=quality,imbalance=0.05",
+          "tarnawski.scotch:strategy=r{sep=m{vert=80,low=h{pass=10},asc=f{bal=0.05}}}"}) {
         const SolveResult r = registry.create(spec)->solve(w, SolveOptions{});
         expect_valid(w, r.split, spec);
         EXPECT_DOUBLE_EQ(r.objective, evaluate_split(w, r.split).max_load) << spec;
@@ -96,9 +104,11 @@ TEST(TarnawskiBaselines, RegistryCreatesBothSolvers) {
         const double reported = std::stod(l.stats.at("latency"));
         EXPECT_NEAR(l.objective, reported, 1e-8 * std::max(1.0, reported)) << spec;
     }
-    EXPECT_DOUBLE_EQ(registry.create("pipedream")->solve(w, SolveOptions{}).objective, 7.5);
+    EXPECT_DOUBLE_EQ(registry.create("tarnawski.pipedream")->solve(w, SolveOptions{}).objective,
+                     7.5);
     // A strategy Scotch cannot parse is a SolverError when solving.
-    EXPECT_THROW(registry.create("scotch:strategy=%%%")->solve(w, SolveOptions{}), SolverError);
+    EXPECT_THROW(registry.create("tarnawski.scotch:strategy=%%%")->solve(w, SolveOptions{}),
+                 SolverError);
 }
 
 }  // namespace

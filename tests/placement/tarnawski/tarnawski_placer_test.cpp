@@ -116,7 +116,8 @@ TEST(TarnawskiPlacer, ReSolvesUnderATighterMemoryUntilTheEvaluatorAcceptsTheSpli
     EXPECT_EQ(accelerator_peak(refused), 3 * 16384 + 5 * 256);
 
     PlacementContext context{graph, platform, *evaluator, Objective::throughput, 1};
-    const PlacementResult placed = PlacerRegistry::instance().create("greedy")->place(context);
+    const PlacementResult placed =
+        PlacerRegistry::instance().create("tarnawski.greedy")->place(context);
     // One refusal (overflow 512 B), then M = 49920 - 512 = 49408 B holds two MatMuls.
     EXPECT_EQ(device_names(platform, placed.placement),
               (std::vector<std::string>{"C0", "A0", "A0", "C0"}));
@@ -161,7 +162,8 @@ TEST(TarnawskiPlacer, UnlimitedAcceleratorMemoryNeedsNoCheck) {
     const sim::Graph graph = softmax_then_matmuls();
     auto evaluator = sim::make_evaluator("analytic", platform, sim::EvalOptions{});
     PlacementContext context{graph, platform, *evaluator, Objective::throughput, 1};
-    const PlacementResult placed = PlacerRegistry::instance().create("greedy")->place(context);
+    const PlacementResult placed =
+        PlacerRegistry::instance().create("tarnawski.greedy")->place(context);
     EXPECT_EQ(placed.profile_runs, 0);
     EXPECT_EQ(placed.stats.count("memory_rounds"), 0u);
     EXPECT_EQ(device_names(platform, placed.placement),

@@ -29,15 +29,18 @@ TEST(TarnawskiLatencySolvers, ExpertScoresTheFileSplit) {
         GTEST_SKIP() << "shared workloads not found under " << kSharedWorkloads;
     Workload w = read_workload(path);
     // The expert split uses 6 accelerators; the latency instance has k = 5.
-    EXPECT_THROW(create("expert:" + expert.string())->solve(w, latency_options()), SolverError);
+    EXPECT_THROW(create("tarnawski.expert:" + expert.string())->solve(w, latency_options()),
+                 SolverError);
     w.max_accelerators = 6;
-    const SolveResult r = create("expert:" + expert.string())->solve(w, latency_options());
+    const SolveResult r =
+        create("tarnawski.expert:" + expert.string())->solve(w, latency_options());
     EXPECT_NEAR(r.objective, 111.94, 0.005);  // Table 4, "Expert"
     EXPECT_EQ(r.stats.at("memory_ok"), "1");
     SolveOptions throughput;
-    const SolveResult t = create("expert:" + expert.string())->solve(w, throughput);
+    const SolveResult t = create("tarnawski.expert:" + expert.string())->solve(w, throughput);
     EXPECT_NEAR(t.objective, evaluate_split(w, read_split(expert)).max_load, 1e-9);
-    EXPECT_THROW(create("expert:/nonexistent/split.json")->solve(w, throughput), SolverError);
+    EXPECT_THROW(create("tarnawski.expert:/nonexistent/split.json")->solve(w, throughput),
+                 SolverError);
 }
 
 }  // namespace

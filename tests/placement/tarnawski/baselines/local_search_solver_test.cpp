@@ -31,8 +31,8 @@ TEST(TarnawskiLatencySolvers, LocalSearchIsSeededAndImprovesOnTheGreedy) {
             SolveOptions o;
             o.objective = objective;
             o.seed = 7;
-            const SolveResult r = create("local_search:restarts=4")->solve(w, o);
-            const SolveResult again = create("local_search:restarts=4")->solve(w, o);
+            const SolveResult r = create("tarnawski.local_search:restarts=4")->solve(w, o);
+            const SolveResult again = create("tarnawski.local_search:restarts=4")->solve(w, o);
             EXPECT_EQ(r.objective, again.objective);
             EXPECT_EQ(to_assignment(w, r.split).device_of_node,
                       to_assignment(w, again.split).device_of_node);
@@ -52,7 +52,7 @@ TEST(TarnawskiLatencySolvers, LocalSearchOnBert3) {
     if (!loaded)
         return;
     const Workload& w = *loaded;
-    const SolveResult r = create("local_search:restarts=2")->solve(w, latency_options());
+    const SolveResult r = create("tarnawski.local_search:restarts=2")->solve(w, latency_options());
     EXPECT_LE(r.objective, 416.2044);  // starts from the greedy
     EXPECT_TRUE(check_result(w, r, SplitObjective::latency).memory_ok);
 }
@@ -90,7 +90,7 @@ TEST(TarnawskiLatencySolvers, LocalSearchForThroughputEndsAtALocalOptimum) {
     for (int trial = 0; trial < 5; ++trial) {
         const Workload w = random_instance(rng, 12, 3);
         o.seed = 3 + static_cast<std::uint64_t>(trial);
-        const SolveResult r = create("local_search")->solve(w, o);
+        const SolveResult r = create("tarnawski.local_search")->solve(w, o);
         if (std::isfinite(r.objective))
             expect_max_load_local_optimum(w, r);
     }
@@ -99,7 +99,7 @@ TEST(TarnawskiLatencySolvers, LocalSearchForThroughputEndsAtALocalOptimum) {
     if (!bert)
         return;
     o.seed = 1;
-    const SolveResult r = create("local_search:restarts=3")->solve(*bert, o);
+    const SolveResult r = create("tarnawski.local_search:restarts=3")->solve(*bert, o);
     expect_max_load_local_optimum(*bert, r);
 }
 

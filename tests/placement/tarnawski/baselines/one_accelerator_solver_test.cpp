@@ -28,7 +28,7 @@ TEST(TarnawskiLatencySolvers, OneAcceleratorForThroughputIsTheDpWithOneAccelerat
     const Workload w = random_instance(rng, 10, 3);
     SolveOptions o;
     o.objective = SplitObjective::throughput;
-    const SolveResult r = create("one_accelerator")->solve(w, o);
+    const SolveResult r = create("tarnawski.one_accelerator")->solve(w, o);
     Workload one = w;
     one.max_accelerators = 1;
     EXPECT_NEAR(r.objective, solve_max_load(one).objective, 1e-9);
@@ -42,7 +42,7 @@ TEST(TarnawskiLatencySolvers, OneAcceleratorOnBert24) {
     if (!loaded)
         return;
     const Workload& w = *loaded;
-    const SolveResult r = create("one_accelerator")->solve(w, latency_options());
+    const SolveResult r = create("tarnawski.one_accelerator")->solve(w, latency_options());
     const LatencyReport lat = check_result(w, r, SplitObjective::latency);
     EXPECT_TRUE(lat.memory_ok);
     for (std::size_t a = 1; a < r.split.accelerators.size(); ++a)

@@ -32,7 +32,7 @@ TEST_P(TarnawskiLatencyTable4, PlacerAtMostIp) {
     const auto row = GetParam();
     const Workload& w = workload();
     const SolveResult r = create("tarnawski.latency")->solve(w, latency_options());
-    const SolveResult g = create("greedy")->solve(w, latency_options());
+    const SolveResult g = create("tarnawski.greedy")->solve(w, latency_options());
     // At most the IP's latency as printed (two decimals), and never worse than the greedy.
     EXPECT_LE(r.objective, row.ip + 0.005) << row.file << ": Table 4 IP " << row.ip;
     EXPECT_LE(r.objective, g.objective);
@@ -65,7 +65,7 @@ protected:
 TEST_P(TarnawskiLatencyHeldOut, PlacerNeverWorseThanGreedy) {
     const Workload& w = workload();
     // A short search keeps the test fast; the seeds already include the greedy.
-    const SolveResult g = create("greedy")->solve(w, latency_options());
+    const SolveResult g = create("tarnawski.greedy")->solve(w, latency_options());
     EXPECT_TRUE(std::isfinite(g.objective));
     for (const char* contiguous : {"0", "1"}) {
         const SolveResult r =
@@ -102,7 +102,7 @@ TEST(TarnawskiLatencySolvers, PlacerMatchesExhaustiveSearchOnSmallGraphs) {
         check_result(w, nc, SplitObjective::latency);
         // one_accelerator (the latency placer's search, any split) against the exhaustive
         // search restricted to accelerator 0.
-        const SolveResult one = create("one_accelerator")->solve(w, latency_options());
+        const SolveResult one = create("tarnawski.one_accelerator")->solve(w, latency_options());
         EXPECT_NEAR(one.objective, exhaustive_latency(w, false, 1), 1e-9 * one.objective)
             << "trial " << trial;
         const Split s = one.split;
@@ -124,7 +124,7 @@ TEST(TarnawskiLatencySolvers, LatencyPlacerIsNeverWorseThanLocalSearchOnTightMem
                 create(std::string("tarnawski.latency:rounds=20,contiguous=") + contiguous)
                     ->solve(w, latency_options());
             const SolveResult local =
-                create(std::string("local_search:restarts=2,contiguous=") + contiguous)
+                create(std::string("tarnawski.local_search:restarts=2,contiguous=") + contiguous)
                     ->solve(w, latency_options());
             EXPECT_LE(ours.objective, local.objective * (1 + 1e-12))
                 << "trial " << trial << ", contiguous=" << contiguous;
@@ -163,7 +163,7 @@ TEST(TarnawskiLatencySolvers, AnExpiredTimeLimitReturnsTheBestSeed) {
         const SolveResult r = create("tarnawski.latency")->solve(w, o);
         EXPECT_EQ(r.stats.at("time_limit_hit"), "1");
         EXPECT_EQ(r.stats.at("rounds"), "0");
-        EXPECT_LE(r.objective, create("greedy")->solve(w, latency_options()).objective);
+        EXPECT_LE(r.objective, create("tarnawski.greedy")->solve(w, latency_options()).objective);
         EXPECT_TRUE(check_result(w, r, SplitObjective::latency).memory_ok);
     }
 }

@@ -1,4 +1,4 @@
-#include "placement/priority/priority.hpp"
+#include "placement/classic/priority.hpp"
 
 #include <fmt/format.h>
 

@@ -1,0 +1,240 @@
+#include "sim/placement_file.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+
+#include "sim/config.hpp"
+
+namespace hetsim::sim {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+}  // namespace
+
+std::string write_placement_file(const PlacementFileHeader& header, const Graph& graph,
+                                 const Platform& platform, const Placement& placement) {
+    Json doc;
+    doc["placer"] = header.placer;
+    doc["point"] = header.point;
+    doc["workload"] = header.workload;
+    doc["platform"] = platform.name;
+    Json ops = Json::array();
+    std::map<std::string, int> per_device;
+    for (int op = 0; op < graph.op_count(); ++op) {
+        const auto i = static_cast<std::size_t>(op);
+        const auto& device = platform.device(placement.device_of_op[i]).name;
+        ++per_device[device];
+        Json entry{{"op", graph.op(op).name}, {"type", graph.op(op).type}, {"device", device}};
+        if (!placement.notes.empty() && !placement.notes[i].empty())
+            entry["note"] = placement.notes[i];
+        ops.push_back(entry);
+    }
+    doc["ops_per_device"] = per_device;
+    doc["ops"] = ops;
+    const Schedule& schedule = placement.schedule;
+    if (!schedule.empty()) {
+        Json order = Json::object();
+        for (std::size_t r = 0; r < schedule.order.size(); ++r) {
+            Json names = Json::array();
+            for (int op : schedule.order[r])
+                names.push_back(graph.op(op).name);
+            order[platform.resources()[r].name] = names;
+        }
+        Json s;
+        s["order"] = order;
+        if (schedule.has_plan()) {
+            Json planned_ops = Json::array();
+            for (int op = 0; op < graph.op_count(); ++op) {
+                const auto i = static_cast<std::size_t>(op);
+                planned_ops.push_back({{"op", graph.op(op).name},
+                                       {"start_s", schedule.planned_start_s[i]},
+                                       {"finish_s", schedule.planned_finish_s[i]}});
+            }
+            s["planned"] = {{"makespan_s", schedule.planned_makespan_s()}, {"ops", planned_ops}};
+        }
+        doc["schedule"] = s;
+    }
+    // nlohmann writes doubles with the shortest text that reads back to the same value.
+    return doc.dump(2) + "\n";
+}
+
+namespace {
+
+class Reader {
+public:
+    Reader(std::string file, const Graph& graph, const Platform& platform)
+        : file_(std::move(file)), graph_(graph), platform_(platform) {
+        for (int op = 0; op < graph.op_count(); ++op)
+            op_by_name_[graph.op(op).name] = op;
+    }
+
+    Placement read() {
+        std::ifstream in(file_);
+        if (!in)
+            fail("", "cannot read the file");
+        Json doc;
+        try {
+            doc = Json::parse(in);
+        } catch (const nlohmann::json::exception& e) {
+            fail("", fmt::format("not JSON: {}", e.what()));
+        }
+        if (!doc.is_object() || !doc.contains("ops") || !doc["ops"].is_array())
+            fail("", "expected a placement file written by hetsim, with an \"ops\" list");
+        Placement placement;
+        const auto ops = static_cast<std::size_t>(graph_.op_count());
+        placement.device_of_op.assign(ops, -1);
+        placement.notes.assign(ops, {});
+        const Json& entries = doc["ops"];
+        for (std::size_t k = 0; k < entries.size(); ++k) {
+            const std::string where = fmt::format("ops[{}]", k);
+            const Json& entry = entries[k];
+            const std::string name = text(entry, "op", where);
+            const int op = op_of(name, where);
+            if (placement.device_of_op[static_cast<std::size_t>(op)] >= 0)
+                fail(where, fmt::format("op '{}' is placed twice", name));
+            const std::string device = text(entry, "device", where);
+            const std::optional<int> d = platform_.find_device(device);
+            if (!d) {
+                fail(where + ".device",
+                     fmt::format("op '{}' is on device '{}', which platform '{}' does not have{}",
+                                 name, device, platform_.name, device_hint(device)));
+            }
+            placement.device_of_op[static_cast<std::size_t>(op)] = *d;
+            if (entry.contains("note") && entry["note"].is_string())
+                placement.notes[static_cast<std::size_t>(op)] = entry["note"].get<std::string>();
+        }
+        for (std::size_t op = 0; op < ops; ++op) {
+            if (placement.device_of_op[op] < 0) {
+                fail("ops", fmt::format("op '{}' of the graph is not placed",
+                                        graph_.op(static_cast<int>(op)).name));
+            }
+        }
+        if (doc.contains("schedule"))
+            placement.schedule = schedule(doc["schedule"]);
+        return placement;
+    }
+
+private:
+    [[noreturn]] void fail(const std::string& path, const std::string& message) const {
+        throw InputError(file_, path, 0, message);
+    }
+
+    std::string text(const Json& entry, const char* key, const std::string& where) const {
+        if (!entry.is_object() || !entry.contains(key) || !entry[key].is_string())
+            fail(where, fmt::format("expected a \"{}\" string", key));
+        return entry[key].get<std::string>();
+    }
+
+    int op_of(const std::string& name, const std::string& where) const {
+        const auto it = op_by_name_.find(name);
+        if (it == op_by_name_.end()) {
+            std::vector<std::string> names;
+            for (const auto& [n, op] : op_by_name_)
+                names.push_back(n);
+            const std::string hint = did_you_mean(name, names);
+            fail(where, fmt::format("op '{}' is not in graph '{}'{}", name, graph_.name(),
+                                    hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
+        }
+        return it->second;
+    }
+
+    std::string device_hint(const std::string& device) const {
+        std::vector<std::string> names;
+        for (const auto& d : platform_.devices())
+            names.push_back(d.name);
+        const std::string hint = did_you_mean(device, names);
+        return hint.empty() ? fmt::format("; devices: {}", fmt::join(names, ", "))
+                            : " (did you mean '" + hint + "'?)";
+    }
+
+    double seconds(const Json& entry, const char* key, const std::string& where) const {
+        if (!entry.contains(key) || !entry[key].is_number())
+            fail(where, fmt::format("expected a number \"{}\"", key));
+        return entry[key].get<double>();
+    }
+
+    Schedule schedule(const Json& s) const {
+        Schedule out;
+        if (!s.is_object() || !s.contains("order") || !s["order"].is_object())
+            fail("schedule", "expected an \"order\" object: resource -> op names");
+        const auto& resources = platform_.resources();
+        out.order.assign(resources.size(), {});
+        std::vector<bool> given(resources.size(), false);
+        for (const auto& [resource, names] : s["order"].items()) {
+            const std::string where = "schedule.order." + resource;
+            std::size_t r = 0;
+            while (r < resources.size() && resources[r].name != resource)
+                ++r;
+            if (r == resources.size()) {
+                std::vector<std::string> known;
+                for (const auto& res : resources)
+                    known.push_back(res.name);
+                fail(where, fmt::format("platform '{}' has no execution resource '{}'; it has {}",
+                                        platform_.name, resource, fmt::join(known, ", ")));
+            }
+            if (!names.is_array())
+                fail(where, "expected a list of op names");
+            given[r] = true;
+            for (std::size_t k = 0; k < names.size(); ++k) {
+                if (!names[k].is_string())
+                    fail(fmt::format("{}[{}]", where, k), "expected an op name");
+                out.order[r].push_back(
+                    op_of(names[k].get<std::string>(), fmt::format("{}[{}]", where, k)));
+            }
+        }
+        for (std::size_t r = 0; r < resources.size(); ++r) {
+            if (!given[r]) {
+                fail("schedule.order",
+                     fmt::format("no order for execution resource '{}'", resources[r].name));
+            }
+        }
+        if (s.contains("planned")) {
+            const Json& planned = s["planned"];
+            if (!planned.is_object() || !planned.contains("ops") || !planned["ops"].is_array())
+                fail("schedule.planned", "expected an \"ops\" list of planned times");
+            const auto ops = static_cast<std::size_t>(graph_.op_count());
+            out.planned_start_s.assign(ops, -1.0);
+            out.planned_finish_s.assign(ops, -1.0);
+            std::vector<bool> seen(ops, false);
+            const Json& entries = planned["ops"];
+            for (std::size_t k = 0; k < entries.size(); ++k) {
+                const std::string where = fmt::format("schedule.planned.ops[{}]", k);
+                const int op = op_of(text(entries[k], "op", where), where);
+                const auto i = static_cast<std::size_t>(op);
+                if (seen[i])
+                    fail(where, fmt::format("op '{}' is planned twice", graph_.op(op).name));
+                seen[i] = true;
+                out.planned_start_s[i] = seconds(entries[k], "start_s", where);
+                out.planned_finish_s[i] = seconds(entries[k], "finish_s", where);
+            }
+            for (std::size_t i = 0; i < ops; ++i) {
+                if (!seen[i]) {
+                    fail("schedule.planned.ops", fmt::format("op '{}' has no planned times",
+                                                             graph_.op(static_cast<int>(i)).name));
+                }
+            }
+        }
+        return out;
+    }
+
+    std::string file_;
+    const Graph& graph_;
+    const Platform& platform_;
+    std::map<std::string, int> op_by_name_;
+};
+
+}  // namespace
+
+Placement read_placement_file(const std::string& file, const Graph& graph,
+                              const Platform& platform) {
+    return Reader(file, graph, platform).read();
+}
+
+}  // namespace hetsim::sim
