@@ -2,6 +2,7 @@
 
 #include "devices/cpu.hpp"
 #include "devices/gpu.hpp"
+#include "devices/table.hpp"
 
 namespace hetsim::devices {
 
@@ -14,6 +15,10 @@ void register_components(sim::ComponentRegistry& registry) {
                   "GPU / PCIe accelerator: roofline behind kernel launches, minimum-occupancy "
                   "efficiency curve, one kernel per timestep for recurrent ops",
                   &build_gpu});
+    registry.add({"table", "device",
+                  "a processor whose op times are given per op (the costs_s attribute): "
+                  "classic task-graph instances",
+                  &build_table});
 }
 
 }  // namespace hetsim::devices

@@ -40,9 +40,11 @@ sim::Arbitration parse_arbitration(const sim::ConfigNode& node) {
         return sim::Arbitration::shared;
     if (value == "fifo")
         return sim::Arbitration::fifo;
+    if (value == "none")
+        return sim::Arbitration::none;
     node["arbitration"].fail(fmt::format(
-        "expected 'shared' (processor sharing of the bandwidth) or 'fifo' (one transfer at "
-        "a time), got '{}'",
+        "expected 'shared' (processor sharing of the bandwidth), 'fifo' (one transfer at "
+        "a time) or 'none' (no contention: each transfer at the full bandwidth), got '{}'",
         value));
 }
 

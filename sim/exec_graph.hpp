@@ -84,8 +84,8 @@ struct ExecResourceSlot {
     std::string thread;   // trace thread: "exec" or "a->b"
     int capacity = 1;
     bool is_link = false;
-    // A link direction whose transfers share its bandwidth in the DES (no queue): the
-    // dispatcher starts every ready transfer at once.
+    // A link direction without a queue (`shared` or `none` arbitration): the dispatcher
+    // starts every ready transfer at once; a `shared` one divides its bandwidth among them.
     bool shared = false;
 };
 

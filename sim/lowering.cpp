@@ -207,7 +207,9 @@ std::vector<ExecResourceSlot> resource_slots(const Platform& platform) {
         slots.push_back(ExecResourceSlot{r.name, "exec", r.capacity, false});
     }
     for (const auto& link : platform.links()) {
-        const bool shared = link.arbitration == Arbitration::shared;
+        // Shared and contention-free directions take any number of transfers at once (only
+        // a `shared` one divides its bandwidth among them); a fifo one takes one.
+        const bool shared = link.arbitration != Arbitration::fifo;
         const std::string group = link.model->trace_process();
         const std::string& process = group.empty() ? link.name : group;
         const std::string prefix = group.empty() ? std::string() : link.name + " ";

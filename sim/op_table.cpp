@@ -136,6 +136,9 @@ const std::vector<OpInfo>& rows() {
         {"ScatterElements",       C::data_movement, nullptr,                       flops_none},
         {"DepthToSpace",          C::data_movement, nullptr,                       flops_none},
         {"SpaceToDepth",          C::data_movement, nullptr,                       flops_none},
+        // A task of a classic task-graph instance: any inputs and outputs, its time given per
+        // processor (`costs_s`, devices/table.hpp); no FLOPs, no shape rule.
+        {"Task",                  C::data_movement, nullptr,                       flops_none},
         // --- recurrent: one cell per step and direction ---
         {"LSTM",                  C::recurrent,     infer_recurrent_shapes,        flops_recurrent},
         {"GRU",                   C::recurrent,     infer_recurrent_shapes,        flops_recurrent},

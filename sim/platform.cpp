@@ -31,7 +31,15 @@ std::vector<std::string> Platform::device_names() const {
 }
 
 std::string_view to_string(Arbitration arbitration) {
-    return arbitration == Arbitration::shared ? "shared" : "fifo";
+    switch (arbitration) {
+        case Arbitration::shared:
+            return "shared";
+        case Arbitration::fifo:
+            return "fifo";
+        case Arbitration::none:
+            return "none";
+    }
+    return "?";
 }
 
 bool Platform::is_relay(const std::string& component) const {

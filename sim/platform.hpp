@@ -124,8 +124,10 @@ struct Component {
 
 // How the transfers on one link direction share it in the DES. `shared`: processor
 // sharing, each of n concurrent transfers streams at bandwidth/n, recomputed whenever one
-// starts or ends. `fifo`: one transfer at a time, in dispatch order (one DMA queue).
-enum class Arbitration { shared, fifo };
+// starts or ends. `fifo`: one transfer at a time, in dispatch order (one DMA queue). `none`:
+// contention-free, every transfer at the full bandwidth however many run at once (the
+// scheduling literature's ideal network: a classic task-graph instance's edges).
+enum class Arbitration { shared, fifo, none };
 std::string_view to_string(Arbitration arbitration);
 
 struct Link {

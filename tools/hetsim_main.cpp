@@ -241,12 +241,18 @@ int main(int argc, char** argv) {
 
     app::PlaceRequest place_request;
     auto* place = cli.add_subcommand(
-        "place", "run one tarnawski2020 split solver on a workload JSON or a study YAML");
+        "place",
+        "run one tarnawski2020 split solver on a workload JSON or a study YAML, or any placer "
+        "on a classic task-graph instance");
     place
         ->add_option("workload", place_request.workload,
-                     "tarnawski2020 workload JSON, or a study YAML (its graph and platform)")
+                     "tarnawski2020 workload JSON, a study YAML (its graph and platform), or a "
+                     "task-graph instance JSON ({\"processors\", \"tasks\", \"edges\"})")
         ->required();
-    place->add_option("--placer", place_request.placer, "split solver: tarnawski.dp, greedy, ...")
+    place
+        ->add_option("--placer", place_request.placer,
+                     "split solver (tarnawski.dp, ...); on a task-graph instance any placer "
+                     "(replay:<file>, random, ...)")
         ->required();
     place->add_option("--objective", place_request.objective,
                       "throughput | latency (default: throughput, or the study's)");
@@ -254,9 +260,13 @@ int main(int argc, char** argv) {
                       "seconds for searching solvers (MIPs, local search)");
     place->add_option("--gap", place_request.relative_gap, "relative MIP gap to stop at");
     place->add_option("--seed", place_request.seed, "seed of randomised solvers");
-    place->add_option("--out", place_request.out, "write the split here (experts/ JSON format)");
+    place->add_option("--out", place_request.out,
+                      "write the split here (experts/ JSON format); for a task-graph instance "
+                      "the makespan and schedule");
     place->add_option("--set", place_request.overrides,
                       "study override: --set workload.seq_len=32");
+    place->add_option("--processors", place_request.processors,
+                      "identical processors for a .stg task graph (Standard Task Graph Set)");
 
     app::TrainRequest train_request;
     auto* train = cli.add_subcommand(

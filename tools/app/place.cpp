@@ -20,6 +20,7 @@
 #include "sim/placement_rules.hpp"
 #include "tools/app/registration.hpp"
 #include "tools/app/study.hpp"
+#include "tools/app/task_graph.hpp"
 
 namespace hetsim::app {
 
@@ -70,6 +71,10 @@ std::string describe_split(const tw::Workload& w, const tw::Split& split) {
 
 std::string place(const PlaceRequest& request, std::ostream& progress) {
     register_all();
+    // A classic task-graph instance ({"processors", "tasks", "edges"}): any placer of the
+    // registry, simulated on table processors (tools/app/task_graph.hpp).
+    if (is_task_graph_instance(request.workload))
+        return place_task_graph(request);
     tw::register_split_solvers();
     std::unique_ptr<tw::SplitSolver> solver;
     try {

@@ -21,6 +21,7 @@ struct PlaceRequest {
     std::uint64_t seed = 1;
     std::string out;                     // split JSON path; "" = none
     std::vector<std::string> overrides;  // --set for a study
+    int processors = 0;                  // a .stg task graph's identical processors
 };
 
 // Runs the request; progress lines go to `progress` (stderr), the report is returned.

@@ -1,0 +1,463 @@
+#include "tools/app/task_graph.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "devices/table.hpp"
+#include "placement/placer.hpp"
+#include "sim/atomic_file.hpp"
+#include "sim/config.hpp"
+#include "sim/evaluator.hpp"
+#include "sim/exec_graph.hpp"
+#include "sim/placement_rules.hpp"
+#include "tools/app/registration.hpp"
+
+namespace hetsim::app {
+
+namespace {
+
+using Json = nlohmann::json;
+
+// An edge's comm time becomes bytes over a 1 GB/s link: 1 byte = 1 ns.
+constexpr double kLinkBandwidth_Bps = 1e9;
+
+Json read_json(const std::string& file) {
+    std::ifstream in(file);
+    if (!in)
+        throw sim::InputError(file, "", 0, "cannot read the file");
+    try {
+        return Json::parse(in);
+    } catch (const Json::exception& e) {
+        throw sim::InputError(file, "", 0, fmt::format("not JSON: {}", e.what()));
+    }
+}
+
+class InstanceReader {
+public:
+    explicit InstanceReader(std::string file) : file_(std::move(file)) {}
+
+    // The Standard Task Graph Set's text format (Kasahara lab, .stg): a line with the number
+    // n of real tasks, then n + 2 lines "task time predecessor-count predecessors..." (task 0
+    // and n + 1 are the dummy entry and exit, of time 0); `#` starts a comment. Identical
+    // processors, no communication: every cost row is the task's time, every comm 0.
+    TaskGraphInstance read_stg(int processors) {
+        if (processors < 1 || processors > 4096)
+            fail("", fmt::format("--processors must be in 1..4096, got {}", processors));
+        processors_ = processors;
+        for (int p = 0; p < processors_; ++p)
+            names_.push_back(fmt::format("P{}", p));
+        std::ifstream in(file_);
+        if (!in)
+            fail("", "cannot read the file");
+        std::vector<std::int64_t> numbers;
+        std::vector<int> line_of;  // the line each number stands on, for errors
+        std::string line;
+        for (int line_no = 1; std::getline(in, line); ++line_no) {
+            const auto hash = line.find('#');
+            std::istringstream words(hash == std::string::npos ? line : line.substr(0, hash));
+            std::string word;
+            while (words >> word) {
+                std::int64_t value = 0;
+                const auto [ptr, ec] =
+                    std::from_chars(word.data(), word.data() + word.size(), value);
+                if (ec != std::errc{} || ptr != word.data() + word.size() || value < 0) {
+                    throw sim::InputError(
+                        file_, "", line_no,
+                        fmt::format("expected a whole number >= 0, got '{}'", word));
+                }
+                numbers.push_back(value);
+                line_of.push_back(line_no);
+            }
+        }
+        std::size_t at = 0;
+        auto next = [&](const std::string& what) {
+            if (at >= numbers.size())
+                fail("", fmt::format("the file ends where {} should be", what));
+            return numbers[at++];
+        };
+        const std::int64_t n = next("the number of tasks");
+        if (n < 1 || n > 1'000'000)
+            fail("", fmt::format("expected 1..1000000 tasks, got {}", n));
+        std::vector<std::pair<std::int64_t, std::int64_t>> deps;  // (pred, task)
+        for (std::int64_t k = 0; k < n + 2; ++k) {
+            const std::int64_t id = next(fmt::format("task {}", k));
+            const int line_no = line_of[at - 1];
+            if (id != k) {
+                throw sim::InputError(file_, "", line_no,
+                                      fmt::format("expected task {} here, got task {}", k, id));
+            }
+            Task task;
+            task.id = id;
+            task.cost.assign(static_cast<std::size_t>(processors_),
+                             static_cast<double>(next(fmt::format("task {}'s time", id))));
+            index_of_[id] = static_cast<int>(tasks_.size());
+            tasks_.push_back(std::move(task));
+            const std::int64_t preds = next(fmt::format("task {}'s predecessor count", id));
+            for (std::int64_t j = 0; j < preds; ++j) {
+                const std::int64_t pred = next(fmt::format("a predecessor of task {}", id));
+                if (pred >= id) {
+                    throw sim::InputError(
+                        file_, "", line_no,
+                        fmt::format("task {} names predecessor {}; the set lists tasks after "
+                                    "their predecessors",
+                                    id, pred));
+                }
+                deps.push_back({pred, id});
+            }
+        }
+        for (const auto& [pred, task] : deps)
+            edges_.push_back(Edge{index_of_.at(pred), index_of_.at(task), 0.0});
+        return build();
+    }
+
+    TaskGraphInstance read() {
+        const Json doc = read_json(file_);
+        if (!doc.is_object())
+            fail("", "expected an object with \"processors\", \"tasks\" and \"edges\"");
+        if (!doc.contains("processors") || !doc["processors"].is_number_integer() ||
+            doc["processors"].get<std::int64_t>() < 1 ||
+            doc["processors"].get<std::int64_t>() > 4096) {
+            fail("processors", "expected the number of processors, an integer in 1..4096");
+        }
+        processors_ = static_cast<int>(doc["processors"].get<std::int64_t>());
+        read_names(doc);
+        read_tasks(doc);
+        read_edges(doc);
+        return build();
+    }
+
+private:
+    TaskGraphInstance build() {
+        check_acyclic();
+        TaskGraphInstance out;
+        out.graph = build_graph();
+        out.platform = build_platform();
+        for (const Task& t : tasks_)
+            out.task_ids.push_back(t.id);
+        return out;
+    }
+
+    struct Task {
+        std::int64_t id = 0;
+        std::vector<double> cost;  // +inf: cannot run there
+    };
+    struct Edge {
+        int from = 0, to = 0;  // task indices
+        double comm_s = 0.0;
+    };
+
+    [[noreturn]] void fail(const std::string& path, const std::string& message) const {
+        throw sim::InputError(file_, path, 0, message);
+    }
+
+    void read_names(const Json& doc) {
+        for (int p = 0; p < processors_; ++p)
+            names_.push_back(fmt::format("P{}", p));
+        if (!doc.contains("names"))
+            return;
+        const Json& names = doc["names"];
+        if (!names.is_array() || static_cast<int>(names.size()) != processors_)
+            fail("names", fmt::format("expected {} processor names", processors_));
+        std::set<std::string> seen;
+        for (int p = 0; p < processors_; ++p) {
+            const Json& n = names[static_cast<std::size_t>(p)];
+            if (!n.is_string() || n.get<std::string>().empty() ||
+                !seen.insert(n.get<std::string>()).second) {
+                fail(fmt::format("names[{}]", p), "expected a name, different from the others");
+            }
+            names_[static_cast<std::size_t>(p)] = n.get<std::string>();
+        }
+    }
+
+    double seconds(const Json& value, const std::string& path, const std::string& what,
+                   bool null_is_inf) const {
+        if (null_is_inf && value.is_null())
+            return std::numeric_limits<double>::infinity();
+        if (!value.is_number() || !std::isfinite(value.get<double>()) ||
+            value.get<double>() < 0.0) {
+            fail(path,
+                 fmt::format("{} is {}; expected a time in seconds >= 0{}", what, value.dump(),
+                             null_is_inf ? " (or null: cannot run there)" : ""));
+        }
+        return value.get<double>();
+    }
+
+    void read_tasks(const Json& doc) {
+        if (!doc.contains("tasks") || !doc["tasks"].is_array() || doc["tasks"].empty())
+            fail("tasks", "expected a non-empty list of tasks");
+        const Json& tasks = doc["tasks"];
+        for (std::size_t k = 0; k < tasks.size(); ++k) {
+            const std::string path = fmt::format("tasks[{}]", k);
+            const Json& t = tasks[k];
+            if (!t.is_object() || !t.contains("id") || !t["id"].is_number_integer())
+                fail(path, "expected {\"id\": <integer>, \"cost\": [...]}");
+            Task task;
+            task.id = t["id"].get<std::int64_t>();
+            if (!index_of_.emplace(task.id, static_cast<int>(tasks_.size())).second)
+                fail(path, fmt::format("task {} is listed twice", task.id));
+            if (!t.contains("cost") || !t["cost"].is_array() ||
+                static_cast<int>(t["cost"].size()) != processors_) {
+                fail(path + ".cost",
+                     fmt::format("task {}: expected {} costs, one per processor, got {}", task.id,
+                                 processors_,
+                                 t.contains("cost") && t["cost"].is_array()
+                                     ? std::to_string(t["cost"].size())
+                                     : std::string("none")));
+            }
+            bool runs_somewhere = false;
+            for (int p = 0; p < processors_; ++p) {
+                const double c = seconds(
+                    t["cost"][static_cast<std::size_t>(p)], fmt::format("{}.cost[{}]", path, p),
+                    fmt::format("task {}'s cost on processor {}", task.id, p), true);
+                runs_somewhere = runs_somewhere || std::isfinite(c);
+                task.cost.push_back(c);
+            }
+            if (!runs_somewhere)
+                fail(path + ".cost", fmt::format("task {} can run on no processor", task.id));
+            tasks_.push_back(std::move(task));
+        }
+    }
+
+    void read_edges(const Json& doc) {
+        if (!doc.contains("edges"))
+            return;
+        if (!doc["edges"].is_array())
+            fail("edges", "expected a list of {\"from\", \"to\", \"comm\"}");
+        const Json& edges = doc["edges"];
+        std::set<std::pair<int, int>> seen;
+        for (std::size_t k = 0; k < edges.size(); ++k) {
+            const std::string path = fmt::format("edges[{}]", k);
+            const Json& e = edges[k];
+            if (!e.is_object() || !e.contains("from") || !e.contains("to") ||
+                !e["from"].is_number_integer() || !e["to"].is_number_integer()) {
+                fail(path, "expected {\"from\": <task id>, \"to\": <task id>, \"comm\": <s>}");
+            }
+            Edge edge;
+            for (const char* end : {"from", "to"}) {
+                const std::int64_t id = e[end].get<std::int64_t>();
+                const auto it = index_of_.find(id);
+                if (it == index_of_.end()) {
+                    fail(fmt::format("{}.{}", path, end),
+                         fmt::format("task {} is not in the instance", id));
+                }
+                (std::string(end) == "from" ? edge.from : edge.to) = it->second;
+            }
+            const std::int64_t from_id = tasks_[static_cast<std::size_t>(edge.from)].id;
+            if (edge.from == edge.to)
+                fail(path, fmt::format("task {} depends on itself (a cycle)", from_id));
+            if (!seen.insert({edge.from, edge.to}).second) {
+                fail(path, fmt::format("the edge {} -> {} is listed twice", from_id,
+                                       tasks_[static_cast<std::size_t>(edge.to)].id));
+            }
+            edge.comm_s = e.contains("comm")
+                              ? seconds(e["comm"], path + ".comm",
+                                        fmt::format("the comm of edge {} -> {}", from_id,
+                                                    tasks_[static_cast<std::size_t>(edge.to)].id),
+                                        false)
+                              : 0.0;
+            edges_.push_back(edge);
+        }
+    }
+
+    void check_acyclic() const {
+        const std::size_t n = tasks_.size();
+        std::vector<int> indegree(n, 0);
+        std::vector<std::vector<int>> next(n);
+        for (const Edge& e : edges_) {
+            next[static_cast<std::size_t>(e.from)].push_back(e.to);
+            ++indegree[static_cast<std::size_t>(e.to)];
+        }
+        std::vector<int> ready;
+        for (std::size_t t = 0; t < n; ++t) {
+            if (indegree[t] == 0)
+                ready.push_back(static_cast<int>(t));
+        }
+        std::size_t done = 0;
+        while (!ready.empty()) {
+            const int t = ready.back();
+            ready.pop_back();
+            ++done;
+            for (int s : next[static_cast<std::size_t>(t)]) {
+                if (--indegree[static_cast<std::size_t>(s)] == 0)
+                    ready.push_back(s);
+            }
+        }
+        if (done == n)
+            return;
+        for (std::size_t t = 0; t < n; ++t) {
+            if (indegree[t] > 0)
+                fail("edges", fmt::format("the edges form a cycle through task {}", tasks_[t].id));
+        }
+    }
+
+    sim::Graph build_graph() const {
+        sim::Graph g(filesystem_stem());
+        std::vector<std::vector<int>> inputs(tasks_.size()), outputs(tasks_.size());
+        for (const Edge& e : edges_) {
+            const auto bytes =
+                static_cast<std::int64_t>(std::llround(e.comm_s * kLinkBandwidth_Bps));
+            const int tensor =
+                g.add_tensor(fmt::format("e{}_{}", tasks_[static_cast<std::size_t>(e.from)].id,
+                                         tasks_[static_cast<std::size_t>(e.to)].id),
+                             {bytes}, sim::DType::i8);
+            outputs[static_cast<std::size_t>(e.from)].push_back(tensor);
+            inputs[static_cast<std::size_t>(e.to)].push_back(tensor);
+        }
+        for (std::size_t t = 0; t < tasks_.size(); ++t) {
+            if (outputs[t].empty()) {
+                outputs[t].push_back(
+                    g.add_tensor(fmt::format("t{}.done", tasks_[t].id), {0}, sim::DType::i8));
+            }
+            g.add_op(fmt::format("t{}", tasks_[t].id), "Task", inputs[t], outputs[t],
+                     {{devices::kTaskCostsAttribute, tasks_[t].cost}});
+        }
+        g.finalize();
+        return g;
+    }
+
+    std::string filesystem_stem() const {
+        const auto slash = file_.find_last_of('/');
+        std::string stem = slash == std::string::npos ? file_ : file_.substr(slash + 1);
+        const auto dot = stem.rfind('.');
+        return dot == std::string::npos ? stem : stem.substr(0, dot);
+    }
+
+    // P table processors on P components, all pairs linked without contention; built through
+    // the component registry from a platform description, as a YAML study would write it.
+    sim::Platform build_platform() const {
+        YAML::Node root;
+        root["name"] = filesystem_stem();
+        root["description"] = "classic task-graph instance: table processors, ideal links";
+        root["dispatch"] = "dataflow";
+        root["host"] = names_.front();
+        YAML::Node components;
+        for (int p = 0; p < processors_; ++p) {
+            YAML::Node c;
+            c["type"] = "table";
+            c["column"] = p;
+            components[names_[static_cast<std::size_t>(p)]] = c;
+        }
+        for (int a = 0; a < processors_; ++a) {
+            for (int b = a + 1; b < processors_; ++b) {
+                YAML::Node link;
+                link["type"] = "pcie";
+                link["endpoints"].push_back(names_[static_cast<std::size_t>(a)]);
+                link["endpoints"].push_back(names_[static_cast<std::size_t>(b)]);
+                link["bandwidth"] = "1 GB/s";
+                link["latency"] = "0 s";
+                link["arbitration"] = "none";
+                components[fmt::format("link_{}_{}", a, b)] = link;
+            }
+        }
+        root["components"] = components;
+        return sim::parse_platform(sim::ConfigNode(root, file_, ""));
+    }
+
+    std::string file_;
+    int processors_ = 0;
+    std::vector<std::string> names_;
+    std::vector<Task> tasks_;
+    std::map<std::int64_t, int> index_of_;
+    std::vector<Edge> edges_;
+};
+
+}  // namespace
+
+bool is_task_graph_instance(const std::string& file) {
+    if (file.ends_with(".stg"))
+        return true;
+    if (!file.ends_with(".json"))
+        return false;
+    std::ifstream in(file);
+    if (!in)
+        return false;
+    try {
+        const Json doc = Json::parse(in);
+        return doc.is_object() && doc.contains("processors") && doc.contains("tasks");
+    } catch (const Json::exception&) {
+        return false;
+    }
+}
+
+TaskGraphInstance load_task_graph_instance(const std::string& file, int processors) {
+    register_all();
+    if (file.ends_with(".stg")) {
+        if (processors == 0)
+            throw sim::InputError(file, "", 0,
+                                  "a .stg task graph names no processors: give --processors N");
+        return InstanceReader(file).read_stg(processors);
+    }
+    if (processors != 0) {
+        throw sim::InputError("--processors", "", 0,
+                              "applies to a .stg task graph only (a JSON instance names them)");
+    }
+    return InstanceReader(file).read();
+}
+
+std::string place_task_graph(const PlaceRequest& request) {
+    if (!request.overrides.empty())
+        throw sim::InputError("--set", "", 0, "--set applies to a study YAML only");
+    const TaskGraphInstance instance =
+        load_task_graph_instance(request.workload, request.processors);
+    sim::EvalOptions options;
+    options.samples = 1;
+    auto des = sim::make_evaluator("des", instance.platform, options);
+    std::unique_ptr<placement::Placer> placer;
+    try {
+        placer = placement::PlacerRegistry::instance().create(request.placer);
+    } catch (const placement::PlacementError& e) {
+        throw sim::InputError("--placer", "", 0, e.what());
+    }
+    placement::PlacementContext context{instance.graph, instance.platform, *des,
+                                        placement::Objective::latency, request.seed};
+    const placement::PlacementResult placed = placer->place(context);
+    if (const std::string invalid =
+            sim::placement_violation(instance.graph, instance.platform, placed.placement);
+        !invalid.empty()) {
+        throw sim::InputError(request.workload, "", 0, "the placement breaks " + invalid);
+    }
+    const sim::ExecGraph exec = sim::lower(instance.graph, placed.placement, instance.platform);
+    const sim::Metrics metrics = des->evaluate(exec);
+    Json schedule = Json::array();
+    for (const sim::Task& task : exec.tasks) {
+        if (task.kind != sim::TaskKind::compute)
+            continue;
+        const sim::TaskTiming& t = metrics.task_timings[static_cast<std::size_t>(task.order)];
+        schedule.push_back({{"task", instance.task_ids[static_cast<std::size_t>(task.op)]},
+                            {"processor", task.device},
+                            {"start", static_cast<double>(t.start_ps) * sim::kSecondsPerPs},
+                            {"finish", static_cast<double>(t.finish_ps) * sim::kSecondsPerPs}});
+    }
+    std::sort(schedule.begin(), schedule.end(),
+              [](const Json& a, const Json& b) { return a["task"] < b["task"]; });
+    Json doc;
+    doc["instance"] = request.workload;
+    doc["placer"] = placer->name();
+    doc["makespan"] = metrics.latency_s;
+    if (placed.placement.schedule.has_plan())
+        doc["planned_makespan"] = placed.placement.schedule.planned_makespan_s();
+    doc["schedule"] = schedule;
+    std::string out = fmt::format(
+        "instance {}: {} tasks, {} processors\nplacer {}: makespan {:.9g}{}\n", request.workload,
+        instance.graph.op_count(), instance.platform.device_count(), placer->name(),
+        metrics.latency_s,
+        placed.placement.schedule.has_plan()
+            ? fmt::format(" (planned {:.9g})", placed.placement.schedule.planned_makespan_s())
+            : std::string());
+    if (!request.out.empty()) {
+        sim::write_file_atomically(request.out, doc.dump(2) + "\n");
+        out += fmt::format("schedule written to {}\n", request.out);
+    }
+    return out;
+}
+
+}  // namespace hetsim::app
