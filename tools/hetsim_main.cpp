@@ -266,7 +266,11 @@ int main(int argc, char** argv) {
     place->add_option("--set", place_request.overrides,
                       "study override: --set workload.seq_len=32");
     place->add_option("--processors", place_request.processors,
-                      "identical processors for a .stg task graph (Standard Task Graph Set)");
+                      "identical processors for a .stg (Standard Task Graph Set) or WfCommons "
+                      "task graph");
+    place->add_option("--bandwidth", place_request.bandwidth,
+                      "link bandwidth between the processors of a WfCommons workflow (default "
+                      "1 GB/s)");
 
     app::TrainRequest train_request;
     auto* train = cli.add_subcommand(

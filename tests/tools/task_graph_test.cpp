@@ -240,4 +240,70 @@ TEST(TaskGraph, AStandardTaskGraphSetFileRunsOnIdenticalProcessors) {
     EXPECT_THAT(misnumbered.output, HasSubstr("expected task 1 here, got task 2"));
 }
 
+// WfCommons' WfFormat: A (2 s) writes x (1 GB) for B (3 s) and y (0.5 GB) for C (1 s). A and B
+// on P0, C on P1: y crosses the link. At 1 GB/s C runs 2.5-3.5 and B ends at 5; at 100 MB/s y
+// takes 5 s, C runs 7-8. The 1.4 layout (runtimes and files on the tasks) reads the same.
+TEST(TaskGraph, AWfCommonsWorkflowRunsItsRuntimesAndCarriesItsFiles) {
+    TempDir dir;
+    const std::string v15 = R"({"name": "w", "schemaVersion": "1.5", "workflow": {
+      "specification": {
+        "tasks": [{"name": "a", "id": "A", "parents": [], "children": ["B", "C"],
+                   "inputFiles": [], "outputFiles": ["x", "y"]},
+                  {"name": "b", "id": "B", "parents": ["A"], "children": [],
+                   "inputFiles": ["x"], "outputFiles": []},
+                  {"name": "c", "id": "C", "parents": ["A"], "children": [],
+                   "inputFiles": ["y"], "outputFiles": []}],
+        "files": [{"id": "x", "sizeInBytes": 1000000000}, {"id": "y", "sizeInBytes": 500000000}]},
+      "execution": {"makespanInSeconds": 6, "executedAt": "2026-01-01T00:00:00Z",
+        "tasks": [{"id": "A", "runtimeInSeconds": 2}, {"id": "B", "runtimeInSeconds": 3},
+                  {"id": "C", "runtimeInSeconds": 1}]}}})";
+    const std::string v14 = R"({"name": "w", "schemaVersion": "1.4", "workflow": {"tasks": [
+      {"name": "A", "runtimeInSeconds": 2, "parents": [],
+       "files": [{"link": "output", "name": "x", "sizeInBytes": 1000000000},
+                 {"link": "output", "name": "y", "sizeInBytes": 500000000}]},
+      {"name": "B", "runtimeInSeconds": 3, "parents": ["A"],
+       "files": [{"link": "input", "name": "x", "sizeInBytes": 1000000000}]},
+      {"name": "C", "runtimeInSeconds": 1, "parents": ["A"],
+       "files": [{"link": "input", "name": "y", "sizeInBytes": 500000000}]}]}})";
+    const fs::path plan =
+        dir.write("p.json", R"({"ops": [{"op": "tA", "device": "P0"}, {"op": "tB", "device": "P0"},
+                              {"op": "tC", "device": "P1"}],
+                     "schedule": {"order": {"P0": ["tA", "tB"], "P1": ["tC"]}}})");
+    for (const std::string& text : {v15, v14}) {
+        const fs::path wf = dir.write("wf.json", text);
+        auto makespan = [&](const std::string& extra, double* c_start) {
+            const fs::path out = dir.path() / "o.json";
+            const auto run = run_hetsim("place " + wf.string() +
+                                        " --processors 2 --placer replay:" + plan.string() +
+                                        " --out " + out.string() + extra);
+            EXPECT_EQ(run.exit_code, 0) << run.output;
+            if (run.exit_code != 0)
+                return -1.0;
+            const Json doc = Json::parse(read_file(out));
+            for (const Json& e : doc["schedule"]) {
+                if (e["task"] == "C")
+                    *c_start = e["start"].get<double>();
+            }
+            return doc["makespan"].get<double>();
+        };
+        double c_start = -1.0;
+        EXPECT_DOUBLE_EQ(makespan("", &c_start), 5.0);
+        EXPECT_DOUBLE_EQ(c_start, 2.5);
+        EXPECT_DOUBLE_EQ(makespan(" --bandwidth '100 MB/s'", &c_start), 8.0);
+        EXPECT_DOUBLE_EQ(c_start, 7.0);
+    }
+    // No processors, an unknown parent: exit 2 naming the file and the task.
+    const fs::path wf = dir.write("wf.json", v15);
+    const auto none = run_hetsim("place " + wf.string() + " --placer random");
+    EXPECT_EQ(none.exit_code, 2);
+    EXPECT_THAT(none.output, HasSubstr("give --processors N"));
+    std::string orphan = v15;
+    orphan.replace(orphan.find(R"("parents": ["A"])"), 16, R"("parents": ["Z"])");
+    const auto bad = run_hetsim("place " + dir.write("bad.json", orphan).string() +
+                                " --processors 2 --placer random");
+    EXPECT_EQ(bad.exit_code, 2);
+    EXPECT_THAT(bad.output, HasSubstr("bad.json"));
+    EXPECT_THAT(bad.output, HasSubstr("task 'B' names parent 'Z', which is not in the workflow"));
+}
+
 }  // namespace

@@ -21,7 +21,8 @@ struct PlaceRequest {
     std::uint64_t seed = 1;
     std::string out;                     // split JSON path; "" = none
     std::vector<std::string> overrides;  // --set for a study
-    int processors = 0;                  // a .stg task graph's identical processors
+    int processors = 0;                  // a .stg or WfCommons task graph's identical processors
+    std::string bandwidth;               // a WfCommons workflow's link bandwidth ("" = 1 GB/s)
 };
 
 // Runs the request; progress lines go to `progress` (stderr), the report is returned.

@@ -19,6 +19,7 @@
 #include "sim/evaluator.hpp"
 #include "sim/exec_graph.hpp"
 #include "sim/placement_rules.hpp"
+#include "sim/units.hpp"
 #include "tools/app/registration.hpp"
 
 namespace hetsim::app {
@@ -97,6 +98,7 @@ public:
             }
             Task task;
             task.id = id;
+            task.label = std::to_string(id);
             task.cost.assign(static_cast<std::size_t>(processors_),
                              static_cast<double>(next(fmt::format("task {}'s time", id))));
             index_of_[id] = static_cast<int>(tasks_.size());
@@ -115,7 +117,135 @@ public:
             }
         }
         for (const auto& [pred, task] : deps)
-            edges_.push_back(Edge{index_of_.at(pred), index_of_.at(task), 0.0});
+            edges_.push_back(Edge{index_of_.at(pred), index_of_.at(task), 0});
+        return build();
+    }
+
+    // WfCommons' WfFormat. 1.5 and later: workflow.specification.tasks (id, parents,
+    // inputFiles, outputFiles), specification.files (id, sizeInBytes) and
+    // workflow.execution.tasks (id, runtimeInSeconds); 1.3 and 1.4: workflow.tasks with their
+    // runtime (runtimeInSeconds or runtime), parents and files ({link: input|output, id or
+    // name, sizeInBytes or size}). Each task runs its measured runtime on any of `processors`
+    // identical processors; an edge parent -> child carries the files the parent writes and
+    // the child reads, over links of `bandwidth_Bps` (the platform the user names).
+    TaskGraphInstance read_wfcommons(const Json& doc, int processors, double bandwidth_Bps) {
+        if (processors < 1 || processors > 4096)
+            fail("", fmt::format("a WfCommons workflow names no processors: give --processors N "
+                                 "(1..4096), got {}",
+                                 processors));
+        processors_ = processors;
+        bandwidth_Bps_ = bandwidth_Bps;
+        numeric_ids_ = false;
+        for (int p = 0; p < processors_; ++p)
+            names_.push_back(fmt::format("P{}", p));
+        const Json& workflow = doc["workflow"];
+        const bool v15 = workflow.contains("specification");
+        const Json& tasks = v15 ? workflow["specification"]["tasks"] : workflow["tasks"];
+        const std::string tasks_path = v15 ? "workflow.specification.tasks" : "workflow.tasks";
+        if (!tasks.is_array() || tasks.empty())
+            fail(tasks_path, "expected a non-empty list of tasks");
+        std::map<std::string, std::int64_t> file_bytes;
+        auto size_of = [&](const Json& f, const std::string& path) -> std::int64_t {
+            for (const char* key : {"sizeInBytes", "size"}) {
+                if (f.contains(key)) {
+                    if (!f[key].is_number() || f[key].get<double>() < 0.0)
+                        fail(path, fmt::format("expected a file size in bytes >= 0"));
+                    return static_cast<std::int64_t>(std::llround(f[key].get<double>()));
+                }
+            }
+            fail(path, "a file needs sizeInBytes");
+        };
+        auto id_of = [&](const Json& j, const std::string& path) {
+            for (const char* key : {"id", "name"}) {
+                if (j.contains(key) && j[key].is_string() && !j[key].get<std::string>().empty())
+                    return j[key].get<std::string>();
+            }
+            fail(path, "expected an \"id\"");
+        };
+        if (v15 && workflow["specification"].contains("files")) {
+            const Json& files = workflow["specification"]["files"];
+            for (std::size_t k = 0; k < files.size(); ++k) {
+                const std::string path = fmt::format("workflow.specification.files[{}]", k);
+                file_bytes[id_of(files[k], path)] = size_of(files[k], path);
+            }
+        }
+        std::map<std::string, double> runtime;
+        if (v15 && workflow.contains("execution") && workflow["execution"].contains("tasks")) {
+            const Json& done = workflow["execution"]["tasks"];
+            for (std::size_t k = 0; k < done.size(); ++k) {
+                const std::string path = fmt::format("workflow.execution.tasks[{}]", k);
+                if (done[k].contains("runtimeInSeconds")) {
+                    runtime[id_of(done[k], path)] =
+                        seconds(done[k]["runtimeInSeconds"], path + ".runtimeInSeconds",
+                                "the runtime", false);
+                }
+            }
+        }
+        std::vector<std::set<std::string>> reads(tasks.size()), writes(tasks.size());
+        std::map<std::string, int> index;
+        for (std::size_t k = 0; k < tasks.size(); ++k) {
+            const std::string path = fmt::format("{}[{}]", tasks_path, k);
+            const Json& t = tasks[k];
+            Task task;
+            task.label = id_of(t, path);
+            if (!index.emplace(task.label, static_cast<int>(k)).second)
+                fail(path, fmt::format("task '{}' is listed twice", task.label));
+            double r = -1.0;
+            if (const auto it = runtime.find(task.label); it != runtime.end()) {
+                r = it->second;
+            } else {
+                for (const char* key : {"runtimeInSeconds", "runtime"}) {
+                    if (r < 0.0 && t.contains(key))
+                        r = seconds(t[key], path + "." + key, "the runtime", false);
+                }
+            }
+            if (r < 0.0)
+                fail(path, fmt::format("task '{}' has no runtime (runtimeInSeconds)", task.label));
+            task.cost.assign(static_cast<std::size_t>(processors_), r);
+            for (const char* key : {"inputFiles", "outputFiles"}) {
+                if (!t.contains(key))
+                    continue;
+                for (const Json& f : t[key]) {
+                    if (f.is_string())
+                        (std::string(key) == "inputFiles" ? reads[k] : writes[k]).insert(f);
+                }
+            }
+            if (t.contains("files")) {  // 1.3 / 1.4
+                for (std::size_t j = 0; j < t["files"].size(); ++j) {
+                    const Json& f = t["files"][j];
+                    const std::string fpath = fmt::format("{}.files[{}]", path, j);
+                    const std::string id = id_of(f, fpath);
+                    file_bytes[id] = size_of(f, fpath);
+                    (f.value("link", "") == "output" ? writes[k] : reads[k]).insert(id);
+                }
+            }
+            tasks_.push_back(std::move(task));
+        }
+        for (std::size_t k = 0; k < tasks.size(); ++k) {
+            const Json& t = tasks[k];
+            if (!t.contains("parents"))
+                continue;
+            for (const Json& parent : t["parents"]) {
+                const std::string pid = parent.is_string() ? parent.get<std::string>() : "";
+                const auto it = index.find(pid);
+                if (it == index.end()) {
+                    fail(fmt::format("{}[{}].parents", tasks_path, k),
+                         fmt::format("task '{}' names parent '{}', which is not in the workflow",
+                                     tasks_[k].label, parent.is_string() ? pid : parent.dump()));
+                }
+                if (it->second == static_cast<int>(k))
+                    fail(fmt::format("{}[{}].parents", tasks_path, k),
+                         fmt::format("task '{}' is its own parent (a cycle)", pid));
+                std::int64_t bytes = 0;
+                for (const std::string& f : writes[static_cast<std::size_t>(it->second)]) {
+                    if (reads[k].count(f) != 0) {
+                        const auto size = file_bytes.find(f);
+                        bytes += size == file_bytes.end() ? 0 : size->second;
+                    }
+                }
+                edges_.push_back(Edge{it->second, static_cast<int>(k), bytes});
+            }
+        }
         return build();
     }
 
@@ -142,17 +272,19 @@ private:
         out.graph = build_graph();
         out.platform = build_platform();
         for (const Task& t : tasks_)
-            out.task_ids.push_back(t.id);
+            out.task_labels.push_back(t.label);
+        out.numeric_ids = numeric_ids_;
         return out;
     }
 
     struct Task {
-        std::int64_t id = 0;
+        std::int64_t id = 0;       // JSON and .stg instances
+        std::string label;         // what names the task: its id as written
         std::vector<double> cost;  // +inf: cannot run there
     };
     struct Edge {
-        int from = 0, to = 0;  // task indices
-        double comm_s = 0.0;
+        int from = 0, to = 0;    // task indices
+        std::int64_t bytes = 0;  // over the links of bandwidth_Bps_
     };
 
     [[noreturn]] void fail(const std::string& path, const std::string& message) const {
@@ -202,6 +334,7 @@ private:
                 fail(path, "expected {\"id\": <integer>, \"cost\": [...]}");
             Task task;
             task.id = t["id"].get<std::int64_t>();
+            task.label = std::to_string(task.id);
             if (!index_of_.emplace(task.id, static_cast<int>(tasks_.size())).second)
                 fail(path, fmt::format("task {} is listed twice", task.id));
             if (!t.contains("cost") || !t["cost"].is_array() ||
@@ -258,12 +391,14 @@ private:
                 fail(path, fmt::format("the edge {} -> {} is listed twice", from_id,
                                        tasks_[static_cast<std::size_t>(edge.to)].id));
             }
-            edge.comm_s = e.contains("comm")
-                              ? seconds(e["comm"], path + ".comm",
-                                        fmt::format("the comm of edge {} -> {}", from_id,
-                                                    tasks_[static_cast<std::size_t>(edge.to)].id),
-                                        false)
-                              : 0.0;
+            const double comm_s =
+                e.contains("comm")
+                    ? seconds(e["comm"], path + ".comm",
+                              fmt::format("the comm of edge {} -> {}", from_id,
+                                          tasks_[static_cast<std::size_t>(edge.to)].id),
+                              false)
+                    : 0.0;
+            edge.bytes = static_cast<std::int64_t>(std::llround(comm_s * bandwidth_Bps_));
             edges_.push_back(edge);
         }
     }
@@ -295,7 +430,8 @@ private:
             return;
         for (std::size_t t = 0; t < n; ++t) {
             if (indegree[t] > 0)
-                fail("edges", fmt::format("the edges form a cycle through task {}", tasks_[t].id));
+                fail("edges",
+                     fmt::format("the edges form a cycle through task {}", tasks_[t].label));
         }
     }
 
@@ -303,21 +439,19 @@ private:
         sim::Graph g(filesystem_stem());
         std::vector<std::vector<int>> inputs(tasks_.size()), outputs(tasks_.size());
         for (const Edge& e : edges_) {
-            const auto bytes =
-                static_cast<std::int64_t>(std::llround(e.comm_s * kLinkBandwidth_Bps));
             const int tensor =
-                g.add_tensor(fmt::format("e{}_{}", tasks_[static_cast<std::size_t>(e.from)].id,
-                                         tasks_[static_cast<std::size_t>(e.to)].id),
-                             {bytes}, sim::DType::i8);
+                g.add_tensor(fmt::format("e{}_{}", tasks_[static_cast<std::size_t>(e.from)].label,
+                                         tasks_[static_cast<std::size_t>(e.to)].label),
+                             {e.bytes}, sim::DType::i8);
             outputs[static_cast<std::size_t>(e.from)].push_back(tensor);
             inputs[static_cast<std::size_t>(e.to)].push_back(tensor);
         }
         for (std::size_t t = 0; t < tasks_.size(); ++t) {
             if (outputs[t].empty()) {
                 outputs[t].push_back(
-                    g.add_tensor(fmt::format("t{}.done", tasks_[t].id), {0}, sim::DType::i8));
+                    g.add_tensor(fmt::format("t{}.done", tasks_[t].label), {0}, sim::DType::i8));
             }
-            g.add_op(fmt::format("t{}", tasks_[t].id), "Task", inputs[t], outputs[t],
+            g.add_op(fmt::format("t{}", tasks_[t].label), "Task", inputs[t], outputs[t],
                      {{devices::kTaskCostsAttribute, tasks_[t].cost}});
         }
         g.finalize();
@@ -352,7 +486,7 @@ private:
                 link["type"] = "pcie";
                 link["endpoints"].push_back(names_[static_cast<std::size_t>(a)]);
                 link["endpoints"].push_back(names_[static_cast<std::size_t>(b)]);
-                link["bandwidth"] = "1 GB/s";
+                link["bandwidth"] = fmt::format("{} B/s", bandwidth_Bps_);
                 link["latency"] = "0 s";
                 link["arbitration"] = "none";
                 components[fmt::format("link_{}_{}", a, b)] = link;
@@ -368,7 +502,19 @@ private:
     std::vector<Task> tasks_;
     std::map<std::int64_t, int> index_of_;
     std::vector<Edge> edges_;
+    double bandwidth_Bps_ = kLinkBandwidth_Bps;
+    bool numeric_ids_ = true;
 };
+
+}  // namespace
+
+namespace {
+
+// A WfCommons instance: a top-level "workflow" object with its tasks.
+bool is_wfcommons(const Json& doc) {
+    return doc.is_object() && doc.contains("workflow") && doc["workflow"].is_object() &&
+           (doc["workflow"].contains("specification") || doc["workflow"].contains("tasks"));
+}
 
 }  // namespace
 
@@ -382,19 +528,33 @@ bool is_task_graph_instance(const std::string& file) {
         return false;
     try {
         const Json doc = Json::parse(in);
-        return doc.is_object() && doc.contains("processors") && doc.contains("tasks");
+        return (doc.is_object() && doc.contains("processors") && doc.contains("tasks")) ||
+               is_wfcommons(doc);
     } catch (const Json::exception&) {
         return false;
     }
 }
 
-TaskGraphInstance load_task_graph_instance(const std::string& file, int processors) {
+TaskGraphInstance load_task_graph_instance(const std::string& file, int processors,
+                                           double bandwidth_Bps) {
     register_all();
     if (file.ends_with(".stg")) {
         if (processors == 0)
             throw sim::InputError(file, "", 0,
                                   "a .stg task graph names no processors: give --processors N");
+        if (bandwidth_Bps != kLinkBandwidth_Bps) {
+            throw sim::InputError("--bandwidth", "", 0,
+                                  "applies to a WfCommons workflow only (a .stg graph has no "
+                                  "communication)");
+        }
         return InstanceReader(file).read_stg(processors);
+    }
+    if (const Json doc = read_json(file); is_wfcommons(doc))
+        return InstanceReader(file).read_wfcommons(doc, processors, bandwidth_Bps);
+    if (bandwidth_Bps != kLinkBandwidth_Bps) {
+        throw sim::InputError("--bandwidth", "", 0,
+                              "applies to a WfCommons workflow only (an instance's edges give "
+                              "their times)");
     }
     if (processors != 0) {
         throw sim::InputError("--processors", "", 0,
@@ -406,8 +566,18 @@ TaskGraphInstance load_task_graph_instance(const std::string& file, int processo
 std::string place_task_graph(const PlaceRequest& request) {
     if (!request.overrides.empty())
         throw sim::InputError("--set", "", 0, "--set applies to a study YAML only");
+    double bandwidth_Bps = kLinkBandwidth_Bps;
+    if (!request.bandwidth.empty()) {
+        try {
+            bandwidth_Bps = sim::parse_quantity(request.bandwidth, sim::Quantity::bandwidth);
+        } catch (const std::exception& e) {
+            throw sim::InputError("--bandwidth", "", 0, e.what());
+        }
+        if (!(bandwidth_Bps > 0.0))
+            throw sim::InputError("--bandwidth", "", 0, "must be > 0");
+    }
     const TaskGraphInstance instance =
-        load_task_graph_instance(request.workload, request.processors);
+        load_task_graph_instance(request.workload, request.processors, bandwidth_Bps);
     sim::EvalOptions options;
     options.samples = 1;
     auto des = sim::make_evaluator("des", instance.platform, options);
@@ -432,13 +602,14 @@ std::string place_task_graph(const PlaceRequest& request) {
         if (task.kind != sim::TaskKind::compute)
             continue;
         const sim::TaskTiming& t = metrics.task_timings[static_cast<std::size_t>(task.order)];
-        schedule.push_back({{"task", instance.task_ids[static_cast<std::size_t>(task.op)]},
+        const std::string& label = instance.task_labels[static_cast<std::size_t>(task.op)];
+        schedule.push_back({{"task", instance.numeric_ids ? Json(std::stoll(label)) : Json(label)},
                             {"processor", task.device},
                             {"start", static_cast<double>(t.start_ps) * sim::kSecondsPerPs},
                             {"finish", static_cast<double>(t.finish_ps) * sim::kSecondsPerPs}});
     }
     std::sort(schedule.begin(), schedule.end(),
-              [](const Json& a, const Json& b) { return a["task"] < b["task"]; });
+              [](const Json& a, const Json& b) { return a["task"] < b["task"]; });  // by id
     Json doc;
     doc["instance"] = request.workload;
     doc["placer"] = placer->name();
