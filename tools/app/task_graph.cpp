@@ -140,10 +140,13 @@ public:
             names_.push_back(fmt::format("P{}", p));
         const Json& workflow = doc["workflow"];
         const bool v15 = workflow.contains("specification");
-        const Json& tasks = v15 ? workflow["specification"]["tasks"] : workflow["tasks"];
         const std::string tasks_path = v15 ? "workflow.specification.tasks" : "workflow.tasks";
-        if (!tasks.is_array() || tasks.empty())
+        const Json& holder = v15 ? workflow["specification"] : workflow;
+        if (!holder.is_object() || !holder.contains("tasks") || !holder["tasks"].is_array() ||
+            holder["tasks"].empty()) {
             fail(tasks_path, "expected a non-empty list of tasks");
+        }
+        const Json& tasks = holder["tasks"];
         std::map<std::string, std::int64_t> file_bytes;
         auto size_of = [&](const Json& f, const std::string& path) -> std::int64_t {
             for (const char* key : {"sizeInBytes", "size"}) {
@@ -162,15 +165,16 @@ public:
             }
             fail(path, "expected an \"id\"");
         };
-        if (v15 && workflow["specification"].contains("files")) {
-            const Json& files = workflow["specification"]["files"];
+        if (v15 && holder.contains("files") && holder["files"].is_array()) {
+            const Json& files = holder["files"];
             for (std::size_t k = 0; k < files.size(); ++k) {
                 const std::string path = fmt::format("workflow.specification.files[{}]", k);
                 file_bytes[id_of(files[k], path)] = size_of(files[k], path);
             }
         }
         std::map<std::string, double> runtime;
-        if (v15 && workflow.contains("execution") && workflow["execution"].contains("tasks")) {
+        if (v15 && workflow.contains("execution") && workflow["execution"].is_object() &&
+            workflow["execution"].contains("tasks") && workflow["execution"]["tasks"].is_array()) {
             const Json& done = workflow["execution"]["tasks"];
             for (std::size_t k = 0; k < done.size(); ++k) {
                 const std::string path = fmt::format("workflow.execution.tasks[{}]", k);
@@ -210,7 +214,7 @@ public:
                         (std::string(key) == "inputFiles" ? reads[k] : writes[k]).insert(f);
                 }
             }
-            if (t.contains("files")) {  // 1.3 / 1.4
+            if (t.contains("files") && t["files"].is_array()) {  // 1.3 / 1.4
                 for (std::size_t j = 0; j < t["files"].size(); ++j) {
                     const Json& f = t["files"][j];
                     const std::string fpath = fmt::format("{}.files[{}]", path, j);
