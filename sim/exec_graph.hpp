@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,13 +32,39 @@ struct Schedule {
     double planned_makespan_s() const;  // the latest planned finish; 0 without a plan
 };
 
+// One graph pass as a placement records it (sim/passes/passes.hpp): its name and arguments.
+struct RewriteStep {
+    std::string pass;                         // "replicate_input"
+    std::map<std::string, std::string> args;  // {"tensor": "x"}
+};
+
+// A placer's rewritten graph (docs/DESIGN.md "Graph rewrites"): ops split into parts, fused
+// groups, replicated inputs. The placement then places `graph`'s ops, not the study's.
+struct Rewrite {
+    std::shared_ptr<const Graph> graph;  // null: no rewrite
+    // Provenance: per op of `graph`, the ids of the original graph's ops it came from (one for
+    // an op kept or a part of a split op, several for a fused group, none for an op the
+    // rewrite added, such as a Split or Concat).
+    std::vector<std::vector<int>> origin;
+    std::vector<RewriteStep> steps;  // the passes, in order: what replays it
+    bool empty() const { return graph == nullptr; }
+};
+
 // op id -> device index. Every op is placed.
 struct Placement {
     std::vector<int> device_of_op;
     // Optional per-op note (e.g. "fallback: PIM cannot run Erf"), same length or empty.
     std::vector<std::string> notes;
     Schedule schedule = {};  // optional
+    // Optional: the graph the placement is for, when the placer rewrote the study's. Op ids in
+    // device_of_op, notes and schedule are then that graph's.
+    Rewrite rewrite = {};
 };
+
+// The graph `placement` places: its rewrite's, else `original`.
+inline const Graph& placed_graph(const Graph& original, const Placement& placement) {
+    return placement.rewrite.graph ? *placement.rewrite.graph : original;
+}
 
 enum class TaskKind : std::uint8_t { compute, convert, transfer };
 std::string_view to_string(TaskKind kind);
@@ -158,7 +186,8 @@ void check_run_limits(const ExecGraph& exec, int samples);
 std::vector<int> scheduled_op_order(const Graph& graph, const Placement& placement,
                                     const Platform& platform);
 
-// Builds the ExecGraph of one sample. Transfers follow the platform's routes; a float
+// Builds the ExecGraph of one sample of placed_graph(graph, placement): a placement with a
+// rewrite is lowered on its rewritten graph. Transfers follow the platform's routes; a float
 // tensor crossing components whose devices compute in different dtypes gets a convert task
 // on the link's converting component (before a transfer leaving it, after one arriving).
 // Graph inputs start in the host component; graph outputs are brought back to it.

@@ -564,7 +564,7 @@ private:
 }  // namespace
 
 ExecGraph lower(const Graph& graph, const Placement& placement, const Platform& platform) {
-    return Lowerer(graph, placement, platform).run();
+    return Lowerer(placed_graph(graph, placement), placement, platform).run();
 }
 
 }  // namespace hetsim::sim

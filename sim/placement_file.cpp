@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "sim/config.hpp"
+#include "sim/passes/passes.hpp"
 
 namespace hetsim::sim {
 
@@ -18,8 +19,9 @@ using Json = nlohmann::ordered_json;
 
 }  // namespace
 
-std::string write_placement_file(const PlacementFileHeader& header, const Graph& graph,
+std::string write_placement_file(const PlacementFileHeader& header, const Graph& original,
                                  const Platform& platform, const Placement& placement) {
+    const Graph& graph = placed_graph(original, placement);
     Json doc;
     doc["placer"] = header.placer;
     doc["point"] = header.point;
@@ -35,6 +37,20 @@ std::string write_placement_file(const PlacementFileHeader& header, const Graph&
         if (!placement.notes.empty() && !placement.notes[i].empty())
             entry["note"] = placement.notes[i];
         ops.push_back(entry);
+    }
+    if (!placement.rewrite.empty()) {
+        // The passes that made the placed graph from the study's, and where each op came from.
+        Json steps = Json::array();
+        for (const RewriteStep& step : placement.rewrite.steps)
+            steps.push_back({{"pass", step.pass}, {"args", step.args}});
+        Json provenance = Json::array();
+        for (int op = 0; op < graph.op_count(); ++op) {
+            Json from = Json::array();
+            for (int o : placement.rewrite.origin.at(static_cast<std::size_t>(op)))
+                from.push_back(original.op(o).name);
+            provenance.push_back({{"op", graph.op(op).name}, {"from", from}});
+        }
+        doc["rewrite"] = {{"steps", steps}, {"provenance", provenance}};
     }
     doc["ops_per_device"] = per_device;
     doc["ops"] = ops;
@@ -70,10 +86,7 @@ namespace {
 class Reader {
 public:
     Reader(std::string file, const Graph& graph, const Platform& platform)
-        : file_(std::move(file)), graph_(graph), platform_(platform) {
-        for (int op = 0; op < graph.op_count(); ++op)
-            op_by_name_[graph.op(op).name] = op;
-    }
+        : file_(std::move(file)), original_(graph), platform_(platform) {}
 
     Placement read() {
         std::ifstream in(file_);
@@ -88,7 +101,13 @@ public:
         if (!doc.is_object() || !doc.contains("ops") || !doc["ops"].is_array())
             fail("", "expected a placement file written by hetsim, with an \"ops\" list");
         Placement placement;
-        const auto ops = static_cast<std::size_t>(graph_.op_count());
+        if (doc.contains("rewrite"))
+            placement.rewrite = rewrite(doc["rewrite"]);
+        const Graph& placed = placed_graph(original_, placement);
+        graph_ptr_ = &placed;
+        for (int op = 0; op < placed.op_count(); ++op)
+            op_by_name_[placed.op(op).name] = op;
+        const auto ops = static_cast<std::size_t>(placed.op_count());
         placement.device_of_op.assign(ops, -1);
         placement.notes.assign(ops, {});
         const Json& entries = doc["ops"];
@@ -113,7 +132,7 @@ public:
         for (std::size_t op = 0; op < ops; ++op) {
             if (placement.device_of_op[op] < 0) {
                 fail("ops", fmt::format("op '{}' of the graph is not placed",
-                                        graph_.op(static_cast<int>(op)).name));
+                                        placed.op(static_cast<int>(op)).name));
             }
         }
         if (doc.contains("schedule"))
@@ -124,6 +143,34 @@ public:
 private:
     [[noreturn]] void fail(const std::string& path, const std::string& message) const {
         throw InputError(file_, path, 0, message);
+    }
+
+    // The recorded passes, applied again to the study's graph (sim/passes/passes.hpp).
+    Rewrite rewrite(const Json& r) const {
+        if (!r.is_object() || !r.contains("steps") || !r["steps"].is_array())
+            fail("rewrite", "expected a \"steps\" list of {\"pass\", \"args\"}");
+        std::vector<RewriteStep> steps;
+        for (std::size_t k = 0; k < r["steps"].size(); ++k) {
+            const Json& step = r["steps"][k];
+            const std::string where = fmt::format("rewrite.steps[{}]", k);
+            RewriteStep s;
+            s.pass = text(step, "pass", where);
+            if (step.contains("args")) {
+                if (!step["args"].is_object())
+                    fail(where + ".args", "expected an object of text values");
+                for (const auto& [key, value] : step["args"].items()) {
+                    if (!value.is_string())
+                        fail(where + ".args." + key, "expected a text value");
+                    s.args[key] = value.get<std::string>();
+                }
+            }
+            steps.push_back(std::move(s));
+        }
+        try {
+            return passes::apply(original_, steps);
+        } catch (const GraphError& e) {
+            fail("rewrite", e.what());
+        }
     }
 
     std::string text(const Json& entry, const char* key, const std::string& where) const {
@@ -139,7 +186,7 @@ private:
             for (const auto& [n, op] : op_by_name_)
                 names.push_back(n);
             const std::string hint = did_you_mean(name, names);
-            fail(where, fmt::format("op '{}' is not in graph '{}'{}", name, graph_.name(),
+            fail(where, fmt::format("op '{}' is not in graph '{}'{}", name, graph_ptr_->name(),
                                     hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
         }
         return it->second;
@@ -199,7 +246,7 @@ private:
             const Json& planned = s["planned"];
             if (!planned.is_object() || !planned.contains("ops") || !planned["ops"].is_array())
                 fail("schedule.planned", "expected an \"ops\" list of planned times");
-            const auto ops = static_cast<std::size_t>(graph_.op_count());
+            const auto ops = static_cast<std::size_t>(graph_ptr_->op_count());
             out.planned_start_s.assign(ops, -1.0);
             out.planned_finish_s.assign(ops, -1.0);
             std::vector<bool> seen(ops, false);
@@ -209,15 +256,16 @@ private:
                 const int op = op_of(text(entries[k], "op", where), where);
                 const auto i = static_cast<std::size_t>(op);
                 if (seen[i])
-                    fail(where, fmt::format("op '{}' is planned twice", graph_.op(op).name));
+                    fail(where, fmt::format("op '{}' is planned twice", graph_ptr_->op(op).name));
                 seen[i] = true;
                 out.planned_start_s[i] = seconds(entries[k], "start_s", where);
                 out.planned_finish_s[i] = seconds(entries[k], "finish_s", where);
             }
             for (std::size_t i = 0; i < ops; ++i) {
                 if (!seen[i]) {
-                    fail("schedule.planned.ops", fmt::format("op '{}' has no planned times",
-                                                             graph_.op(static_cast<int>(i)).name));
+                    fail("schedule.planned.ops",
+                         fmt::format("op '{}' has no planned times",
+                                     graph_ptr_->op(static_cast<int>(i)).name));
                 }
             }
         }
@@ -225,7 +273,8 @@ private:
     }
 
     std::string file_;
-    const Graph& graph_;
+    const Graph& original_;
+    const Graph* graph_ptr_ = &original_;  // the placed graph, once a rewrite is applied
     const Platform& platform_;
     std::map<std::string, int> op_by_name_;
 };

@@ -5,7 +5,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -77,21 +80,36 @@ std::string placement_file(const std::string& order, const std::string& planned)
            order + planned + "}}";
 }
 
+// A study of kGraph on the Zynq whose one placer replays `placement_text`, in its own
+// folder below the test's temporary directory (several may share one test).
 struct Study {
     TempDir dir;
+    fs::path root;
     fs::path yaml;
-    explicit Study(const std::string& placement_text) {
-        dir.write("g.json", kGraph);
-        dir.write("p.json", placement_text);
-        yaml = dir.write("s.yaml", "study: s\nplatform: " + kSource +
-                                       "/configs/platforms/zynq_silentpim.yaml\n"
-                                       "workload: {json: g.json}\nevaluator: des\nsamples: 1\n"
-                                       "baseline: single:CPU_S\nplacers: [replay:" +
-                                       (dir.path() / "p.json").string() + "]\n");
+    explicit Study(const std::string& placement_text) : Study(placement_text, nullptr) {}
+    Study(const std::string& placement_text, const Study* beside)
+        : root((beside != nullptr ? beside->dir.path() : dir.path()) /
+               fmt::format("study{}", counter()++)) {
+        fs::create_directories(root);
+        write("g.json", kGraph);
+        write("p.json", placement_text);
+        yaml = write("s.yaml", "study: s\nplatform: " + kSource +
+                                   "/configs/platforms/zynq_silentpim.yaml\n"
+                                   "workload: {json: g.json}\nevaluator: des\nsamples: 1\n"
+                                   "baseline: single:CPU_S\nplacers: [replay:" +
+                                   (root / "p.json").string() + "]\n");
     }
+    fs::path write(const std::string& name, const std::string& text) const {
+        std::ofstream(root / name) << text;
+        return root / name;
+    }
+    fs::path out() const { return root / "out"; }
     hetsim::testing::Outcome run(const std::string& extra = "") const {
-        return run_hetsim("run " + yaml.string() + " --out " + (dir.path() / "out").string() +
-                          extra);
+        return run_hetsim("run " + yaml.string() + " --out " + out().string() + extra);
+    }
+    static int& counter() {
+        static int n = 0;
+        return n;
     }
 };
 
@@ -116,7 +134,7 @@ TEST(Replay, AScheduleIsFollowedItsPlanPrintedAndLateOpsMarked) {
     ASSERT_EQ(out.exit_code, 0) << out.output;
     EXPECT_THAT(out.output, HasSubstr(": planned makespan 20.00 us, simulated "));
     fs::path trace;
-    for (const auto& e : fs::directory_iterator(study.dir.path() / "out")) {
+    for (const auto& e : fs::directory_iterator(study.out())) {
         if (e.path().filename().string().rfind("replay", 0) == 0 &&
             e.path().extension() == ".json" &&
             e.path().filename().string().find(".trace") != std::string::npos)
@@ -159,8 +177,50 @@ TEST(Replay, AFileThatDoesNotFitIsExit2NamingTheOpDeviceOrResource) {
         const auto out = study.run();
         EXPECT_EQ(out.exit_code, 2) << out.output;
         EXPECT_THAT(out.output, HasSubstr(c.message));
-        EXPECT_FALSE(fs::exists(study.dir.path() / "out" / "results.json"));
+        EXPECT_FALSE(fs::exists(study.out() / "results.json"));
     }
+}
+
+TEST(Replay, ARewrittenGraphIsPlacedRecordedAndReplayed) {
+    // x, read by A and B, replicated per reader (sim/passes: replicate_input); A and B then
+    // each read their own copy, x#0 and x#1.
+    const Study study(R"({"placer": "hand",
+ "rewrite": {"steps": [{"pass": "replicate_input", "args": {"tensor": "x"}}]},
+ "ops": [{"op": "A", "device": "CPU_S"}, {"op": "B", "device": "CPU_P"}]})");
+    const auto out = study.run();
+    ASSERT_EQ(out.exit_code, 0) << out.output;
+    const fs::path dir = study.out();
+    const auto results = nlohmann::json::parse(read_file(dir / "results.json"));
+    const auto& row = results["rows"][1];
+    EXPECT_EQ(row["rewritten_ops"].get<int>(), 2);
+    EXPECT_EQ(row["rewrite"], nlohmann::json::array({"replicate_input"}));
+    fs::path written;
+    for (const auto& e : fs::directory_iterator(dir)) {
+        const std::string name = e.path().filename().string();
+        if (name.rfind("placement_replay", 0) == 0)
+            written = e.path();
+    }
+    ASSERT_FALSE(written.empty());
+    const auto file = nlohmann::json::parse(read_file(written));
+    EXPECT_EQ(file["rewrite"]["steps"][0]["pass"], "replicate_input");
+    EXPECT_EQ(file["rewrite"]["steps"][0]["args"]["tensor"], "x");
+    EXPECT_EQ(file["rewrite"]["provenance"][1]["op"], "B");
+    EXPECT_EQ(file["rewrite"]["provenance"][1]["from"], nlohmann::json::array({"B"}));
+    // The written file replays to the same latency.
+    const Study again(read_file(written), &study);
+    const auto second = again.run();
+    ASSERT_EQ(second.exit_code, 0) << second.output;
+    const auto replayed = nlohmann::json::parse(read_file(again.out() / "results.json"));
+    EXPECT_EQ(replayed["rows"][1]["latency_s"].get<double>(), row["latency_s"].get<double>());
+    // A step that does not apply is exit 2 naming the file and the step.
+    const Study bad(
+        R"({"rewrite": {"steps": [{"pass": "replicate_input", "args": {"tensor": "a"}}]},
+ "ops": [{"op": "A", "device": "CPU_S"}, {"op": "B", "device": "CPU_S"}]})",
+        &study);
+    const auto refused = bad.run();
+    EXPECT_EQ(refused.exit_code, 2);
+    EXPECT_THAT(refused.output, HasSubstr("p.json: rewrite: rewrite step 0: replicate_input: 'a' "
+                                          "is not a graph input"));
 }
 
 }  // namespace

@@ -398,8 +398,9 @@ StudyResult run_study(const StudyConfig& study, bool record_traces, std::ostream
         // The platform's placement rules (sim/placement_rules.hpp; on a chiplet ring mcm2022's
         // Eq. 2-4 and H(G, f)): a placement that breaks one is reported invalid with the first
         // violation, and is not simulated: the hardware could not run it.
+        const sim::Graph& placed_graph = sim::placed_graph(*study.graph, row.placement);
         if (const std::string invalid =
-                sim::placement_violation(*study.graph, study.platform, row.placement);
+                sim::placement_violation(placed_graph, study.platform, row.placement);
             !invalid.empty()) {
             row.metrics.feasible = false;
             row.metrics.infeasible_reason = "invalid partition: " + invalid;
@@ -580,14 +581,22 @@ void write_outputs(const std::vector<PointRun>& runs, const fs::path& out_dir, b
                 ops_by_device[device.name] = 0;
                 flops_by_device[device.name] = 0.0;
             }
-            for (int op = 0; op < study.graph->op_count(); ++op) {
+            // The placed graph: the placer's rewrite of the study's, if it made one.
+            const sim::Graph& placed = sim::placed_graph(*study.graph, r.placement);
+            for (int op = 0; op < placed.op_count(); ++op) {
                 const auto i = static_cast<std::size_t>(op);
                 if (i >= r.placement.device_of_op.size())
                     break;
                 const auto& name = study.platform.device(r.placement.device_of_op[i]).name;
                 ops_by_device[name] = ops_by_device[name].get<int>() + 1;
-                flops_by_device[name] =
-                    flops_by_device[name].get<double>() + study.graph->op(op).flops;
+                flops_by_device[name] = flops_by_device[name].get<double>() + placed.op(op).flops;
+            }
+            if (!r.placement.rewrite.empty()) {
+                row["rewritten_ops"] = placed.op_count();
+                nlohmann::ordered_json steps = nlohmann::ordered_json::array();
+                for (const auto& step : r.placement.rewrite.steps)
+                    steps.push_back(step.pass);
+                row["rewrite"] = steps;
             }
             row["ops_by_device"] = ops_by_device;
             row["flops_by_device"] = flops_by_device;

@@ -594,6 +594,11 @@ std::string place_task_graph(const PlaceRequest& request) {
     placement::PlacementContext context{instance.graph, instance.platform, *des,
                                         placement::Objective::latency, request.seed};
     const placement::PlacementResult placed = placer->place(context);
+    if (!placed.placement.rewrite.empty()) {
+        throw sim::InputError("--placer", "", 0,
+                              "a task-graph instance's tasks are given: its placement may not "
+                              "rewrite the graph");
+    }
     if (const std::string invalid =
             sim::placement_violation(instance.graph, instance.platform, placed.placement);
         !invalid.empty()) {
