@@ -180,11 +180,15 @@ void check_run_limits(const ExecGraph& exec, int samples);
 // Checks `schedule` against the graph and platform: one order per resource, every op once in
 // its device's resource's order, planned times (if any) one per op, finite, finish >= start,
 // and the orders consistent with the graph's dependencies. Throws LoweringError naming the
-// first op or resource that does not fit. Returns the op order lowering follows: a
-// topological order of the graph plus the schedule's chains, earliest planned start first (or
-// earliest in the graph's topological order).
-std::vector<int> scheduled_op_order(const Graph& graph, const Placement& placement,
-                                    const Platform& platform);
+// first op or resource that does not fit. Returns the op order lowering follows (a
+// topological order of the graph plus the schedule's chains, earliest planned start first, or
+// earliest in the graph's topological order) and each op's predecessor on its resource.
+struct ScheduledOrder {
+    std::vector<int> ops;                   // in lowering order
+    std::vector<int> previous_on_resource;  // per op id: the op before it, -1 for a first
+};
+ScheduledOrder scheduled_op_order(const Graph& graph, const Placement& placement,
+                                  const Platform& platform);
 
 // Builds the ExecGraph of one sample of placed_graph(graph, placement): a placement with a
 // rewrite is lowered on its rewritten graph. Transfers follow the platform's routes; a float

@@ -73,8 +73,8 @@ double Schedule::planned_makespan_s() const {
     return m;
 }
 
-std::vector<int> scheduled_op_order(const Graph& graph, const Placement& placement,
-                                    const Platform& platform) {
+ScheduledOrder scheduled_op_order(const Graph& graph, const Placement& placement,
+                                  const Platform& platform) {
     const Schedule& schedule = placement.schedule;
     const auto ops = static_cast<std::size_t>(graph.op_count());
     const auto& resources = platform.resources();
@@ -141,10 +141,7 @@ std::vector<int> scheduled_op_order(const Graph& graph, const Placement& placeme
     // Kahn's algorithm over graph edges plus the chains, earliest planned start first, then
     // earliest in the graph's own topological order: without contention the DES then runs the
     // ops in the order the plan put them.
-    std::vector<int> topo_position(ops, 0);
-    const std::vector<int>& topo = graph.topo_order();
-    for (std::size_t i = 0; i < topo.size(); ++i)
-        topo_position[static_cast<std::size_t>(topo[i])] = static_cast<int>(i);
+    const std::vector<int>& topo_position = graph.topo_position();
     std::vector<int> indegree(ops, 0);
     std::vector<std::vector<int>> next(ops);
     for (std::size_t op = 0; op < ops; ++op) {
@@ -191,7 +188,7 @@ std::vector<int> scheduled_op_order(const Graph& graph, const Placement& placeme
         }
         throw LoweringError("the schedule's orders contradict the graph's dependencies");
     }
-    return out;
+    return {std::move(out), std::move(prev)};
 }
 
 int ExecGraph::compute_task_count() const {
@@ -279,16 +276,10 @@ public:
             // A schedule: lower in its order and chain each resource's ops (docs/DESIGN.md
             // "Schedules"); the chain is a dependency like any other, so both evaluators and
             // every dispatch mode follow it.
-            const std::vector<int> order = scheduled_op_order(graph_, placement_, platform_);
-            const Schedule& schedule = placement_.schedule;
-            const auto ops = static_cast<std::size_t>(graph_.op_count());
-            chain_prev_.assign(ops, -1);
-            for (const auto& order : schedule.order) {
-                for (std::size_t i = 1; i < order.size(); ++i)
-                    chain_prev_[static_cast<std::size_t>(order[i])] = order[i - 1];
-            }
-            compute_task_.assign(ops, -1);
-            for (int op_id : order)
+            ScheduledOrder order = scheduled_op_order(graph_, placement_, platform_);
+            chain_prev_ = std::move(order.previous_on_resource);
+            compute_task_.assign(static_cast<std::size_t>(graph_.op_count()), -1);
+            for (int op_id : order.ops)
                 lower_op(op_id);
         }
         // Graph outputs end in the host memory in the host's dtype, and stay there.

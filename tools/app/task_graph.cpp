@@ -5,6 +5,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -440,7 +441,7 @@ private:
     }
 
     sim::Graph build_graph() const {
-        sim::Graph g(filesystem_stem());
+        sim::Graph g(stem());
         std::vector<std::vector<int>> inputs(tasks_.size()), outputs(tasks_.size());
         for (const Edge& e : edges_) {
             const int tensor =
@@ -462,18 +463,13 @@ private:
         return g;
     }
 
-    std::string filesystem_stem() const {
-        const auto slash = file_.find_last_of('/');
-        std::string stem = slash == std::string::npos ? file_ : file_.substr(slash + 1);
-        const auto dot = stem.rfind('.');
-        return dot == std::string::npos ? stem : stem.substr(0, dot);
-    }
+    std::string stem() const { return std::filesystem::path(file_).stem().string(); }
 
     // P table processors on P components, all pairs linked without contention; built through
     // the component registry from a platform description, as a YAML study would write it.
     sim::Platform build_platform() const {
         YAML::Node root;
-        root["name"] = filesystem_stem();
+        root["name"] = stem();
         root["description"] = "classic task-graph instance: table processors, ideal links";
         root["dispatch"] = "dataflow";
         root["host"] = names_.front();
