@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "sim/device_component.hpp"
+#include "sim/op_semantics.hpp"
 #include "sim/op_table.hpp"
 #include "sim/yaml_params.hpp"
 
@@ -17,32 +18,13 @@ namespace hetsim::devices {
 
 namespace {
 
-// M (rows of the left operand), K and N of a MatMul/Gemm, 0 when the shapes do not say.
-struct GemmShape {
-    double m = 0.0;
-    double k = 0.0;
-    double n = 0.0;
-};
-
-GemmShape gemm_shape(const sim::Graph& graph, const sim::Op& op) {
-    if (op.inputs.size() < 2)
-        return {};
-    const sim::Shape& a = graph.tensor(op.inputs[0]).shape;
-    if (a.empty())
-        return {};
-    const sim::Shape& b = graph.tensor(op.inputs[1]).shape;
-    const auto rank = a.size();
-    if (op.type == "Gemm" && rank == 2 && b.size() == 2) {
-        const bool trans_a = op.attr_int("transA", 0) != 0;
-        const bool trans_b = op.attr_int("transB", 0) != 0;
-        return {static_cast<double>(trans_a ? a[1] : a[0]),
-                static_cast<double>(trans_a ? a[0] : a[1]),
-                static_cast<double>(trans_b ? b[0] : b[1])};
-    }
-    // MatMul (numpy semantics): A is (..., M, K), B is (..., K, N); 1-D operands are a row
-    // and a column.
-    return {rank >= 2 ? static_cast<double>(a[rank - 2]) : 1.0, static_cast<double>(a.back()),
-            b.size() >= 2 ? static_cast<double>(b.back()) : 1.0};
+// M (rows of the left operand), K and N of a MatMul/Gemm; Einsum and unknown shapes read as
+// MatMul's operands would, 0 when even those do not say.
+sim::GemmDims gemm_shape(const sim::Graph& graph, const sim::Op& op) {
+    std::vector<sim::Shape> in;
+    for (int t : op.inputs)
+        in.push_back(graph.tensor(t).shape);
+    return sim::matmul_dims(op, in).value_or(sim::GemmDims{});
 }
 
 }  // namespace
@@ -123,7 +105,7 @@ double CpuModel::dram_bytes(const sim::Graph& graph, const sim::Op& op) const {
         // cache and serve every row of A, so the weight comes from DRAM once; A is re-read
         // once per column panel; the output is read and written once per K block after the
         // first. kc = MLAS's SGEMM K stride (256); nc fills half of the last-level cache.
-        const GemmShape s = gemm_shape(graph, op);
+        const sim::GemmDims s = gemm_shape(graph, op);
         const double elem = static_cast<double>(sim::dtype_size_bytes(a.dtype));
         constexpr double kMlasStrideK = 256.0;
         const double kc = std::max(1.0, std::min(s.k, kMlasStrideK));

@@ -14,7 +14,24 @@ void register_components(sim::ComponentRegistry& registry) {
     registry.add({"gpu", "device",
                   "GPU / PCIe accelerator: roofline behind kernel launches, minimum-occupancy "
                   "efficiency curve, one kernel per timestep for recurrent ops",
-                  &build_gpu});
+                  &build_gpu,
+                  // What `hetsim calibrate --fit` may fit (issue 25): the efficiencies and
+                  // latencies of the kernel model; SMs, clock, FLOP/cycle and the peak
+                  // bandwidth are datasheet facts and stay as written.
+                  {{"compute_efficiency", std::nullopt, 0.01, 1.0,
+                    "fraction of FLOP/cycle the GEMM inner loop reaches"},
+                   {"bandwidth_efficiency", std::nullopt, 0.05, 1.0,
+                    "achievable / peak memory bandwidth"},
+                   {"tile_load_Bpc", std::nullopt, 1.0, 1e5,
+                    "operand bytes per cycle per SM that feed the FMAs"},
+                   {"block_overhead_cycles", std::nullopt, 1.0, 1e7,
+                    "fixed cycles per thread block"},
+                   {"kernel_latency", sim::Quantity::time, 1e-8, 1e-3,
+                    "device-side floor of one kernel"},
+                   {"launch_overhead", sim::Quantity::time, 1e-8, 1e-2,
+                    "host-side cost of issuing one kernel"},
+                   {"recurrent_step_latency", sim::Quantity::time, 1e-9, 1e-3,
+                    "cost of one step inside a fused recurrent kernel"}}});
     registry.add({"table", "device",
                   "a processor whose op times are given per op (the costs_s attribute): "
                   "classic task-graph instances",

@@ -963,6 +963,65 @@ double flops_recurrent(const OpOperands& o) {
            recurrent_cell_flops(o.op.type, batch, in[0][2], hidden, in.size() >= 4);
 }
 
+// --- matrix products inside ops --------------------------------------------------------------
+
+std::optional<GemmDims> matmul_dims(const Op& op, const Shapes& in) {
+    if (in.size() < 2 || in[0].empty() || in[1].empty())
+        return std::nullopt;
+    const Shape& a = in[0];
+    const Shape& b = in[1];
+    if (op.type == "Gemm") {
+        if (a.size() != 2 || b.size() != 2)
+            return std::nullopt;
+        const bool trans_a = op.attr_int("transA", 0) != 0;
+        const bool trans_b = op.attr_int("transB", 0) != 0;
+        return GemmDims{1.0, static_cast<double>(trans_a ? a[1] : a[0]),
+                        static_cast<double>(trans_b ? b[0] : b[1]),
+                        static_cast<double>(trans_a ? a[0] : a[1])};
+    }
+    GemmDims d;
+    d.m = a.size() >= 2 ? static_cast<double>(a[a.size() - 2]) : 1.0;
+    d.k = static_cast<double>(a.back());
+    d.n = b.size() >= 2 ? static_cast<double>(b.back()) : 1.0;
+    // The batch is the broadcast of both operands' leading dimensions.
+    const std::size_t lead_a = a.size() > 2 ? a.size() - 2 : 0;
+    const std::size_t lead_b = b.size() > 2 ? b.size() - 2 : 0;
+    const std::size_t lead = std::max(lead_a, lead_b);
+    for (std::size_t i = 0; i < lead; ++i) {
+        const std::int64_t da = i + lead_a >= lead ? a[i + lead_a - lead] : 1;
+        const std::int64_t db = i + lead_b >= lead ? b[i + lead_b - lead] : 1;
+        d.batch *= static_cast<double>(std::max(da, db));
+    }
+    return d;
+}
+
+std::optional<GemmDims> conv_gemm_dims(const Op& op, const Shapes& in, const Shape& out) {
+    if (op.type != "Conv" || in.size() < 2 || in[1].size() < 3 || out.size() < 3)
+        return std::nullopt;
+    const Shape& w = in[1];
+    const double group = static_cast<double>(std::max<std::int64_t>(1, op.attr_int("group", 1)));
+    GemmDims d;
+    d.batch = group;
+    d.m = static_cast<double>(out[0]) * elements(Shape(out.begin() + 2, out.end()));
+    d.n = static_cast<double>(w[0]) / group;
+    d.k = elements(Shape(w.begin() + 1, w.end()));
+    return d;
+}
+
+std::optional<RecurrentDims> recurrent_dims(const Op& op, const Shapes& in) {
+    if (in.size() < 3 || in[0].size() != 3 || in[2].size() != 3)
+        return std::nullopt;
+    RecurrentDims d;
+    const bool batch_first = op.attr_int("layout", 0) != 0;
+    d.seq = batch_first ? in[0][1] : in[0][0];
+    d.batch = batch_first ? in[0][0] : in[0][1];
+    d.input = in[0][2];
+    d.directions = in[1].empty() ? 1 : in[1][0];
+    d.hidden = op.attr_int("hidden_size", in[2][2]);
+    d.gates = recurrent_gates(op.type);
+    return d;
+}
+
 // --- bytes -----------------------------------------------------------------------------------
 
 OpBytes all_operand_bytes(const Graph& graph, const Op& op) {

@@ -64,4 +64,13 @@ double flops_recurrent(const OpOperands& operands);           // LSTM, GRU, RNN
 double recurrent_cell_flops(std::string_view op_type, std::int64_t batch, std::int64_t input,
                             std::int64_t hidden, bool bias);
 
+// --- the matrix products inside ops, for device models that cost them as kernels ----------
+
+std::optional<GemmDims> matmul_dims(const Op& op, const Shapes& in);
+// Conv as the implicit GEMM cuDNN and TVM lower it to: m = N x output pixels, n = Cout/group,
+// k = Cin/group x kernel area, one product per group. `out` is the output shape.
+std::optional<GemmDims> conv_gemm_dims(const Op& op, const Shapes& in, const Shape& out);
+
+std::optional<RecurrentDims> recurrent_dims(const Op& op, const Shapes& in);
+
 }  // namespace hetsim::sim

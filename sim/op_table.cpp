@@ -266,4 +266,29 @@ OpBytes op_bytes(const Graph& graph, const Op& op) {
     return info->bytes(graph, op);
 }
 
+namespace {
+Shapes input_shapes(const Graph& graph, const Op& op) {
+    Shapes shapes;
+    shapes.reserve(op.inputs.size());
+    for (int id : op.inputs)
+        shapes.push_back(graph.tensor(id).shape);
+    return shapes;
+}
+}  // namespace
+
+std::optional<GemmDims> gemm_dims(const Graph& graph, const Op& op) {
+    const OpCategory category = op_category(op.type);
+    if (category == OpCategory::matmul && op.type != "Einsum")
+        return matmul_dims(op, input_shapes(graph, op));
+    if (op.type == "Conv" && !op.outputs.empty())
+        return conv_gemm_dims(op, input_shapes(graph, op), graph.tensor(op.outputs[0]).shape);
+    return std::nullopt;
+}
+
+std::optional<RecurrentDims> recurrent_dims(const Graph& graph, const Op& op) {
+    if (op_category(op.type) != OpCategory::recurrent)
+        return std::nullopt;
+    return recurrent_dims(op, input_shapes(graph, op));
+}
+
 }  // namespace hetsim::sim

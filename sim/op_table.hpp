@@ -87,6 +87,30 @@ double op_flops(const Graph& graph, const Op& op);
 // Bytes `op` reads and writes (every operand once for op types the table does not know).
 OpBytes op_bytes(const Graph& graph, const Op& op);
 
+// The matrix products inside an op, for device models that cost ops as GEMM kernels:
+// `batch` independent products of (m x k) by (k x n).
+struct GemmDims {
+    double batch = 1.0;
+    double m = 0.0;
+    double n = 0.0;
+    double k = 0.0;
+};
+// MatMul and Gemm as written; Conv as the implicit GEMM cuDNN and TVM lower it to (m = N x
+// output pixels, n = Cout/group, k = Cin/group x kernel area, one product per group).
+// nullopt for other ops and for shapes that do not say.
+std::optional<GemmDims> gemm_dims(const Graph& graph, const Op& op);
+
+// LSTM, GRU, RNN: the sizes behind one fused recurrent op.
+struct RecurrentDims {
+    std::int64_t seq = 0;
+    std::int64_t batch = 0;
+    std::int64_t input = 0;
+    std::int64_t hidden = 0;
+    std::int64_t directions = 1;
+    std::int64_t gates = 1;  // LSTM 4, GRU 3, RNN 1
+};
+std::optional<RecurrentDims> recurrent_dims(const Graph& graph, const Op& op);
+
 // Numpy-style broadcast of two shapes; throws GraphError(context) when impossible.
 Shape broadcast_shapes(const Shape& a, const Shape& b, const std::string& context);
 

@@ -41,6 +41,12 @@ public:
     virtual Support supports(const Graph& graph, const Op& op) const = 0;
     // Duration of one execution of `op` on this device, inputs already in its memory.
     virtual double op_time_s(const Graph& graph, const Op& op) const = 0;
+    // The part of op_time_s spent on the device itself, without the host's per-op dispatch:
+    // what a device-side timer (CUDA events) measures of one kernel issued ahead of time
+    // (`hetsim calibrate`'s `kernel` scope). By default the whole op.
+    virtual double kernel_time_s(const Graph& graph, const Op& op) const {
+        return op_time_s(graph, op);
+    }
     // The same duration split for the DES's shared memory bandwidth: `fixed_s` that no
     // other stream slows (dispatch, fork/join), then `memory_bytes` streamed from the
     // component's memory at up to `memory_rate_Bps`, so that
@@ -219,11 +225,23 @@ private:
 using ComponentFactory =
     std::function<void(const ConfigNode& node, const std::string& name, Platform& platform)>;
 
+// A parameter of a component type that `hetsim calibrate --fit` may fit to measurements:
+// its YAML key, the quantity its value is written in (nullopt: a plain number) and the bounds
+// the fit keeps it in, in SI units (both > 0: the fit works on its logarithm).
+struct FreeParameter {
+    std::string key;
+    std::optional<Quantity> quantity;
+    double lower = 0.0;
+    double upper = 0.0;
+    std::string description;
+};
+
 struct ComponentType {
     std::string type;  // YAML `type:`
     std::string kind;  // "device" or "link"
     std::string description;
     ComponentFactory factory;
+    std::vector<FreeParameter> free_parameters = {};
 };
 
 class ComponentRegistry {

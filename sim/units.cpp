@@ -306,7 +306,8 @@ std::string format_binary_size(double bytes) {
 
 }  // namespace
 
-std::string format_quantity(double value_si, Quantity quantity) {
+std::string format_quantity(double value_si, Quantity quantity, int significant_digits) {
+    significant_digits = std::clamp(significant_digits, 1, 17);
     const std::vector<FormatPrefix> units = format_units(quantity);
     const auto base = std::find_if(units.begin(), units.end(), [](const FormatPrefix& prefix) {
         return prefix.decimal_exponent == 0;
@@ -320,14 +321,14 @@ std::string format_quantity(double value_si, Quantity quantity) {
     const std::string_view sign = value_si < 0 ? "-" : "";
     const double magnitude = std::fabs(value_si);
 
-    if (quantity == Quantity::data_size) {
+    if (quantity == Quantity::data_size && significant_digits == 3) {
         if (std::string binary = format_binary_size(magnitude); !binary.empty()) {
             return fmt::format("{}{}", sign, binary);
         }
     }
 
-    // Round to three significant digits first so that 999.7 picks "1 k", not "1000".
-    const std::string scientific = fmt::format("{:.2e}", magnitude);
+    // Round to the significant digits first so that 999.7 picks "1 k", not "1000".
+    const std::string scientific = fmt::format("{:.{}e}", magnitude, significant_digits - 1);
     const double rounded = std::strtod(scientific.c_str(), nullptr);
     const int exponent = std::atoi(scientific.c_str() + scientific.find('e') + 1);
 
@@ -340,7 +341,8 @@ std::string format_quantity(double value_si, Quantity quantity) {
     const double scaled = chosen->decimal_exponent >= 0
                               ? rounded / std::pow(10.0, chosen->decimal_exponent)
                               : rounded * std::pow(10.0, -chosen->decimal_exponent);
-    const int decimals = std::max(0, 2 - (exponent - chosen->decimal_exponent));
+    const int decimals =
+        std::max(0, significant_digits - 1 - (exponent - chosen->decimal_exponent));
     return fmt::format("{}{} {}", sign,
                        strip_trailing_zeros(fmt::format("{:.{}f}", scaled, decimals)),
                        chosen->unit);

@@ -29,7 +29,8 @@ public:
 //   "expected a bandwidth with a unit such as '12 GB/s', got '12'".
 double parse_quantity(std::string_view text, Quantity quantity);
 
-// Human-readable rendering with a fitting prefix, e.g. 1.2e10 B/s -> "12 GB/s".
-std::string format_quantity(double value_si, Quantity quantity);
+// Human-readable rendering with a fitting prefix, e.g. 1.2e10 B/s -> "12 GB/s", rounded to
+// `significant_digits` (fitted constants are written with more than the default three).
+std::string format_quantity(double value_si, Quantity quantity, int significant_digits = 3);
 
 }  // namespace hetsim::sim

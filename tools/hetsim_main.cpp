@@ -16,6 +16,7 @@
 #include "sim/workloads/model_zoo.hpp"
 #include "tools/app/agree.hpp"
 #include "tools/app/calibrate.hpp"
+#include "tools/app/fit.hpp"
 #include "tools/app/check_partition.hpp"
 #include "tools/app/dataset.hpp"
 #include "tools/app/inspect.hpp"
@@ -211,10 +212,29 @@ int main(int argc, char** argv) {
     dataset_build->add_option("--out", dataset_request.out, "output directory")->required();
     dataset_build->add_option("--seed", dataset_request.seed, "override the spec's seed");
 
-    std::string calibrate_file;
+    std::string calibrate_file, calibrate_fit, calibrate_check, calibrate_out;
+    std::vector<std::string> calibrate_devices;
+    int calibrate_folds = 5;
     auto* calibrate = cli.add_subcommand(
-        "calibrate", "simulated vs published figures of a platform (exit 1 if they do not hold)");
+        "calibrate",
+        "simulated vs published figures of a platform (exit 1 if they do not hold); --fit fits "
+        "its free constants to measurements, --check predicts measurements");
     calibrate->add_option("platform", calibrate_file, "platform YAML")->required();
+    auto* calibrate_fit_option = calibrate->add_option(
+        "--fit", calibrate_fit,
+        "measurements CSV (device,workload,time_s[,knobs,scope,reference_device,speedup,weight,"
+        "source]): fit the free parameters of the devices it names");
+    calibrate
+        ->add_option("--check", calibrate_check,
+                     "measurements CSV: predict every row without fitting")
+        ->excludes(calibrate_fit_option);
+    calibrate->add_option("--device", calibrate_devices,
+                          "fit only these devices' components (repeatable)");
+    calibrate->add_option("--out", calibrate_out,
+                          "--fit: the fitted platform YAML to write; --check: the directory for "
+                          "calibration.csv");
+    calibrate->add_option("--folds", calibrate_folds, "cross-validation folds (0: none)")
+        ->check(CLI::NonNegativeNumber);
 
     std::string check_study, check_file;
     std::vector<std::string> check_overrides;
@@ -347,7 +367,28 @@ int main(int argc, char** argv) {
             std::cout << app::write_report(report_dir, std::cerr);
             return 0;
         }
+        if (calibrate->parsed() && !calibrate_fit.empty()) {
+            app::register_all();
+            app::FitRequest request{calibrate_file, calibrate_fit, calibrate_devices,
+                                    calibrate_out, calibrate_folds};
+            const app::FitReport report = app::fit_platform(request);
+            std::cout << app::format_fit(report);
+            if (!calibrate_out.empty())
+                std::cout << fmt::format("fitted platform written to {}\n", calibrate_out);
+            return 0;
+        }
+        if (calibrate->parsed() && !calibrate_check.empty()) {
+            app::register_all();
+            const app::CheckReport report =
+                app::check_platform(calibrate_file, calibrate_check, calibrate_out);
+            std::cout << app::format_check(report);
+            if (!calibrate_out.empty())
+                std::cout << fmt::format("rows written to {}/calibration.csv\n", calibrate_out);
+            return 0;
+        }
         if (calibrate->parsed()) {
+            if (!calibrate_devices.empty() || !calibrate_out.empty())
+                throw sim::InputError("", "--device/--out", 0, "apply to --fit and --check only");
             app::register_all();
             const app::CalibrationReport report =
                 app::calibrate(sim::load_platform(calibrate_file));

@@ -42,6 +42,7 @@ components:
     sms: 1
     clock: 1 GHz
     fp32_flops_per_cycle_per_sm: 10
+    gemm_tiles: [[1, 64]]          # a [1, 64] row is one whole tile: the MatMuls stream
     memory_bandwidth: 10 GB/s
     launch_overhead: 2 us
     memory: )" +

@@ -1,0 +1,893 @@
+#include "tools/app/fit.hpp"
+
+#include <fmt/format.h>
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <set>
+#include <sstream>
+#include <unsupported/Eigen/NonLinearOptimization>
+
+#include "sim/atomic_file.hpp"
+#include "sim/config.hpp"
+#include "sim/csv.hpp"
+#include "sim/evaluator.hpp"
+#include "sim/exec_graph.hpp"
+#include "sim/transfer_cost.hpp"
+#include "tools/app/study.hpp"
+
+namespace hetsim::app {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::vector<std::string> kScopes = {"compute", "kernel", "end_to_end", "transfer"};
+
+[[noreturn]] void row_error(const std::string& file, int line, const std::string& column,
+                            const std::string& message) {
+    throw sim::InputError(file, column, line, message);
+}
+
+std::map<std::string, std::string> parse_knob_text(const std::string& file, int line,
+                                                   const std::string& text) {
+    std::map<std::string, std::string> knobs;
+    std::stringstream in(text);
+    std::string pair;
+    while (std::getline(in, pair, ';')) {
+        if (pair.empty())
+            continue;
+        const auto eq = pair.find('=');
+        if (eq == std::string::npos || eq == 0)
+            row_error(file, line, "knobs", fmt::format("expected key=value, got '{}'", pair));
+        knobs[pair.substr(0, eq)] = pair.substr(eq + 1);
+    }
+    return knobs;
+}
+
+double positive_field(const std::string& file, int line, const std::string& column,
+                      const std::string& text) {
+    double value = 0.0;
+    std::size_t used = 0;
+    try {
+        value = std::stod(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used == 0 || used != text.size() || !std::isfinite(value))
+        row_error(file, line, column, fmt::format("expected a number, got '{}'", text));
+    if (!(value > 0.0))
+        row_error(file, line, column, fmt::format("must be > 0, got {}", text));
+    return value;
+}
+
+bool is_graph_file(const std::string& workload) {
+    const std::string ext = fs::path(workload).extension().string();
+    return ext == ".json" || ext == ".onnx";
+}
+
+// Loads a row's workload: a JSON or ONNX file relative to the CSV, or a model name with knobs.
+std::shared_ptr<const sim::Graph> load_row_graph(const std::string& file, int line,
+                                                 const std::string& workload,
+                                                 const std::map<std::string, std::string>& knobs) {
+    YAML::Node node;
+    if (is_graph_file(workload)) {
+        const fs::path path = fs::path(file).parent_path() / workload;
+        if (!fs::exists(path))
+            row_error(file, line, "workload", fmt::format("no such file '{}'", path.string()));
+        // The study's workload mapping resolves the path against the node's file: the CSV.
+        node[fs::path(workload).extension() == ".onnx" ? "onnx" : "json"] = workload;
+    } else {
+        node["model"] = workload;
+        for (const auto& [key, value] : knobs)
+            node[key] = value;
+    }
+    try {
+        std::string label;
+        return build_workload(sim::ConfigNode(node, file, "workload"), label);
+    } catch (const sim::InputError& e) {
+        row_error(file, line, "workload", e.message());
+    } catch (const std::exception& e) {
+        row_error(file, line, "workload", e.what());
+    }
+}
+
+int require_device(const sim::Platform& platform, const std::string& file, int line,
+                   const std::string& column, const std::string& name) {
+    if (const auto d = platform.find_device(name))
+        return *d;
+    const std::string hint = sim::did_you_mean(name, platform.device_names());
+    row_error(file, line, column,
+              fmt::format("unknown device '{}'{} (devices: {})", name,
+                          hint.empty() ? "" : fmt::format(", did you mean '{}'?", hint),
+                          fmt::join(platform.device_names(), ", ")));
+}
+
+double graph_time_s(const sim::Platform& platform, int device, const sim::Graph& graph,
+                    const std::string& scope) {
+    const sim::DeviceModel& model = *platform.device(device).model;
+    if (scope == "end_to_end") {
+        sim::Placement placement;
+        placement.device_of_op.assign(static_cast<std::size_t>(graph.op_count()), device);
+        const sim::ExecGraph exec = sim::lower(graph, placement, platform);
+        sim::DesEvaluator des(platform, sim::EvalOptions{1});
+        return des.evaluate(exec).latency_s;
+    }
+    double total = 0.0;
+    for (const sim::Op& op : graph.ops())
+        total += scope == "kernel" ? model.kernel_time_s(graph, op) : model.op_time_s(graph, op);
+    return total;
+}
+
+double row_time_s(const sim::Platform& platform, const Measurement& row,
+                  const std::string& device_name) {
+    const int device = *platform.find_device(device_name);
+    if (row.scope == "transfer") {
+        const std::string& host = platform.host_component;
+        const std::string& comp = platform.device(device).component;
+        const sim::RouteCost cost = row.host_to_device ? sim::route_cost(platform, host, comp)
+                                                       : sim::route_cost(platform, comp, host);
+        return cost.time_s(row.transfer_bytes);
+    }
+    return graph_time_s(platform, device, *row.graph, row.scope);
+}
+
+double relative_error(double predicted, double measured) {
+    return std::fabs(predicted - measured) / measured;
+}
+
+// --- the free parameters of a platform file -------------------------------------------------
+
+struct ParamSlot {
+    FittedParameter info;
+    YAML::Mark mark;          // where the value is in the platform file
+    std::string scalar_text;  // the value as written
+};
+
+std::string value_text(const FittedParameter& p, double v, int digits) {
+    if (p.quantity)
+        return sim::format_quantity(v, *p.quantity, digits);
+    return fmt::format("{:.{}g}", v, digits);
+}
+
+// The platform file as a YAML tree whose free parameters can be set and re-parsed.
+class PlatformTemplate {
+public:
+    explicit PlatformTemplate(std::string file)
+        : file_(std::move(file)), root_(sim::ConfigNode::load_file(file_)) {}
+
+    const sim::ConfigNode& root() const { return root_; }
+    const std::string& file() const { return file_; }
+
+    sim::Platform build(const std::vector<ParamSlot>& slots, const std::vector<double>& values) {
+        YAML::Node copy = YAML::Clone(root_.raw());
+        for (std::size_t i = 0; i < slots.size(); ++i) {
+            const FittedParameter& p = slots[i].info;
+            YAML::Node node = copy["components"][p.component];
+            std::stringstream path(p.key);
+            std::vector<std::string> parts;
+            for (std::string part; std::getline(path, part, '.');)
+                parts.push_back(part);
+            for (std::size_t k = 0; k + 1 < parts.size(); ++k)
+                node.reset(node[parts[k]]);
+            node[parts.back()] = value_text(p, values[i], 17);
+        }
+        return sim::parse_platform(sim::ConfigNode(copy, file_, ""));
+    }
+
+private:
+    std::string file_;
+    sim::ConfigNode root_;
+};
+
+std::vector<ParamSlot> free_slots(const sim::ConfigNode& root, const sim::Platform& platform,
+                                  const std::vector<std::string>& components,
+                                  std::vector<std::string>& notes) {
+    std::vector<ParamSlot> slots;
+    const sim::ConfigNode comps = root.at("components");
+    for (const std::string& name : components) {
+        const sim::ConfigNode node = comps.at(name);
+        const sim::Component* component = platform.find_component(name);
+        std::string type = component != nullptr ? component->type : node.at("type").as_string();
+        const sim::ComponentType* info = sim::ComponentRegistry::instance().find(type);
+        if (info == nullptr)
+            continue;
+        if (info->free_parameters.empty()) {
+            notes.push_back(fmt::format("{} (type {}) declares no free parameters", name, type));
+            continue;
+        }
+        for (const sim::FreeParameter& fp : info->free_parameters) {
+            // A dotted key ("forward.bandwidth") is a value inside a nested mapping.
+            sim::ConfigNode holder = node;
+            std::string leaf = fp.key;
+            for (auto dot = leaf.find('.'); dot != std::string::npos; dot = leaf.find('.')) {
+                const std::string part = leaf.substr(0, dot);
+                leaf = leaf.substr(dot + 1);
+                holder = holder.is_map() && holder.has(part) ? holder.at(part) : sim::ConfigNode();
+            }
+            if (!holder.is_map() || !holder.has(leaf)) {
+                notes.push_back(fmt::format("{}.{} is not in the platform file: not fitted (write "
+                                            "it there to fit it)",
+                                            name, fp.key));
+                continue;
+            }
+            const sim::ConfigNode value = holder.at(leaf);
+            ParamSlot slot;
+            slot.info.component = name;
+            slot.info.key = fp.key;
+            slot.info.quantity = fp.quantity;
+            slot.info.lower = fp.lower;
+            slot.info.upper = fp.upper;
+            slot.info.initial =
+                fp.quantity ? value.as_quantity(*fp.quantity) : value.as_double();
+            slot.mark = value.raw().Mark();
+            slot.scalar_text = value.raw().Scalar();
+            slots.push_back(std::move(slot));
+        }
+    }
+    return slots;
+}
+
+// Bounded log parameterisation: log p = log lo + (log hi - log lo) * sigmoid(u).
+struct BoundedLog {
+    double log_lo, log_hi;
+    double value(double u) const {
+        return std::exp(log_lo + (log_hi - log_lo) / (1.0 + std::exp(-u)));
+    }
+    double u_of(double v) const {
+        const double clamped = std::clamp(v, std::exp(log_lo), std::exp(log_hi));
+        double f = (std::log(clamped) - log_lo) / (log_hi - log_lo);
+        f = std::clamp(f, 1e-6, 1.0 - 1e-6);
+        return std::log(f / (1.0 - f));
+    }
+    // d log p / du
+    double slope(double u) const {
+        const double s = 1.0 / (1.0 + std::exp(-u));
+        return (log_hi - log_lo) * s * (1.0 - s);
+    }
+};
+
+// The least-squares problem: residual i = sqrt(w_i) (log predicted_i - log measured_i) over
+// the rows in `subset`, as a function of the unconstrained u of the active parameters.
+class Problem {
+public:
+    Problem(PlatformTemplate& platform, std::vector<ParamSlot> slots,
+            const std::vector<Measurement>& rows, std::vector<std::size_t> subset)
+        : platform_(platform), slots_(std::move(slots)), rows_(rows), subset_(std::move(subset)) {
+        for (const ParamSlot& s : slots_) {
+            maps_.push_back({std::log(s.info.lower), std::log(s.info.upper)});
+            values_.push_back(s.info.initial);
+        }
+    }
+
+    std::size_t parameter_count() const { return slots_.size(); }
+    std::size_t row_count() const { return subset_.size(); }
+    const std::vector<ParamSlot>& slots() const { return slots_; }
+    int evaluations() const { return evaluations_; }
+
+    std::vector<double> values_of(const Eigen::VectorXd& u) const {
+        std::vector<double> v(values_);
+        for (std::size_t i = 0; i < active_.size(); ++i)
+            v[active_[i]] = maps_[active_[i]].value(u[static_cast<Eigen::Index>(i)]);
+        return v;
+    }
+
+    void set_active(std::vector<std::size_t> active) { active_ = std::move(active); }
+    const std::vector<std::size_t>& active() const { return active_; }
+    Eigen::VectorXd start() const {
+        Eigen::VectorXd u(static_cast<Eigen::Index>(active_.size()));
+        for (std::size_t i = 0; i < active_.size(); ++i)
+            u[static_cast<Eigen::Index>(i)] = maps_[active_[i]].u_of(values_[active_[i]]);
+        return u;
+    }
+    double slope(std::size_t active_index, double u) const {
+        return maps_[active_[active_index]].slope(u);
+    }
+
+    // Residuals at parameter values `v` (all slots).
+    Eigen::VectorXd residuals(const std::vector<double>& v) {
+        ++evaluations_;
+        const sim::Platform platform = platform_.build(slots_, v);
+        Eigen::VectorXd r(static_cast<Eigen::Index>(subset_.size()));
+        for (std::size_t i = 0; i < subset_.size(); ++i) {
+            const Measurement& row = rows_[subset_[i]];
+            const double predicted = predict(platform, row);
+            const double log_error = std::isfinite(predicted) && predicted > 0.0
+                                         ? std::log(predicted) - std::log(row.measured())
+                                         : 50.0;
+            r[static_cast<Eigen::Index>(i)] = std::sqrt(row.weight) * log_error;
+        }
+        return r;
+    }
+
+    // Forward-difference Jacobian in u (Eigen's NumericalDiff would work too; an explicit
+    // step of 1e-6 in u keeps it clear of the steps of the wave and tile choices).
+    Eigen::MatrixXd jacobian(const Eigen::VectorXd& u, const Eigen::VectorXd& r0) {
+        Eigen::MatrixXd j(r0.size(), u.size());
+        for (Eigen::Index c = 0; c < u.size(); ++c) {
+            Eigen::VectorXd up = u;
+            const double h = 1e-6 * std::max(1.0, std::fabs(u[c]));
+            up[c] += h;
+            j.col(c) = (residuals(values_of(up)) - r0) / h;
+        }
+        return j;
+    }
+
+private:
+    PlatformTemplate& platform_;
+    std::vector<ParamSlot> slots_;
+    const std::vector<Measurement>& rows_;
+    std::vector<std::size_t> subset_;
+    std::vector<BoundedLog> maps_;
+    std::vector<double> values_;
+    std::vector<std::size_t> active_;
+    int evaluations_ = 0;
+};
+
+// The functor Eigen's MINPACK port asks for: values(), operator() and df().
+struct LmFunctor {
+    Problem& problem;
+    int values() const { return static_cast<int>(problem.row_count()); }
+    int operator()(const Eigen::VectorXd& u, Eigen::VectorXd& r) const {
+        r = problem.residuals(problem.values_of(u));
+        return 0;
+    }
+    int df(const Eigen::VectorXd& u, Eigen::MatrixXd& j) const {
+        j = problem.jacobian(u, problem.residuals(problem.values_of(u)));
+        return 0;
+    }
+};
+
+struct Solution {
+    std::vector<double> values;
+    Eigen::VectorXd u;
+    std::string status;
+};
+
+std::string lm_status(int info) {
+    using namespace Eigen::LevenbergMarquardtSpace;
+    switch (static_cast<Status>(info)) {
+    case RelativeReductionTooSmall: return "converged (relative reduction)";
+    case RelativeErrorTooSmall: return "converged (relative step)";
+    case RelativeErrorAndReductionTooSmall: return "converged";
+    case CosinusTooSmall: return "converged (gradient orthogonal)";
+    case TooManyFunctionEvaluation: return "stopped: evaluation limit";
+    case FtolTooSmall:
+    case XtolTooSmall:
+    case GtolTooSmall: return "converged (at machine precision)";
+    default: return fmt::format("solver status {}", info);
+    }
+}
+
+Solution solve(Problem& problem) {
+    Solution s;
+    s.u = problem.start();
+    if (s.u.size() > 0) {
+        LmFunctor functor{problem};
+        Eigen::LevenbergMarquardt<LmFunctor, double> lm(functor);
+        lm.parameters.maxfev = 200;
+        lm.parameters.xtol = 1e-8;
+        lm.parameters.ftol = 1e-10;
+        s.status = lm_status(static_cast<int>(lm.minimize(s.u)));
+    } else {
+        s.status = "nothing to fit";
+    }
+    s.values = problem.values_of(s.u);
+    return s;
+}
+
+// Parameters no row depends on are left out of the fit: moving one to either bound changes no
+// residual. (A zero derivative at the start is not enough: a parameter behind a max(), such as
+// a load rate that does not limit yet, matters once it moves.)
+std::vector<std::size_t> sensitive_parameters(Problem& problem) {
+    std::vector<std::size_t> all(problem.parameter_count());
+    std::iota(all.begin(), all.end(), 0);
+    problem.set_active(all);
+    const Eigen::VectorXd u = problem.start();
+    const Eigen::VectorXd r0 = problem.residuals(problem.values_of(u));
+    std::vector<std::size_t> active;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        bool moves = false;
+        for (double edge : {-30.0, 30.0}) {  // u of a bound, to within e^-30
+            Eigen::VectorXd ue = u;
+            ue[static_cast<Eigen::Index>(i)] = edge;
+            moves = moves || (problem.residuals(problem.values_of(ue)) - r0).cwiseAbs().maxCoeff() >
+                                 1e-9;
+        }
+        if (moves)
+            active.push_back(i);
+    }
+    return active;
+}
+
+double percentile(std::vector<double> sorted, double q) {
+    if (sorted.empty())
+        return 0.0;
+    std::sort(sorted.begin(), sorted.end());
+    // Linear interpolation between closest ranks (numpy's default).
+    const double pos = q * static_cast<double>(sorted.size() - 1);
+    const auto lo = static_cast<std::size_t>(std::floor(pos));
+    const auto hi = std::min(lo + 1, sorted.size() - 1);
+    return sorted[lo] + (pos - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
+}
+
+std::string percent(double x) {
+    return fmt::format("{:.1f} %", 100.0 * x);
+}
+
+// Replaces each fitted value in the platform file's text (at the position yaml-cpp recorded)
+// and tags it `[fit: <csv>, <n> rows]`, keeping the rest of the line's comment.
+std::string fitted_platform_text(const std::string& file, const std::vector<ParamSlot>& slots,
+                                 const std::vector<FittedParameter>& fitted,
+                                 const std::string& tag) {
+    std::ifstream in(file);
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);)
+        lines.push_back(line);
+    for (std::size_t i = 0; i < slots.size(); ++i) {
+        if (!fitted[i].fitted)
+            continue;
+        const auto line_index = static_cast<std::size_t>(slots[i].mark.line);
+        const auto column = static_cast<std::size_t>(slots[i].mark.column);
+        if (line_index >= lines.size())
+            continue;
+        std::string& line = lines[line_index];
+        const std::string& old_value = slots[i].scalar_text;
+        if (line.compare(column, old_value.size(), old_value) != 0)
+            continue;  // a quoted or multi-line scalar: leave it
+        const std::string value = value_text(fitted[i], fitted[i].value, 4);
+        std::string head = line.substr(0, column) + value;
+        std::string rest = line.substr(column + old_value.size());
+        std::string comment;
+        std::size_t comment_column = 0;
+        if (const auto hash = rest.find('#'); hash != std::string::npos) {
+            comment_column = line.size() - rest.size() + hash;
+            comment = rest.substr(hash + 1);
+            // Drop the old tag ("[datasheet]", "[fit: ...]") and keep the explanation.
+            const auto start = comment.find_first_not_of(' ');
+            if (start != std::string::npos && comment[start] == '[') {
+                const auto close = comment.find(']', start);
+                comment = close == std::string::npos ? "" : comment.substr(close + 1);
+            }
+            const auto text = comment.find_first_not_of(' ');
+            comment = text == std::string::npos ? "" : comment.substr(text);
+        }
+        std::string tagged = "# " + tag + (comment.empty() ? "" : " " + comment);
+        const std::size_t pad_to = std::max(head.size() + 1, comment_column);
+        head.append(pad_to - head.size(), ' ');
+        line = head + tagged;
+    }
+    std::string text;
+    for (const std::string& line : lines)
+        text += line + "\n";
+    return text;
+}
+
+}  // namespace
+
+std::string FittedParameter::describe(double v) const {
+    return value_text(*this, v, 4);
+}
+
+ErrorSummary summarize_errors(std::vector<double> relative_errors) {
+    ErrorSummary s;
+    s.rows = relative_errors.size();
+    if (relative_errors.empty())
+        return s;
+    s.median = percentile(relative_errors, 0.5);
+    s.p90 = percentile(relative_errors, 0.9);
+    s.max = *std::max_element(relative_errors.begin(), relative_errors.end());
+    return s;
+}
+
+MeasurementFile load_measurements(const std::string& csv_path, const sim::Platform& platform) {
+    std::ifstream in(csv_path);
+    if (!in)
+        throw sim::InputError(csv_path, "", 0, "cannot read the measurement file");
+    std::vector<sim::CsvRow> records;
+    try {
+        records = sim::read_csv(in);
+    } catch (const std::exception& e) {
+        throw sim::InputError(csv_path, "", 0, e.what());
+    }
+    if (records.empty())
+        throw sim::InputError(csv_path, "", 1, "empty file: expected the header "
+                                               "device,workload,time_s");
+    const auto columns = sim::csv_columns(records[0]);
+    static const std::set<std::string> known = {"device", "workload", "time_s", "knobs",
+                                                "scope", "reference_device", "speedup",
+                                                "weight", "source"};
+    for (const std::string& name : records[0]) {
+        if (known.count(name) == 0) {
+            throw sim::InputError(csv_path, name, 1,
+                                  fmt::format("unknown column '{}' (columns: device, workload, "
+                                              "time_s, knobs, scope, reference_device, speedup, "
+                                              "weight, source)",
+                                              name));
+        }
+    }
+    for (const char* required : {"device", "workload"}) {
+        if (columns.count(required) == 0)
+            throw sim::InputError(csv_path, required, 1,
+                                  fmt::format("missing column '{}'", required));
+    }
+    if (columns.count("time_s") == 0 && columns.count("speedup") == 0)
+        throw sim::InputError(csv_path, "time_s", 1, "missing column 'time_s' (or 'speedup')");
+
+    MeasurementFile out;
+    out.path = csv_path;
+    std::map<std::pair<std::string, std::string>, std::shared_ptr<const sim::Graph>> graphs;
+    for (std::size_t r = 1; r < records.size(); ++r) {
+        const sim::CsvRow& rec = records[r];
+        const int line = static_cast<int>(r) + 1;
+        auto field = [&](const std::string& name) -> std::string {
+            const auto it = columns.find(name);
+            return it == columns.end() || it->second >= rec.size() ? std::string()
+                                                                   : rec[it->second];
+        };
+        Measurement m;
+        m.line = line;
+        m.device = field("device");
+        m.workload = field("workload");
+        m.knobs = field("knobs");
+        m.source = field("source");
+        if (const std::string scope = field("scope"); !scope.empty())
+            m.scope = scope;
+        if (std::find(kScopes.begin(), kScopes.end(), m.scope) == kScopes.end()) {
+            row_error(csv_path, line, "scope",
+                      fmt::format("unknown scope '{}' (scopes: {})", m.scope,
+                                  fmt::join(kScopes, ", ")));
+        }
+        const int device = require_device(platform, csv_path, line, "device", m.device);
+        m.reference_device = field("reference_device");
+        const std::string time = field("time_s");
+        const std::string speedup = field("speedup");
+        if (!m.reference_device.empty()) {
+            require_device(platform, csv_path, line, "reference_device", m.reference_device);
+            if (speedup.empty())
+                row_error(csv_path, line, "speedup", "a row with a reference_device needs a "
+                                                     "speedup");
+            m.speedup = positive_field(csv_path, line, "speedup", speedup);
+        } else {
+            if (time.empty())
+                row_error(csv_path, line, "time_s", "missing time (or reference_device and "
+                                                    "speedup)");
+            m.time_s = positive_field(csv_path, line, "time_s", time);
+        }
+        if (const std::string w = field("weight"); !w.empty())
+            m.weight = positive_field(csv_path, line, "weight", w);
+        if (m.workload.empty())
+            row_error(csv_path, line, "workload", "missing workload");
+        const auto knobs = parse_knob_text(csv_path, line, m.knobs);
+        if (m.scope == "transfer") {
+            if (m.workload != "copy")
+                row_error(csv_path, line, "workload", "a transfer row's workload is 'copy'");
+            const auto bytes = knobs.find("bytes");
+            const auto direction = knobs.find("direction");
+            if (bytes == knobs.end() || direction == knobs.end())
+                row_error(csv_path, line, "knobs",
+                          "a transfer needs bytes=N;direction=host_to_device|device_to_host");
+            m.transfer_bytes = static_cast<std::int64_t>(
+                positive_field(csv_path, line, "knobs", bytes->second));
+            if (direction->second != "host_to_device" && direction->second != "device_to_host")
+                row_error(csv_path, line, "knobs",
+                          fmt::format("direction must be host_to_device or device_to_host, got "
+                                      "'{}'",
+                                      direction->second));
+            m.host_to_device = direction->second == "host_to_device";
+            const std::string& comp = platform.device(device).component;
+            if (platform.route(platform.host_component, comp) == nullptr ||
+                platform.route(comp, platform.host_component) == nullptr)
+                row_error(csv_path, line, "device",
+                          fmt::format("no route between the host and {}", m.device));
+        } else {
+            const std::string key_knobs = is_graph_file(m.workload) ? "" : m.knobs;
+            auto& graph = graphs[{m.workload, key_knobs}];
+            if (!graph)
+                graph = load_row_graph(csv_path, line, m.workload, knobs);
+            m.graph = graph;
+            for (const std::string& name : {m.device, m.reference_device}) {
+                if (name.empty())
+                    continue;
+                const sim::Device& d = platform.device(*platform.find_device(name));
+                for (const sim::Op& op : m.graph->ops()) {
+                    const sim::Support s = d.model->supports(*m.graph, op);
+                    if (!s.ok)
+                        row_error(csv_path, line, "workload",
+                                  fmt::format("{} cannot run op '{}': {}", name, op.name,
+                                              s.reason));
+                }
+            }
+        }
+        out.rows.push_back(std::move(m));
+    }
+    if (out.rows.empty())
+        throw sim::InputError(csv_path, "", 2, "no measurements after the header");
+    return out;
+}
+
+double predict(const sim::Platform& platform, const Measurement& row) {
+    const double t = row_time_s(platform, row, row.device);
+    if (!row.is_ratio())
+        return t;
+    return row_time_s(platform, row, row.reference_device) / t;
+}
+
+FitReport fit_platform(const FitRequest& request) {
+    FitReport report;
+    report.platform_file = request.platform_file;
+    report.measurements_file = request.measurements_file;
+    report.folds = request.folds;
+    PlatformTemplate templ(request.platform_file);
+    const sim::Platform initial = sim::parse_platform(templ.root());
+    const MeasurementFile data = load_measurements(request.measurements_file, initial);
+
+    // The components whose constants are fitted: those of the named devices (or of every
+    // device a row names), and the links a transfer row crosses.
+    std::vector<std::string> components;
+    auto add_component = [&](const std::string& c) {
+        if (std::find(components.begin(), components.end(), c) == components.end())
+            components.push_back(c);
+    };
+    if (!request.devices.empty()) {
+        for (const std::string& name : request.devices) {
+            const auto d = initial.find_device(name);
+            if (!d) {
+                throw sim::InputError(
+                    "", "--device", 0,
+                    fmt::format("unknown device '{}' (devices: {})", name,
+                                fmt::join(initial.device_names(), ", ")));
+            }
+            add_component(initial.device(*d).component);
+        }
+    } else {
+        for (const Measurement& m : data.rows) {
+            add_component(initial.device(*initial.find_device(m.device)).component);
+            if (m.is_ratio())
+                add_component(initial.device(*initial.find_device(m.reference_device)).component);
+        }
+    }
+    for (const Measurement& m : data.rows) {
+        if (m.scope != "transfer")
+            continue;
+        const std::string& comp = initial.device(*initial.find_device(m.device)).component;
+        const auto* route = m.host_to_device ? initial.route(initial.host_component, comp)
+                                             : initial.route(comp, initial.host_component);
+        for (const sim::Hop& hop : *route)
+            add_component(initial.links()[static_cast<std::size_t>(hop.link)].name);
+    }
+
+    std::vector<ParamSlot> slots = free_slots(templ.root(), initial, components, report.notes);
+    std::vector<std::size_t> all_rows(data.rows.size());
+    std::iota(all_rows.begin(), all_rows.end(), 0);
+    Problem problem(templ, slots, data.rows, all_rows);
+    const std::vector<std::size_t> active = sensitive_parameters(problem);
+    for (std::size_t i = 0; i < slots.size(); ++i) {
+        if (std::find(active.begin(), active.end(), i) == active.end()) {
+            report.notes.push_back(fmt::format("{}.{}: no row depends on it, kept at {}",
+                                               slots[i].info.component, slots[i].info.key,
+                                               slots[i].info.describe(slots[i].info.initial)));
+        }
+    }
+    if (active.empty()) {
+        throw sim::InputError(request.measurements_file, "", 0,
+                              fmt::format("nothing to fit: no free parameter of {} that the "
+                                          "platform file states changes a prediction",
+                                          fmt::join(components, ", ")));
+    }
+    if (active.size() > data.rows.size()) {
+        throw sim::InputError(
+            request.measurements_file, "", static_cast<int>(data.rows.size()) + 1,
+            fmt::format("{} free parameters but {} measurement(s): a fit needs at least as many "
+                        "rows as parameters",
+                        active.size(), data.rows.size()));
+    }
+    problem.set_active(active);
+    const Solution solution = solve(problem);
+    report.solver_status = solution.status;
+
+    // Standard errors from the Jacobian at the optimum, in log p: cov = s^2 (J^T J)^-1 with
+    // s^2 = RSS / (n - k); se(p) = p se(log p).
+    const Eigen::VectorXd r = problem.residuals(solution.values);
+    Eigen::MatrixXd j = problem.jacobian(solution.u, r);
+    for (Eigen::Index c = 0; c < j.cols(); ++c)
+        j.col(c) /= problem.slope(static_cast<std::size_t>(c), solution.u[c]);
+    const auto n = static_cast<double>(data.rows.size());
+    Eigen::VectorXd se_log =
+        Eigen::VectorXd::Constant(j.cols(), std::numeric_limits<double>::quiet_NaN());
+    // A parameter pinned at a bound has no curvature there: it is left out of the covariance
+    // (reported "at bound"), as for a constrained fit's active set.
+    std::vector<Eigen::Index> interior;
+    for (Eigen::Index c = 0; c < j.cols(); ++c) {
+        const FittedParameter& p = slots[active[static_cast<std::size_t>(c)]].info;
+        const double v = solution.values[active[static_cast<std::size_t>(c)]];
+        // A zero column: the rows do not constrain it near the optimum (behind a max()).
+        if (v > p.lower * 1.001 && v < p.upper / 1.001 && j.col(c).cwiseAbs().maxCoeff() > 0.0)
+            interior.push_back(c);
+    }
+    if (n > static_cast<double>(interior.size()) && !interior.empty()) {
+        const double s2 = r.squaredNorm() / (n - static_cast<double>(interior.size()));
+        Eigen::MatrixXd ji(j.rows(), static_cast<Eigen::Index>(interior.size()));
+        for (std::size_t c = 0; c < interior.size(); ++c)
+            ji.col(static_cast<Eigen::Index>(c)) = j.col(interior[c]);
+        const Eigen::MatrixXd jtj = ji.transpose() * ji;
+        Eigen::FullPivLU<Eigen::MatrixXd> lu(jtj);
+        if (lu.isInvertible()) {
+            const Eigen::MatrixXd cov = s2 * lu.inverse();
+            for (std::size_t c = 0; c < interior.size(); ++c) {
+                const auto ci = static_cast<Eigen::Index>(c);
+                se_log[interior[c]] = std::sqrt(std::max(0.0, cov(ci, ci)));
+            }
+        }
+    }
+    for (std::size_t i = 0; i < slots.size(); ++i) {
+        FittedParameter p = slots[i].info;
+        p.value = solution.values[i];
+        const auto pos = std::find(active.begin(), active.end(), i);
+        p.fitted = pos != active.end();
+        p.std_error = p.fitted ? p.value * se_log[pos - active.begin()]
+                               : std::numeric_limits<double>::quiet_NaN();
+        p.at_bound = p.fitted && (p.value <= p.lower * 1.001 || p.value >= p.upper / 1.001);
+        report.parameters.push_back(p);
+    }
+    // In-sample errors of the fitted platform.
+    {
+        const sim::Platform fitted = templ.build(slots, solution.values);
+        std::vector<double> errors;
+        for (const Measurement& m : data.rows)
+            errors.push_back(relative_error(predict(fitted, m), m.measured()));
+        report.in_sample = summarize_errors(errors);
+    }
+    // k-fold cross-validation: row i is in fold i mod k (the files list shapes in sweeps, so
+    // every fold spans them); each fold is fitted from the file's values without its rows.
+    const int folds = request.folds;
+    const std::size_t train_rows = folds > 1 ? data.rows.size() * (folds - 1) / folds : 0;
+    if (folds < 2) {
+        report.cross_validation_note = "not asked for";
+    } else if (data.rows.size() < static_cast<std::size_t>(2 * folds) ||
+               train_rows < active.size()) {
+        report.cross_validation_note = fmt::format(
+            "too few rows for {}-fold cross-validation ({} rows, {} parameters)", folds,
+            data.rows.size(), active.size());
+    } else {
+        std::vector<double> errors(data.rows.size());
+        for (int f = 0; f < folds; ++f) {
+            std::vector<std::size_t> train, test;
+            for (std::size_t i = 0; i < data.rows.size(); ++i)
+                (static_cast<int>(i % static_cast<std::size_t>(folds)) == f ? test : train)
+                    .push_back(i);
+            Problem fold(templ, slots, data.rows, train);
+            fold.set_active(active);
+            const Solution s = solve(fold);
+            const sim::Platform p = templ.build(slots, s.values);
+            for (std::size_t i : test)
+                errors[i] = relative_error(predict(p, data.rows[i]), data.rows[i].measured());
+            report.evaluations += fold.evaluations();
+        }
+        report.cross_validated = summarize_errors(errors);
+    }
+    report.evaluations += problem.evaluations();
+    const std::string tag = fmt::format("[fit: {}, {} rows]",
+                                        fs::path(request.measurements_file).filename().string(),
+                                        data.rows.size());
+    report.fitted_text =
+        fitted_platform_text(request.platform_file, slots, report.parameters, tag);
+    if (!request.out.empty()) {
+        try {
+            sim::write_file_atomically(request.out, report.fitted_text);
+        } catch (const std::exception& e) {
+            throw sim::InputError("", "--out", 0,
+                                  fmt::format("cannot write '{}': {}", request.out, e.what()));
+        }
+    }
+    return report;
+}
+
+std::string format_fit(const FitReport& report) {
+    std::ostringstream out;
+    std::size_t fitted = 0;
+    for (const auto& p : report.parameters)
+        fitted += p.fitted ? 1 : 0;
+    out << fmt::format("fit of {} to {}: {} rows, {} free parameters (Eigen Levenberg-Marquardt "
+                       "on log time, {} evaluations, {})\n",
+                       report.platform_file, report.measurements_file, report.in_sample.rows,
+                       fitted, report.evaluations, report.solver_status);
+    out << fmt::format("  {:<36} {:>14} {:>14} {:>22}\n", "parameter", "initial", "fitted",
+                       "std. error");
+    for (const auto& p : report.parameters) {
+        if (!p.fitted)
+            continue;
+        std::string se = "n/a";
+        if (std::isfinite(p.std_error)) {
+            se = fmt::format("{} ({:.1f} %)", p.describe(p.std_error),
+                             100.0 * p.std_error / p.value);
+        }
+        if (p.at_bound)
+            se += " at bound";
+        out << fmt::format("  {:<36} {:>14} {:>14} {:>22}\n", p.component + "." + p.key,
+                           p.describe(p.initial), p.describe(p.value), se);
+    }
+    for (const auto& note : report.notes)
+        out << "  note: " << note << "\n";
+    out << fmt::format("relative error over the {} rows: median {}, p90 {}, max {}\n",
+                       report.in_sample.rows, percent(report.in_sample.median),
+                       percent(report.in_sample.p90), percent(report.in_sample.max));
+    if (report.cross_validated) {
+        out << fmt::format("{}-fold cross-validation (each row predicted by a fit that did not "
+                           "see it): median {}, p90 {}, max {}\n",
+                           report.folds, percent(report.cross_validated->median),
+                           percent(report.cross_validated->p90),
+                           percent(report.cross_validated->max));
+    } else {
+        out << "cross-validation: " << report.cross_validation_note << "\n";
+    }
+    return out.str();
+}
+
+CheckReport check_platform(const std::string& platform_file, const std::string& measurements_file,
+                           const std::string& out_dir) {
+    CheckReport report;
+    report.platform_file = platform_file;
+    const sim::Platform platform = sim::load_platform(platform_file);
+    report.measurements = load_measurements(measurements_file, platform);
+    std::vector<double> errors;
+    for (std::size_t i = 0; i < report.measurements.rows.size(); ++i) {
+        const Measurement& m = report.measurements.rows[i];
+        CheckRow row;
+        row.row = i;
+        row.predicted = predict(platform, m);
+        row.relative_error = relative_error(row.predicted, m.measured());
+        errors.push_back(row.relative_error);
+        report.rows.push_back(row);
+    }
+    report.errors = summarize_errors(errors);
+    if (!out_dir.empty()) {
+        std::string csv = "device,workload,measured_s,predicted_s,relative_error\n";
+        for (const CheckRow& row : report.rows) {
+            const Measurement& m = report.measurements.rows[row.row];
+            csv += fmt::format("{},{},{:.6g},{:.6g},{:.6g}\n", sim::csv_field(m.device),
+                               sim::csv_field(m.workload), m.measured(), row.predicted,
+                               row.relative_error);
+        }
+        try {
+            fs::create_directories(out_dir);
+            sim::write_file_atomically(fs::path(out_dir) / "calibration.csv", csv);
+        } catch (const std::exception& e) {
+            throw sim::InputError("", "--out", 0,
+                                  fmt::format("cannot write '{}': {}", out_dir, e.what()));
+        }
+    }
+    return report;
+}
+
+std::string format_check(const CheckReport& report) {
+    std::ostringstream out;
+    out << fmt::format("{} against {}: {} rows\n", report.platform_file,
+                       report.measurements.path, report.rows.size());
+    out << fmt::format("  {:<8} {:<48} {:<10} {:>12} {:>12} {:>8}\n", "device", "workload",
+                       "scope", "measured", "predicted", "error");
+    for (const CheckRow& row : report.rows) {
+        const Measurement& m = report.measurements.rows[row.row];
+        std::string workload = m.workload + (m.knobs.empty() ? "" : " " + m.knobs);
+        if (workload.size() > 48)
+            workload = "..." + workload.substr(workload.size() - 45);
+        const auto shown = [&](double v) {
+            return m.is_ratio() ? fmt::format("{:.3g}x", v)
+                                : sim::format_quantity(v, sim::Quantity::time);
+        };
+        out << fmt::format("  {:<8} {:<48} {:<10} {:>12} {:>12} {:>8}\n", m.device, workload,
+                           m.is_ratio() ? "speedup" : m.scope, shown(m.measured()),
+                           shown(row.predicted), percent(row.relative_error));
+    }
+    out << fmt::format("relative error: median {}, p90 {}, max {}\n", percent(report.errors.median),
+                       percent(report.errors.p90), percent(report.errors.max));
+    return out.str();
+}
+
+}  // namespace hetsim::app

@@ -1,0 +1,125 @@
+// `hetsim calibrate PLATFORM --fit MEASUREMENTS.csv` and `--check`: fit a platform's free
+// constants to measured times, or predict measured times without fitting (issue 25).
+//
+// A measurement file is CSV with the header `device,workload,time_s` and optionally `knobs`,
+// `scope`, `reference_device` + `speedup` (a ratio instead of a time), `weight` and `source`.
+// Scopes: `compute` (every op of the graph on the device, its operands already there: the sum
+// of the ops' times, host dispatch included), `kernel` (the same, device side only: what CUDA
+// events around kernels issued ahead of time measure), `end_to_end` (a DES run of the graph on
+// the device from the host, transfers included) and `transfer` (workload `copy`, knobs
+// `bytes=N;direction=host_to_device|device_to_host`: one copy over the route).
+//
+// The fit is weighted nonlinear least squares on log time (a relative error: a 10 us kernel
+// counts as much as a 10 ms one), solved by Eigen's Levenberg-Marquardt (MINPACK's lmder),
+// over the free parameters each component type declares (sim::FreeParameter) that the
+// platform file states. Each parameter is fitted on its logarithm through a logistic map onto
+// its bounds, so the solver never leaves them.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/graph.hpp"
+#include "sim/platform.hpp"
+#include "sim/units.hpp"
+
+namespace hetsim::app {
+
+struct Measurement {
+    int line = 0;  // in the CSV file, 1-based (the header is line 1)
+    std::string device;
+    std::string workload;  // as written
+    std::string knobs;     // as written
+    std::string scope = "compute";
+    double time_s = 0.0;           // measured time (0 for a ratio row)
+    std::string reference_device;  // a ratio row: time on reference_device / time on device
+    double speedup = 0.0;
+    double weight = 1.0;
+    std::string source;                       // e.g. "read off lee2022 Fig. 8a"
+    std::shared_ptr<const sim::Graph> graph;  // null for a transfer
+    std::int64_t transfer_bytes = 0;
+    bool host_to_device = true;
+
+    bool is_ratio() const { return !reference_device.empty(); }
+    double measured() const { return is_ratio() ? speedup : time_s; }
+};
+
+struct MeasurementFile {
+    std::string path;
+    std::vector<Measurement> rows;
+};
+
+// Reads and validates a measurement file against a platform: devices exist and run every op,
+// workloads load, times are positive. Bad input throws sim::InputError naming the file, the
+// line and the column (exit 2).
+MeasurementFile load_measurements(const std::string& csv_path, const sim::Platform& platform);
+
+// What the platform predicts for a row: a time in seconds, or the speedup of a ratio row.
+double predict(const sim::Platform& platform, const Measurement& row);
+
+struct FittedParameter {
+    std::string component;
+    std::string key;
+    std::optional<sim::Quantity> quantity;  // nullopt: a plain number
+    double lower = 0.0, upper = 0.0;
+    double initial = 0.0;
+    double value = 0.0;
+    double std_error = 0.0;  // NaN when the rows cannot say (as many rows as parameters)
+    bool fitted = true;      // false: no row depends on it, kept as it was
+    bool at_bound = false;
+    std::string describe(double v) const;  // "4.93 us", "0.812"
+};
+
+struct ErrorSummary {
+    std::size_t rows = 0;
+    double median = 0.0;  // relative errors |predicted - measured| / measured
+    double p90 = 0.0;
+    double max = 0.0;
+};
+ErrorSummary summarize_errors(std::vector<double> relative_errors);
+
+struct FitRequest {
+    std::string platform_file;
+    std::string measurements_file;
+    std::vector<std::string> devices;  // empty: every device the rows name
+    std::string out;                   // the fitted platform file; empty: not written
+    int folds = 5;                     // cross-validation folds; 0: none
+};
+
+struct FitReport {
+    std::string platform_file;
+    std::string measurements_file;
+    std::vector<FittedParameter> parameters;
+    std::vector<std::string> notes;  // parameters left out, and why
+    ErrorSummary in_sample;
+    int folds = 5;
+    std::optional<ErrorSummary> cross_validated;
+    std::string cross_validation_note;  // why there is none
+    int evaluations = 0;
+    std::string solver_status;
+    std::string fitted_text;  // the platform file with the fitted values
+};
+
+FitReport fit_platform(const FitRequest& request);
+std::string format_fit(const FitReport& report);
+
+struct CheckRow {
+    std::size_t row = 0;  // index into CheckReport::measurements.rows
+    double predicted = 0.0;
+    double relative_error = 0.0;
+};
+struct CheckReport {
+    std::string platform_file;
+    MeasurementFile measurements;
+    std::vector<CheckRow> rows;
+    ErrorSummary errors;
+};
+// Predicts every row without fitting; with `out_dir`, writes out_dir/calibration.csv.
+CheckReport check_platform(const std::string& platform_file, const std::string& measurements_file,
+                           const std::string& out_dir);
+std::string format_check(const CheckReport& report);
+
+}  // namespace hetsim::app

@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Derives the fit and check sets of issue 25/30 from the raw H100 measurements.
+
+The raw files (configs/calibration/h100/*.csv, written by tools/measure/gpu.py) stay as
+measured. This script only selects and relabels rows:
+
+  fit.csv              every other fp32 GEMM (rows 0, 2, 4, ... of gemm_fp32.csv) and the
+                       pinned host<->device copies: what `hetsim calibrate --fit` sees.
+  check_gemm_fp32.csv  the other half of the fp32 GEMMs (rows 1, 3, 5, ...): held out.
+  check_conv.csv       every forward convolution: predicted from the GEMM fit alone.
+  check_rnn.csv        every LSTM/GRU layer: predicted from the GEMM fit alone.
+  check_memory.csv     the memory-bound kernels with a cold L2.
+  check_end_to_end.csv the model rows, inputs on the GPU (scope compute) and from the host.
+
+Kernel rows were timed with CUDA events around kernels queued ahead of the host (gpu.py's
+head-start spin kernel), so they become scope `kernel`: the device side, without PyTorch's
+per-op host cost. The end-to-end rows keep their scope.
+
+Usage: python3 tools/measure/h100_fit_sets.py [--dir configs/calibration/h100]
+"""
+import argparse
+import csv
+import os
+
+HEADER = ["device", "workload", "knobs", "scope", "time_s"]
+
+
+def read(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def write(path, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(HEADER)
+        for r in rows:
+            w.writerow([r[k] for k in HEADER])
+
+
+def as_kernel(rows):
+    return [dict(r, scope="kernel") for r in rows]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--dir", default="configs/calibration/h100")
+    args = ap.parse_args()
+    d = args.dir
+    gemm = as_kernel(read(os.path.join(d, "gemm_fp32.csv")))
+    copies = [r for r in read(os.path.join(d, "copy.csv")) if "host_memory=pinned" in r["knobs"]]
+    write(os.path.join(d, "fit.csv"), gemm[0::2] + copies)
+    write(os.path.join(d, "check_gemm_fp32.csv"), gemm[1::2])
+    write(os.path.join(d, "check_conv.csv"), as_kernel(read(os.path.join(d, "conv.csv"))))
+    write(os.path.join(d, "check_rnn.csv"), as_kernel(read(os.path.join(d, "rnn.csv"))))
+    memory = [r for r in read(os.path.join(d, "memory.csv")) if "l2=cold" in r["knobs"]]
+    write(os.path.join(d, "check_memory.csv"), as_kernel(memory))
+    write(os.path.join(d, "check_end_to_end.csv"), read(os.path.join(d, "end_to_end.csv")))
+
+
+if __name__ == "__main__":
+    main()
