@@ -37,7 +37,7 @@ CpuModel::CpuModel(CpuParams params, CpuMode mode) : params_(std::move(params)),
     }
 }
 
-bool CpuModel::parallelizable(const std::string& op_type) {
+bool CpuModel::parallelizable(std::string_view op_type) {
     // This follows which ONNX Runtime CPU kernels use the intra-op thread pool (lee2022
     // §4.3 (2): CPU_P gets "all the thread-parallelizable operators"): MLAS GEMM and conv, the
     // element-wise math and activation kernels, Softmax, reductions and normalisations are
@@ -54,6 +54,7 @@ bool CpuModel::parallelizable(const std::string& op_type) {
         case sim::OpCategory::view:
         case sim::OpCategory::data_movement:
         case sim::OpCategory::recurrent:
+        case sim::OpCategory::fused:  // callers ask with the anchor's type
         case sim::OpCategory::unknown:
             return false;
     }
@@ -61,12 +62,43 @@ bool CpuModel::parallelizable(const std::string& op_type) {
 }
 
 sim::Support CpuModel::supports(const sim::Graph& /*graph*/, const sim::Op& op) const {
-    if (mode_ == CpuMode::serial || parallelizable(op.type))
+    const std::string_view type = sim::anchor_type(op);
+    if (mode_ == CpuMode::serial || parallelizable(type))
+        return sim::Support::yes();
+    if (params_.parallel_recurrent && sim::op_category(type) == sim::OpCategory::recurrent)
         return sim::Support::yes();
     return sim::Support::no(
         fmt::format("{} is not thread-parallelised by ONNX Runtime (pure data movement or "
                     "conversion), so the parallel CPU mode does not run it (lee2022 §4.3 (2))",
-                    op.type));
+                    type));
+}
+
+double CpuModel::class_efficiency(sim::OpCategory category) const {
+    switch (category) {
+        case sim::OpCategory::conv:
+            return params_.conv_efficiency;
+        case sim::OpCategory::matmul:
+            return params_.matmul_efficiency;
+        case sim::OpCategory::elementwise:
+        case sim::OpCategory::reduction:
+        case sim::OpCategory::normalization:
+            return params_.elementwise_efficiency;
+        case sim::OpCategory::view:
+        case sim::OpCategory::data_movement:
+        case sim::OpCategory::fused:  // cost_category() resolves a group to its anchor
+        case sim::OpCategory::unknown:
+            return params_.data_movement_efficiency;
+        case sim::OpCategory::recurrent:
+            return params_.recurrent_efficiency;
+    }
+    return 1.0;
+}
+
+double CpuModel::overhead_s() const {
+    if (mode_ == CpuMode::serial)
+        return params_.op_overhead_s;
+    return params_.op_overhead_s + params_.fork_join_overhead_s +
+           static_cast<double>(params_.cores) * params_.fork_join_per_core_s;
 }
 
 double CpuModel::gemm_efficiency(double m) const {
@@ -81,7 +113,7 @@ double CpuModel::gemm_efficiency(double m) const {
 double CpuModel::dram_bytes(const sim::Graph& graph, const sim::Op& op) const {
     const double read = static_cast<double>(op.bytes_read);
     const double written = static_cast<double>(op.bytes_written);
-    const sim::OpCategory category = sim::op_category(op.type);
+    const sim::OpCategory category = sim::cost_category(op);
     // Views alias their input in ONNX Runtime: no traffic.
     if (category == sim::OpCategory::view)
         return 0.0;
@@ -128,10 +160,12 @@ CpuOpCost CpuModel::cost(const sim::Graph& graph, const sim::Op& op) const {
     const bool parallel = mode_ == CpuMode::parallel;
     const double cores = parallel ? static_cast<double>(params_.cores) : 1.0;
     c.flops = op.flops;
-    if (sim::op_category(op.type) == sim::OpCategory::matmul) {
+    const sim::OpCategory category = sim::cost_category(op);
+    c.efficiency = class_efficiency(category);
+    if (category == sim::OpCategory::matmul) {
         // With a small M, ONNX Runtime/MLAS splits N across threads, so each thread still
         // sees the full M: the same efficiency in both modes.
-        c.efficiency = gemm_efficiency(gemm_shape(graph, op).m);
+        c.efficiency *= gemm_efficiency(gemm_shape(graph, op).m);
     }
     // compute = FLOPs / (cores x FLOP/cycle x clock x efficiency): the parallel mode reaches
     // close to `cores` times the serial rate on compute (lee2022 §4.2: "ideal speedup close
@@ -143,7 +177,12 @@ CpuOpCost CpuModel::cost(const sim::Graph& graph, const sim::Op& op) const {
                  (parallel ? params_.dram_bandwidth_all_cores_Bps : params_.dram_bandwidth_Bps);
     // Fixed costs: framework dispatch per op, plus waking and joining the thread pool in
     // parallel mode (why CPU_P ~ CPU_S on small ops, lee2022 §4.2).
-    c.overhead_s = params_.op_overhead_s + (parallel ? params_.fork_join_overhead_s : 0.0);
+    c.overhead_s = overhead_s();
+    if (const auto rnn = sim::recurrent_dims(graph, op)) {
+        // The steps of a recurrent op are sequential: each pays its own loop and sync cost.
+        c.overhead_s += static_cast<double>(rnn->seq * rnn->directions) *
+                        params_.recurrent_step_overhead_s;
+    }
     c.total_s = c.overhead_s + std::max(c.compute_s, c.memory_s);
     return c;
 }
@@ -187,8 +226,9 @@ void build_cpu(const sim::ConfigNode& node, const std::string& name, sim::Platfo
     node.expect_map();
     node.expect_keys(sim::device_component_keys(
         {"devices", "cores", "clock", "flops_per_cycle", "l1d", "l2", "l3", "dram_bandwidth",
-         "dram_bandwidth_all_cores", "op_overhead", "fork_join_overhead", "gemm_n_half", "memory",
-         "convert_bandwidth", "convert_overhead", "pinned"}));
+         "dram_bandwidth_all_cores", "op_overhead", "fork_join_overhead", "fork_join_per_core",
+         "gemm_n_half", "memory", "convert_bandwidth", "convert_overhead", "pinned", "efficiency",
+         "recurrent_step_overhead", "parallel_recurrent"}));
     CpuParams p;
     p.cores = sim::positive_int(node, "cores");
     p.clock_hz = node.require_positive_quantity("clock", sim::Quantity::frequency);
@@ -202,6 +242,29 @@ void build_cpu(const sim::ConfigNode& node, const std::string& name, sim::Platfo
         node, "dram_bandwidth_all_cores", sim::Quantity::bandwidth, p.dram_bandwidth_Bps);
     p.op_overhead_s = sim::non_negative_time(node, "op_overhead");
     p.fork_join_overhead_s = sim::non_negative_time(node, "fork_join_overhead");
+    p.fork_join_per_core_s = sim::non_negative_time(node, "fork_join_per_core");
+    p.recurrent_step_overhead_s = sim::non_negative_time(node, "recurrent_step_overhead");
+    p.parallel_recurrent =
+        node.has("parallel_recurrent") && node.at("parallel_recurrent").as_bool();
+    if (node.has("efficiency")) {
+        // efficiency: {conv: 0.9, matmul: 0.5, elementwise: 0.2, data_movement: 1, recurrent: 0.3}
+        const sim::ConfigNode eff = node.at("efficiency");
+        eff.expect_map();
+        eff.expect_keys({"conv", "matmul", "elementwise", "data_movement", "recurrent"});
+        const std::pair<const char*, double*> classes[] = {
+            {"conv", &p.conv_efficiency},
+            {"matmul", &p.matmul_efficiency},
+            {"elementwise", &p.elementwise_efficiency},
+            {"data_movement", &p.data_movement_efficiency},
+            {"recurrent", &p.recurrent_efficiency}};
+        for (const auto& [key, field] : classes) {
+            if (!eff.has(key))
+                continue;
+            *field = eff.at(key).as_double();
+            if (!(*field > 0.0 && *field <= 1.0))
+                eff[key].fail(fmt::format("must be in (0, 1], got {}", *field));
+        }
+    }
     p.gemm_n_half = node.get_double("gemm_n_half", 0.0);
     if (p.gemm_n_half < 0.0) {
         node["gemm_n_half"].fail(fmt::format("must be >= 0, got {}", p.gemm_n_half));

@@ -2,14 +2,18 @@
 // is a logical device in serial mode (one core, CPU_S) or parallel mode (all cores with a
 // fork/join per op, CPU_P), as in lee2022 §4.1. The op cost is a roofline
 // (spec/simulator.md "CPU"):
-//     op_time = op_overhead [+ fork_join_overhead] + max(compute, memory)
+//     op_time = op_overhead [+ fork_join_overhead + cores x fork_join_per_core]
+//               + max(compute, memory) [+ steps x recurrent_step_overhead]
+//     compute = FLOPs / (cores x flops_per_cycle x clock x class efficiency [x GEMM M curve])
 // in which bytes that fit in cache after their first touch are not re-read from DRAM, and
 // small ops are latency-bound (the fixed overheads dominate).
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
+#include "sim/op_table.hpp"
 #include "sim/platform.hpp"
 
 namespace hetsim::devices {
@@ -31,6 +35,18 @@ struct CpuParams {
     // M / (M + gemm_n_half); 0 = always at flops_per_cycle.
     double gemm_n_half = 0.0;
     std::int64_t memory_bytes = 0;       // 0 = unlimited
+    // Fraction of flops_per_cycle each class of op reaches (issue 25: no single roofline fits
+    // DUET Table II's conv, dense and LSTM rates at once). 1 = the sustained GEMM rate.
+    double conv_efficiency = 1.0;
+    double matmul_efficiency = 1.0;
+    double elementwise_efficiency = 1.0;  // element-wise, reductions, normalisations
+    double data_movement_efficiency = 1.0;
+    double recurrent_efficiency = 1.0;
+    double recurrent_step_overhead_s = 0.0;  // per step and direction of a fused RNN op
+    // A TVM-like runtime runs LSTM/GRU/RNN on its thread pool; ONNX Runtime (lee2022 §4.3)
+    // does not, so the parallel mode refuses them unless this is set.
+    bool parallel_recurrent = false;
+    double fork_join_per_core_s = 0.0;  // fork/join grows with the threads woken and joined
     double convert_bandwidth_Bps = 0.0;  // fp32<->bf16 conversion, bytes of fp32 per second
     double convert_overhead_s = 0.0;     // fixed cost per conversion call
 
@@ -73,7 +89,11 @@ public:
 
     // Whether ONNX Runtime runs `op_type` with its intra-op thread pool (lee2022 §4.3 (2):
     // CPU_P takes the "thread-parallelizable operators").
-    static bool parallelizable(const std::string& op_type);
+    static bool parallelizable(std::string_view op_type);
+    // The fraction of flops_per_cycle an op of `category` reaches.
+    double class_efficiency(sim::OpCategory category) const;
+    // Fixed cost of one op: dispatch, plus the fork/join of all cores in parallel mode.
+    double overhead_s() const;
 
     const CpuParams& params() const { return params_; }
     CpuMode mode() const { return mode_; }

@@ -24,7 +24,7 @@ sim::Support ChipletModel::supports(const sim::Graph&, const sim::Op&) const {
 }
 
 double ChipletModel::op_time_s(const sim::Graph&, const sim::Op& op) const {
-    switch (sim::op_category(op.type)) {
+    switch (sim::cost_category(op)) {
         case sim::OpCategory::view:
             return 0.0;
         case sim::OpCategory::matmul:

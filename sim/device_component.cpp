@@ -8,7 +8,7 @@
 namespace hetsim::sim {
 
 std::vector<std::string> device_component_keys(std::vector<std::string> own_keys) {
-    own_keys.insert(own_keys.begin(), {"type", "role", "memory_latency"});
+    own_keys.insert(own_keys.begin(), {"type", "role", "memory_latency", "compiler"});
     return own_keys;
 }
 
@@ -26,6 +26,17 @@ void add_device_component(const ConfigNode& node, const std::string& name, Devic
                 fmt::format("unknown device role '{}'{}; known roles: {}", text,
                             hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint),
                             fmt::join(known, ", ")));
+        }
+    }
+
+    Compiler compiler = Compiler::none;
+    if (node.has("compiler")) {
+        const ConfigNode c = node.at("compiler");
+        const std::string text = c.as_string();
+        if (text == "tvm") {
+            compiler = Compiler::tvm;
+        } else if (text != "none") {
+            c.fail(fmt::format("expected 'tvm' or 'none', got '{}'", text));
         }
     }
 
@@ -56,6 +67,7 @@ void add_device_component(const ConfigNode& node, const std::string& name, Devic
         d.units = device.units;
         d.model = std::move(device.model);
         d.role_override = role;
+        d.compiler = compiler;
         platform.add_device(std::move(d));
     }
 }

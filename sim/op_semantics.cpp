@@ -1022,6 +1022,10 @@ std::optional<RecurrentDims> recurrent_dims(const Op& op, const Shapes& in) {
     return d;
 }
 
+double flops_fused(const OpOperands& o) {
+    return o.op.attr_float("fused_flops", 0.0);
+}
+
 // --- bytes -----------------------------------------------------------------------------------
 
 OpBytes all_operand_bytes(const Graph& graph, const Op& op) {

@@ -57,6 +57,7 @@ double flops_per_output_element(const OpOperands& operands);  // element-wise
 double flops_per_input_element(const OpOperands& operands);   // reductions
 double flops_resize(const OpOperands& operands);              // by interpolation mode
 double flops_recurrent(const OpOperands& operands);           // LSTM, GRU, RNN
+double flops_fused(const OpOperands& operands);  // a fusion group: its `fused_flops` attribute
 
 // The fused recurrent ops' FLOPs of one cell (one step of one direction) at batch `batch`:
 // 2*batch*G*H*(input+H) for x_t W^T and h R^T, plus the element-wise gate work counted as

@@ -143,6 +143,9 @@ const std::vector<OpInfo>& rows() {
         {"LSTM",                  C::recurrent,     infer_recurrent_shapes,        flops_recurrent},
         {"GRU",                   C::recurrent,     infer_recurrent_shapes,        flops_recurrent},
         {"RNN",                   C::recurrent,     infer_recurrent_shapes,        flops_recurrent},
+        // --- a fusion group (sim/passes/fuse.cpp): one kernel for several ops; its shapes
+        // are its members', its FLOPs their sum, its bytes only what crosses the group ---
+        {"Fused",                 C::fused,        nullptr,                       flops_fused},
     };
     return table;
 }
@@ -181,6 +184,8 @@ std::string_view to_string(OpCategory category) {
             return "data_movement";
         case OpCategory::recurrent:
             return "recurrent";
+        case OpCategory::fused:
+            return "fused";
         case OpCategory::unknown:
             return "unknown";
     }
@@ -276,13 +281,32 @@ Shapes input_shapes(const Graph& graph, const Op& op) {
 }
 }  // namespace
 
+std::string_view anchor_type(const Op& op) {
+    if (op.type != "Fused")
+        return op.type;
+    const auto it = op.attrs.find("anchor");
+    const auto* anchor = it == op.attrs.end() ? nullptr : std::get_if<std::string>(&it->second);
+    return anchor != nullptr ? std::string_view(*anchor) : std::string_view(op.type);
+}
+
+OpCategory cost_category(const Op& op) {
+    return op_category(anchor_type(op));
+}
+
 std::optional<GemmDims> gemm_dims(const Graph& graph, const Op& op) {
-    const OpCategory category = op_category(op.type);
-    if (category == OpCategory::matmul && op.type != "Einsum")
-        return matmul_dims(op, input_shapes(graph, op));
-    if (op.type == "Conv" && !op.outputs.empty())
-        return conv_gemm_dims(op, input_shapes(graph, op), graph.tensor(op.outputs[0]).shape);
-    return std::nullopt;
+    const std::string_view type = anchor_type(op);
+    if (type == "Einsum" || (op_category(type) != OpCategory::matmul && type != "Conv"))
+        return std::nullopt;
+    // A fusion group anchored at a GEMM or Conv lists the anchor's operands first, with its
+    // attributes, and writes the anchor's output shape (an element-wise epilogue keeps it).
+    Op anchor = op;
+    anchor.type = std::string(type);
+    if (type == "Conv") {
+        if (op.outputs.empty())
+            return std::nullopt;
+        return conv_gemm_dims(anchor, input_shapes(graph, op), graph.tensor(op.outputs[0]).shape);
+    }
+    return matmul_dims(anchor, input_shapes(graph, op));
 }
 
 std::optional<RecurrentDims> recurrent_dims(const Graph& graph, const Op& op) {

@@ -26,6 +26,9 @@ enum class OpCategory {
     data_movement,  // Transpose, Gather, Concat, Split, Slice, Expand, ...: a copy
     recurrent,      // LSTM, GRU, RNN: one step per element of the sequence
     unknown,        // not in the table
+    // A fusion group (sim/passes/fuse.hpp), costed as its anchor_type(). Last, so that the
+    // categories before it keep their numbers (mcm.rl's trained feature columns).
+    fused,
 };
 
 std::string_view to_string(OpCategory category);
@@ -86,6 +89,12 @@ std::optional<Shapes> infer_output_shapes(const Graph& graph, const Op& op);
 double op_flops(const Graph& graph, const Op& op);
 // Bytes `op` reads and writes (every operand once for op types the table does not know).
 OpBytes op_bytes(const Graph& graph, const Op& op);
+
+// The op type that decides how an op is costed: a fusion group ("Fused", attribute `anchor`)
+// is costed as its anchor (the Conv or MatMul it fused its epilogue into, or its first op);
+// any other op as itself. cost_category() is that type's category.
+std::string_view anchor_type(const Op& op);
+OpCategory cost_category(const Op& op);
 
 // The matrix products inside an op, for device models that cost ops as GEMM kernels:
 // `batch` independent products of (m x k) by (k x n).

@@ -102,6 +102,11 @@ struct ExecResource {
     int capacity = 1;  // units (cores); a task takes Device::units of them
 };
 
+// What compiles the ops a device runs (issue 25): `tvm` fuses them by TVM's FuseOps rules
+// (sim/passes/fuse.hpp), one launch or dispatch per fused group; `none` is a framework
+// runtime, one per op.
+enum class Compiler { none, tvm };
+
 struct Device {
     std::string name;       // "CPU_S" - what placements name
     std::string component;  // component (memory domain) it belongs to: "cpu"
@@ -109,6 +114,7 @@ struct Device {
     int units = 1;          // resource units one op occupies
     std::shared_ptr<const DeviceModel> model;
     std::optional<DeviceRole> role_override = std::nullopt;  // the platform file's `role:`
+    Compiler compiler = Compiler::none;                      // the platform file's `compiler:`
 
     DeviceRole role() const { return role_override ? *role_override : model->role(); }
 };

@@ -1,5 +1,7 @@
 #include "sim/passes/passes.hpp"
 
+#include "sim/passes/fuse.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -31,6 +33,10 @@ const std::vector<PassInfo>& all() {
         {"replicate_input", "tensor=<name>",
          "a graph input read by several ops becomes one input per reader (DUET §IV-A)",
          &replicate_input},
+        {"fuse", "rules=tvm",
+         "compiler fusion: element-wise epilogues into Conv/MatMul, injective chains, a "
+         "reduction ending a chain; one Fused op per group (TVM FuseOps)",
+         &fuse},
     };
     return table;
 }

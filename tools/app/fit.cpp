@@ -18,6 +18,7 @@
 #include "sim/config.hpp"
 #include "sim/csv.hpp"
 #include "sim/evaluator.hpp"
+#include "sim/passes/fuse.hpp"
 #include "sim/exec_graph.hpp"
 #include "sim/transfer_cost.hpp"
 #include "tools/app/study.hpp"
@@ -109,9 +110,11 @@ int require_device(const sim::Platform& platform, const std::string& file, int l
                           fmt::join(platform.device_names(), ", ")));
 }
 
-double graph_time_s(const sim::Platform& platform, int device, const sim::Graph& graph,
-                    const std::string& scope) {
+double graph_time_s(const sim::Platform& platform, int device, const Measurement& row) {
     const sim::DeviceModel& model = *platform.device(device).model;
+    const sim::Graph& graph =
+        platform.device(device).compiler == sim::Compiler::tvm ? *row.fused : *row.graph;
+    const std::string& scope = row.scope;
     if (scope == "end_to_end") {
         sim::Placement placement;
         placement.device_of_op.assign(static_cast<std::size_t>(graph.op_count()), device);
@@ -135,7 +138,7 @@ double row_time_s(const sim::Platform& platform, const Measurement& row,
                                                        : sim::route_cost(platform, comp, host);
         return cost.time_s(row.transfer_bytes);
     }
-    return graph_time_s(platform, device, *row.graph, row.scope);
+    return graph_time_s(platform, device, row);
 }
 
 double relative_error(double predicted, double measured) {
@@ -592,12 +595,23 @@ MeasurementFile load_measurements(const std::string& csv_path, const sim::Platfo
             if (!graph)
                 graph = load_row_graph(csv_path, line, m.workload, knobs);
             m.graph = graph;
+            auto& fused = graphs[{m.workload, key_knobs + "#fused"}];
+            if (!fused) {
+                try {
+                    fused = std::make_shared<sim::Graph>(
+                        sim::passes::compile_for(*graph, sim::Compiler::tvm));
+                } catch (const std::exception& e) {
+                    row_error(csv_path, line, "workload", e.what());
+                }
+            }
+            m.fused = fused;
             for (const std::string& name : {m.device, m.reference_device}) {
                 if (name.empty())
                     continue;
                 const sim::Device& d = platform.device(*platform.find_device(name));
-                for (const sim::Op& op : m.graph->ops()) {
-                    const sim::Support s = d.model->supports(*m.graph, op);
+                const sim::Graph& g = d.compiler == sim::Compiler::tvm ? *m.fused : *m.graph;
+                for (const sim::Op& op : g.ops()) {
+                    const sim::Support s = d.model->supports(g, op);
                     if (!s.ok)
                         row_error(csv_path, line, "workload",
                                   fmt::format("{} cannot run op '{}': {}", name, op.name,

@@ -4,7 +4,8 @@
 // A measurement file is CSV with the header `device,workload,time_s` and optionally `knobs`,
 // `scope`, `reference_device` + `speedup` (a ratio instead of a time), `weight` and `source`.
 // Scopes: `compute` (every op of the graph on the device, its operands already there: the sum
-// of the ops' times, host dispatch included), `kernel` (the same, device side only: what CUDA
+// of the ops' times, host dispatch included; fused as the device's `compiler:` fuses), `kernel`
+// (the same, device side only: what CUDA
 // events around kernels issued ahead of time measure), `end_to_end` (a DES run of the graph on
 // the device from the host, transfers included) and `transfer` (workload `copy`, knobs
 // `bytes=N;direction=host_to_device|device_to_host`: one copy over the route).
@@ -40,6 +41,7 @@ struct Measurement {
     double weight = 1.0;
     std::string source;                       // e.g. "read off lee2022 Fig. 8a"
     std::shared_ptr<const sim::Graph> graph;  // null for a transfer
+    std::shared_ptr<const sim::Graph> fused;  // the graph as TVM fuses it (sim/passes/fuse.hpp)
     std::int64_t transfer_bytes = 0;
     bool host_to_device = true;
 

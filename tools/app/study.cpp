@@ -1,5 +1,7 @@
 #include "tools/app/study.hpp"
 
+#include "sim/passes/fuse.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -188,6 +190,25 @@ StudyConfig parse_study(const sim::ConfigNode& root) {
         study.resolved = YAML::Clone(root.raw());
     }
     study.graph = build_workload(root.at("workload"), study.workload_label);
+    // Devices that compile with TVM run the graph fused (sim/passes/fuse.hpp). A placement
+    // places one graph, so every device must agree on it.
+    if (study.platform.device_count() > 0) {
+        const sim::Compiler compiler = study.platform.device(0).compiler;
+        for (const sim::Device& d : study.platform.devices()) {
+            if (d.compiler != compiler) {
+                throw sim::InputError(
+                    study.file, "platform", 0,
+                    fmt::format("devices {} and {} name different compilers: hetsim fuses the "
+                                "study graph for every device or for none",
+                                study.platform.device(0).name, d.name));
+            }
+        }
+        if (compiler == sim::Compiler::tvm) {
+            study.graph = std::make_shared<sim::Graph>(
+                sim::passes::compile_for(*study.graph, compiler));
+            study.workload_label += " fused(tvm)";
+        }
+    }
 
     const std::string objective = root.get_string("objective", "latency");
     if (objective == "latency") {

@@ -12,7 +12,8 @@ namespace {
 // Columns 0-8 follow sim::OpCategory's declaration order (features.hpp lists it).
 int category_column(sim::OpCategory category) {
     static_assert(static_cast<int>(sim::OpCategory::unknown) == 8);
-    return static_cast<int>(category);
+    // Callers pass cost_category(), which resolves a fusion group to its anchor.
+    return category == sim::OpCategory::fused ? 8 : static_cast<int>(category);
 }
 
 float clipped(double value, double high) {
@@ -96,7 +97,7 @@ GraphFeatures make_features(const McmProblem& problem) {
     for (int op : graph.topo_order()) {
         const sim::Op& o = graph.op(op);
         const double t = problem.op_time_s(op, 0);
-        at(op, category_column(sim::op_category(o.type))) = 1.0f;
+        at(op, category_column(sim::cost_category(o))) = 1.0f;
         at(op, 9) = total_s > 0.0 ? clipped(t * chips / total_s, 8.0) : 0.0f;
         at(op, 10) = static_cast<float>(std::log10(1.0 + o.flops) / 12.0);
         at(op, 11) = static_cast<float>(
