@@ -65,7 +65,7 @@ sim::Support CpuModel::supports(const sim::Graph& /*graph*/, const sim::Op& op) 
     const std::string_view type = sim::anchor_type(op);
     if (mode_ == CpuMode::serial || parallelizable(type))
         return sim::Support::yes();
-    if (params_.parallel_recurrent && sim::op_category(type) == sim::OpCategory::recurrent)
+    if (params_.parallel_every_op)
         return sim::Support::yes();
     return sim::Support::no(
         fmt::format("{} is not thread-parallelised by ONNX Runtime (pure data movement or "
@@ -180,8 +180,8 @@ CpuOpCost CpuModel::cost(const sim::Graph& graph, const sim::Op& op) const {
     c.overhead_s = overhead_s();
     if (const auto rnn = sim::recurrent_dims(graph, op)) {
         // The steps of a recurrent op are sequential: each pays its own loop and sync cost.
-        c.overhead_s += static_cast<double>(rnn->seq * rnn->directions) *
-                        params_.recurrent_step_overhead_s;
+        c.overhead_s +=
+            static_cast<double>(rnn->seq * rnn->directions) * params_.recurrent_step_overhead_s;
     }
     c.total_s = c.overhead_s + std::max(c.compute_s, c.memory_s);
     return c;
@@ -224,11 +224,26 @@ double CpuConversionModel::conversion_time_s(std::int64_t elements, sim::DType f
 
 void build_cpu(const sim::ConfigNode& node, const std::string& name, sim::Platform& platform) {
     node.expect_map();
-    node.expect_keys(sim::device_component_keys(
-        {"devices", "cores", "clock", "flops_per_cycle", "l1d", "l2", "l3", "dram_bandwidth",
-         "dram_bandwidth_all_cores", "op_overhead", "fork_join_overhead", "fork_join_per_core",
-         "gemm_n_half", "memory", "convert_bandwidth", "convert_overhead", "pinned", "efficiency",
-         "recurrent_step_overhead", "parallel_recurrent"}));
+    node.expect_keys(sim::device_component_keys({"devices",
+                                                 "cores",
+                                                 "clock",
+                                                 "flops_per_cycle",
+                                                 "l1d",
+                                                 "l2",
+                                                 "l3",
+                                                 "dram_bandwidth",
+                                                 "dram_bandwidth_all_cores",
+                                                 "op_overhead",
+                                                 "fork_join_overhead",
+                                                 "fork_join_per_core",
+                                                 "gemm_n_half",
+                                                 "memory",
+                                                 "convert_bandwidth",
+                                                 "convert_overhead",
+                                                 "pinned",
+                                                 "efficiency",
+                                                 "recurrent_step_overhead",
+                                                 "parallel_every_op"}));
     CpuParams p;
     p.cores = sim::positive_int(node, "cores");
     p.clock_hz = node.require_positive_quantity("clock", sim::Quantity::frequency);
@@ -244,8 +259,7 @@ void build_cpu(const sim::ConfigNode& node, const std::string& name, sim::Platfo
     p.fork_join_overhead_s = sim::non_negative_time(node, "fork_join_overhead");
     p.fork_join_per_core_s = sim::non_negative_time(node, "fork_join_per_core");
     p.recurrent_step_overhead_s = sim::non_negative_time(node, "recurrent_step_overhead");
-    p.parallel_recurrent =
-        node.has("parallel_recurrent") && node.at("parallel_recurrent").as_bool();
+    p.parallel_every_op = node.has("parallel_every_op") && node.at("parallel_every_op").as_bool();
     if (node.has("efficiency")) {
         // efficiency: {conv: 0.9, matmul: 0.5, elementwise: 0.2, data_movement: 1, recurrent: 0.3}
         const sim::ConfigNode eff = node.at("efficiency");

@@ -34,7 +34,7 @@ struct CpuParams {
     // Hockney half-performance length of GEMM in its M dimension: efficiency
     // M / (M + gemm_n_half); 0 = always at flops_per_cycle.
     double gemm_n_half = 0.0;
-    std::int64_t memory_bytes = 0;       // 0 = unlimited
+    std::int64_t memory_bytes = 0;  // 0 = unlimited
     // Fraction of flops_per_cycle each class of op reaches (issue 25: no single roofline fits
     // DUET Table II's conv, dense and LSTM rates at once). 1 = the sustained GEMM rate.
     double conv_efficiency = 1.0;
@@ -43,10 +43,11 @@ struct CpuParams {
     double data_movement_efficiency = 1.0;
     double recurrent_efficiency = 1.0;
     double recurrent_step_overhead_s = 0.0;  // per step and direction of a fused RNN op
-    // A TVM-like runtime runs LSTM/GRU/RNN on its thread pool; ONNX Runtime (lee2022 §4.3)
-    // does not, so the parallel mode refuses them unless this is set.
-    bool parallel_recurrent = false;
-    double fork_join_per_core_s = 0.0;  // fork/join grows with the threads woken and joined
+    // A TVM-like runtime runs every op on its thread pool, LSTM/GRU/RNN and data movement
+    // included; ONNX Runtime (lee2022 §4.3) does not, so the parallel mode refuses those
+    // unless this is set.
+    bool parallel_every_op = false;
+    double fork_join_per_core_s = 0.0;   // fork/join grows with the threads woken and joined
     double convert_bandwidth_Bps = 0.0;  // fp32<->bf16 conversion, bytes of fp32 per second
     double convert_overhead_s = 0.0;     // fixed cost per conversion call
 

@@ -62,8 +62,7 @@ double GpuModel::streaming_s(double bytes, double flops) const {
                     flops / (params_.peak_flops() * params_.compute_efficiency));
 }
 
-GemmKernelCost GpuModel::gemm(double batch, double m, double n, double k,
-                              sim::DType dtype) const {
+GemmKernelCost GpuModel::gemm(double batch, double m, double n, double k, sim::DType dtype) const {
     const GpuParams& p = params_;
     const double element_bytes = static_cast<double>(sim::dtype_size_bytes(dtype));
     const double fma_cycles = 2.0 / (p.flops_per_cycle_per_sm(dtype) * p.compute_efficiency);
@@ -93,8 +92,7 @@ GemmKernelCost GpuModel::gemm(double batch, double m, double n, double k,
             const double partial_bytes = split > 1 ? 2.0 * split * batch * m * n * 4.0 : 0.0;
             c.memory_s = operand_bytes / p.achievable_bandwidth_Bps();
             const double reduce_s =
-                split > 1 ? p.kernel_latency_s + partial_bytes / p.achievable_bandwidth_Bps()
-                          : 0.0;
+                split > 1 ? p.kernel_latency_s + partial_bytes / p.achievable_bandwidth_Bps() : 0.0;
             c.total_s = std::max(c.compute_s, c.memory_s) + reduce_s;
             if (c.total_s < best.total_s)
                 best = c;
@@ -110,8 +108,7 @@ GpuOpCost GpuModel::cost(const sim::Graph& graph, const sim::Op& op) const {
         c.kernels = 0.0;
         return c;
     }
-    const sim::DType dtype =
-        op.inputs.empty() ? sim::DType::f32 : graph.tensor(op.inputs[0]).dtype;
+    const sim::DType dtype = op.inputs.empty() ? sim::DType::f32 : graph.tensor(op.inputs[0]).dtype;
     const double element_bytes = static_cast<double>(sim::dtype_size_bytes(dtype));
     const double op_bytes = static_cast<double>(op.bytes_read + op.bytes_written);
     if (const auto rnn = sim::recurrent_dims(graph, op)) {

@@ -51,16 +51,16 @@ struct GpuParams {
     double launch_overhead_s = 0.0;     // per kernel, host side
     // The free parameters (devices/register.cpp declares their bounds for `calibrate --fit`);
     // the defaults make a plain roofline.
-    double compute_efficiency = 1.0;    // fraction of FLOP/cycle the GEMM inner loop reaches
-    double bandwidth_efficiency = 1.0;  // achievable / peak memory bandwidth
-    double tile_load_Bpc = 0.0;         // operand bytes per cycle per SM feeding FMAs; 0 = free
-    double block_overhead_cycles = 0.0;      // per thread block
-    double kernel_latency_s = 0.0;           // per kernel, device side
-    double recurrent_step_latency_s = 0.0;   // per recurrent step inside a fused RNN kernel
-    std::vector<GpuTile> gemm_tiles;         // candidate tiles; empty = default_gemm_tiles()
+    double compute_efficiency = 1.0;        // fraction of FLOP/cycle the GEMM inner loop reaches
+    double bandwidth_efficiency = 1.0;      // achievable / peak memory bandwidth
+    double tile_load_Bpc = 0.0;             // operand bytes per cycle per SM feeding FMAs; 0 = free
+    double block_overhead_cycles = 0.0;     // per thread block
+    double kernel_latency_s = 0.0;          // per kernel, device side
+    double recurrent_step_latency_s = 0.0;  // per recurrent step inside a fused RNN kernel
+    std::vector<GpuTile> gemm_tiles;        // candidate tiles; empty = default_gemm_tiles()
     std::vector<int> split_k = {1, 2, 4, 8, 16};  // candidate K splits
-    std::int64_t memory_bytes = 0;           // 0 = unlimited
-    std::set<std::string> unsupported_ops;   // op types the accelerator cannot run
+    std::int64_t memory_bytes = 0;                // 0 = unlimited
+    std::set<std::string> unsupported_ops;        // op types the accelerator cannot run
 
     double peak_flops() const { return sms * clock_hz * fp32_flops_per_cycle_per_sm; }
     double flops_per_cycle_per_sm(sim::DType dtype) const;

@@ -7,53 +7,50 @@
 namespace hetsim::devices {
 
 void register_components(sim::ComponentRegistry& registry) {
-    registry.add({"cpu", "device",
-                  "multicore CPU: serial and parallel devices, roofline with caches, GEMM "
-                  "efficiency curve, fork/join overhead, fp32<->bf16 conversion",
-                  &build_cpu,
-                  // Fitted by `hetsim calibrate --fit`: the per-class efficiencies and the
-                  // fixed costs; cores, clock and caches are datasheet facts.
-                  {{"flops_per_cycle", std::nullopt, 0.1, 256.0, "sustained FLOP/cycle per core"},
-                   {"efficiency.conv", std::nullopt, 0.005, 1.0, "conv, of flops_per_cycle"},
-                   {"efficiency.matmul", std::nullopt, 0.005, 1.0, "dense, of flops_per_cycle"},
-                   {"efficiency.elementwise", std::nullopt, 0.005, 1.0,
-                    "element-wise, reductions, normalisations"},
-                   {"efficiency.data_movement", std::nullopt, 0.005, 1.0, "copies"},
-                   {"efficiency.recurrent", std::nullopt, 0.005, 1.0, "LSTM/GRU/RNN cells"},
-                   {"gemm_n_half", std::nullopt, 0.01, 1e4, "GEMM half-performance M"},
-                   {"dram_bandwidth", sim::Quantity::bandwidth, 1e8, 1e12, "one core"},
-                   {"dram_bandwidth_all_cores", sim::Quantity::bandwidth, 1e8, 1e12,
-                    "all cores"},
-                   {"op_overhead", sim::Quantity::time, 1e-9, 1e-2, "dispatch per op"},
-                   {"fork_join_overhead", sim::Quantity::time, 1e-9, 1e-2, "per parallel op"},
-                   {"fork_join_per_core", sim::Quantity::time, 1e-10, 1e-3,
-                    "per parallel op and core"},
-                   {"recurrent_step_overhead", sim::Quantity::time, 1e-9, 1e-2,
-                    "per recurrent step"},
-                   {"convert_bandwidth", sim::Quantity::bandwidth, 1e7, 1e12,
-                    "fp32<->bf16 conversion"},
-                   {"convert_overhead", sim::Quantity::time, 1e-9, 1e-2, "per conversion"}}});
-    registry.add({"gpu", "device",
-                  "GPU / PCIe accelerator: roofline behind kernel launches, minimum-occupancy "
-                  "efficiency curve, one kernel per timestep for recurrent ops",
-                  &build_gpu,
-                  // What `hetsim calibrate --fit` may fit (issue 25): the efficiencies and
-                  // latencies of the kernel model; SMs, clock, FLOP/cycle and the peak
-                  // bandwidth are datasheet facts and stay as written.
-                  {{"compute_efficiency", std::nullopt, 0.01, 1.0,
-                    "fraction of FLOP/cycle the GEMM inner loop reaches"},
-                   {"bandwidth_efficiency", std::nullopt, 0.05, 1.0,
-                    "achievable / peak memory bandwidth"},
-                   {"tile_load_Bpc", std::nullopt, 1.0, 1e5,
-                    "operand bytes per cycle per SM that feed the FMAs"},
-                   {"block_overhead_cycles", std::nullopt, 1.0, 1e7,
-                    "fixed cycles per thread block"},
-                   {"kernel_latency", sim::Quantity::time, 1e-8, 1e-3,
-                    "device-side floor of one kernel"},
-                   {"launch_overhead", sim::Quantity::time, 1e-8, 1e-2,
-                    "host-side cost of issuing one kernel"},
-                   {"recurrent_step_latency", sim::Quantity::time, 1e-9, 1e-3,
-                    "cost of one step inside a fused recurrent kernel"}}});
+    registry.add(
+        {"cpu",
+         "device",
+         "multicore CPU: serial and parallel devices, roofline with caches, GEMM "
+         "efficiency curve, fork/join overhead, fp32<->bf16 conversion",
+         &build_cpu,
+         // Fitted by `hetsim calibrate --fit`: the per-class efficiencies and the
+         // fixed costs; cores, clock and caches are datasheet facts.
+         {{"flops_per_cycle", std::nullopt, 0.1, 256.0, "sustained FLOP/cycle per core"},
+          {"efficiency.conv", std::nullopt, 1e-4, 1.0, "conv, of flops_per_cycle"},
+          {"efficiency.matmul", std::nullopt, 1e-4, 1.0, "dense, of flops_per_cycle"},
+          {"efficiency.elementwise", std::nullopt, 1e-4, 1.0,
+           "element-wise, reductions, normalisations"},
+          {"efficiency.data_movement", std::nullopt, 1e-4, 1.0, "copies"},
+          {"efficiency.recurrent", std::nullopt, 1e-4, 1.0, "LSTM/GRU/RNN cells"},
+          {"gemm_n_half", std::nullopt, 0.01, 1e4, "GEMM half-performance M"},
+          {"dram_bandwidth", sim::Quantity::bandwidth, 1e8, 1e12, "one core"},
+          {"dram_bandwidth_all_cores", sim::Quantity::bandwidth, 1e8, 1e12, "all cores"},
+          {"op_overhead", sim::Quantity::time, 1e-9, 1e-2, "dispatch per op"},
+          {"fork_join_overhead", sim::Quantity::time, 1e-9, 1e-2, "per parallel op"},
+          {"fork_join_per_core", sim::Quantity::time, 1e-10, 1e-3, "per parallel op and core"},
+          {"recurrent_step_overhead", sim::Quantity::time, 1e-9, 1e-2, "per recurrent step"},
+          {"convert_bandwidth", sim::Quantity::bandwidth, 1e7, 1e12, "fp32<->bf16 conversion"},
+          {"convert_overhead", sim::Quantity::time, 1e-9, 1e-2, "per conversion"}}});
+    registry.add(
+        {"gpu",
+         "device",
+         "GPU / PCIe accelerator: roofline behind kernel launches, minimum-occupancy "
+         "efficiency curve, one kernel per timestep for recurrent ops",
+         &build_gpu,
+         // What `hetsim calibrate --fit` may fit (issue 25): the efficiencies and
+         // latencies of the kernel model; SMs, clock, FLOP/cycle and the peak
+         // bandwidth are datasheet facts and stay as written.
+         {{"compute_efficiency", std::nullopt, 0.01, 1.0,
+           "fraction of FLOP/cycle the GEMM inner loop reaches"},
+          {"bandwidth_efficiency", std::nullopt, 0.05, 1.0, "achievable / peak memory bandwidth"},
+          {"tile_load_Bpc", std::nullopt, 1.0, 1e5,
+           "operand bytes per cycle per SM that feed the FMAs"},
+          {"block_overhead_cycles", std::nullopt, 1.0, 1e7, "fixed cycles per thread block"},
+          {"kernel_latency", sim::Quantity::time, 1e-8, 1e-3, "device-side floor of one kernel"},
+          {"launch_overhead", sim::Quantity::time, 1e-8, 1e-2,
+           "host-side cost of issuing one kernel"},
+          {"recurrent_step_latency", sim::Quantity::time, 1e-9, 1e-3,
+           "cost of one step inside a fused recurrent kernel"}}});
     registry.add({"table", "device",
                   "a processor whose op times are given per op (the costs_s attribute): "
                   "classic task-graph instances",

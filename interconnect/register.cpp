@@ -5,7 +5,8 @@
 namespace hetsim::interconnect {
 
 void register_components(sim::ComponentRegistry& registry) {
-    registry.add({"dma", "link",
+    registry.add({"dma",
+                  "link",
                   "DMA between two components, per-direction bandwidth and latency, optional "
                   "fp32<->bf16 conversion on one endpoint (lee2022 §2.3)",
                   &build_dma_link,
@@ -17,12 +18,13 @@ void register_components(sim::ComponentRegistry& registry) {
                    {"backward.latency", sim::Quantity::time, 1e-9, 1e-2, "per-transfer latency"},
                    {"bandwidth", sim::Quantity::bandwidth, 1e6, 1e12, "both directions"},
                    {"latency", sim::Quantity::time, 1e-9, 1e-2, "both directions"}}});
-    registry.add({"pcie", "link",
-                  "PCIe link, full duplex: latency + bytes / bandwidth per direction",
-                  &build_pcie_link,
-                  {{"bandwidth", sim::Quantity::bandwidth, 1e6, 1e12,
-                    "streaming bandwidth per direction"},
-                   {"latency", sim::Quantity::time, 1e-9, 1e-2, "per-transfer latency"}}});
+    registry.add(
+        {"pcie",
+         "link",
+         "PCIe link, full duplex: latency + bytes / bandwidth per direction",
+         &build_pcie_link,
+         {{"bandwidth", sim::Quantity::bandwidth, 1e6, 1e12, "streaming bandwidth per direction"},
+          {"latency", sim::Quantity::time, 1e-9, 1e-2, "per-transfer latency"}}});
 }
 
 }  // namespace hetsim::interconnect

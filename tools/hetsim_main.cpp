@@ -2,6 +2,8 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+
 #include <unistd.h>
 #include <filesystem>
 
@@ -16,9 +18,9 @@
 #include "sim/workloads/model_zoo.hpp"
 #include "tools/app/agree.hpp"
 #include "tools/app/calibrate.hpp"
-#include "tools/app/fit.hpp"
 #include "tools/app/check_partition.hpp"
 #include "tools/app/dataset.hpp"
+#include "tools/app/fit.hpp"
 #include "tools/app/inspect.hpp"
 #include "tools/app/place.hpp"
 #include "tools/app/registration.hpp"
@@ -213,7 +215,7 @@ int main(int argc, char** argv) {
     dataset_build->add_option("--seed", dataset_request.seed, "override the spec's seed");
 
     std::string calibrate_file, calibrate_fit, calibrate_check, calibrate_out;
-    std::vector<std::string> calibrate_devices;
+    std::vector<std::string> calibrate_devices, calibrate_fixed;
     int calibrate_folds = 5;
     auto* calibrate = cli.add_subcommand(
         "calibrate",
@@ -233,6 +235,8 @@ int main(int argc, char** argv) {
     calibrate->add_option("--out", calibrate_out,
                           "--fit: the fitted platform YAML to write; --check: the directory for "
                           "calibration.csv");
+    calibrate->add_option("--fix", calibrate_fixed,
+                          "--fit: keep COMPONENT.KEY as written (repeatable)");
     calibrate->add_option("--folds", calibrate_folds, "cross-validation folds (0: none)")
         ->check(CLI::NonNegativeNumber);
 
@@ -369,8 +373,8 @@ int main(int argc, char** argv) {
         }
         if (calibrate->parsed() && !calibrate_fit.empty()) {
             app::register_all();
-            app::FitRequest request{calibrate_file, calibrate_fit, calibrate_devices,
-                                    calibrate_out, calibrate_folds};
+            app::FitRequest request{calibrate_file, calibrate_fit,   calibrate_devices,
+                                    calibrate_out,  calibrate_folds, calibrate_fixed};
             const app::FitReport report = app::fit_platform(request);
             std::cout << app::format_fit(report);
             if (!calibrate_out.empty())
@@ -390,6 +394,23 @@ int main(int argc, char** argv) {
             if (!calibrate_devices.empty() || !calibrate_out.empty())
                 throw sim::InputError("", "--device/--out", 0, "apply to --fit and --check only");
             app::register_all();
+            const std::string platform_name = sim::load_platform(calibrate_file).name;
+            const auto sets = app::measurement_sets(platform_name);
+            if (!sets.empty()) {
+                // A fitted platform: its fit set and held-out rows, measured vs predicted.
+                for (const auto& set : sets) {
+                    const auto csv = sim::find_config_file(set.path);
+                    if (!csv)
+                        throw sim::InputError("", "", 0, "cannot find configs/" + set.path);
+                    std::cout << "== " << set.label << "\n"
+                              << app::format_check(
+                                     app::check_platform(calibrate_file, csv->string(), ""))
+                              << "\n";
+                }
+                const auto published = app::calibrated_platforms();
+                if (std::find(published.begin(), published.end(), platform_name) == published.end())
+                    return 0;
+            }
             const app::CalibrationReport report =
                 app::calibrate(sim::load_platform(calibrate_file));
             std::cout << app::format_calibration(report);

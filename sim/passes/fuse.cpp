@@ -61,8 +61,8 @@ std::vector<int> tvm_fusion_groups(const Graph& graph) {
                 if (tail[static_cast<std::size_t>(g)] != tensor.producer)
                     continue;
                 const Open state = open[static_cast<std::size_t>(g)];
-                const bool accepts = (state == Open::epilogue && p == Pattern::elementwise) ||
-                                     state == Open::chain;
+                const bool accepts =
+                    (state == Open::epilogue && p == Pattern::elementwise) || state == Open::chain;
                 if (accepts) {
                     joined = g;
                     break;
@@ -78,9 +78,9 @@ std::vector<int> tvm_fusion_groups(const Graph& graph) {
         }
         group[static_cast<std::size_t>(u)] = static_cast<int>(open.size());
         tail.push_back(u);
-        open.push_back(p == Pattern::anchor                                      ? Open::epilogue
+        open.push_back(p == Pattern::anchor                                   ? Open::epilogue
                        : p == Pattern::elementwise || p == Pattern::injective ? Open::chain
-                                                                                : Open::closed);
+                                                                              : Open::closed);
     }
     return group;
 }
@@ -88,8 +88,7 @@ std::vector<int> tvm_fusion_groups(const Graph& graph) {
 PassResult fuse(const Graph& graph, const Arguments& args) {
     const auto rules = args.find("rules");
     if (rules != args.end() && rules->second != "tvm") {
-        throw GraphError(
-            fmt::format("fuse: unknown rules '{}' (known: tvm)", rules->second));
+        throw GraphError(fmt::format("fuse: unknown rules '{}' (known: tvm)", rules->second));
     }
     for (const auto& [key, value] : args) {
         if (key != "rules")

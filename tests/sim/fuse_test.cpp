@@ -98,10 +98,10 @@ TEST(FuseTvm, ATensorReadTwiceIsMaterialisedAndInjectiveChainsFuse) {
     b.g.finalize();
     const std::vector<int> groups = tvm_fusion_groups(b.g);
     EXPECT_EQ(group_count(groups), 3);
-    EXPECT_NE(groups[0], groups[1]);      // MatMul | Add: h has two readers
-    EXPECT_EQ(groups[1], groups[2]);      // Add + Transpose
-    EXPECT_EQ(groups[2], groups[3]);      // + Tanh
-    EXPECT_NE(groups[4], groups[0]);      // Mul alone
+    EXPECT_NE(groups[0], groups[1]);  // MatMul | Add: h has two readers
+    EXPECT_EQ(groups[1], groups[2]);  // Add + Transpose
+    EXPECT_EQ(groups[2], groups[3]);  // + Tanh
+    EXPECT_NE(groups[4], groups[0]);  // Mul alone
     EXPECT_NE(groups[4], groups[1]);
 }
 

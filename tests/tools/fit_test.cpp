@@ -65,9 +65,9 @@ components:
 // One-op JSON graphs of GEMMs and Adds of several shapes in `dir`; returns their file names.
 std::vector<std::string> write_graphs(const fs::path& dir) {
     std::vector<std::string> names;
-    const std::vector<std::array<std::int64_t, 3>> gemms = {
-        {64, 64, 64}, {256, 256, 256}, {1024, 1024, 1024}, {1, 2048, 2048}, {4096, 512, 8},
-        {300, 700, 90}};
+    const std::vector<std::array<std::int64_t, 3>> gemms = {{64, 64, 64},       {256, 256, 256},
+                                                            {1024, 1024, 1024}, {1, 2048, 2048},
+                                                            {4096, 512, 8},     {300, 700, 90}};
     for (const auto& [m, k, n] : gemms) {
         const auto g = binary("MatMul", {m, k}, {k, n}, {m, n});
         const std::string name = fmt::format("mm_{}x{}x{}.json", m, k, n);
@@ -75,8 +75,8 @@ std::vector<std::string> write_graphs(const fs::path& dir) {
         names.push_back(name);
     }
     for (std::int64_t elements : {1024, 1 << 20, 1 << 24}) {
-        const auto g = binary("Add", {elements}, {elements}, {elements}, {},
-                              sim::TensorKind::input);
+        const auto g =
+            binary("Add", {elements}, {elements}, {elements}, {}, sim::TensorKind::input);
         const std::string name = fmt::format("add_{}.json", elements);
         std::ofstream(dir / name) << sim::workloads::write_json_graph(g.graph);
         names.push_back(name);
@@ -98,8 +98,8 @@ fs::path write_measurements(const TempDir& tmp, const std::string& truth_yaml) {
     const MeasurementFile file = load_measurements(placeholder.string(), platform);
     std::string measured = "device,workload,knobs,scope,time_s\n";
     for (const Measurement& m : file.rows) {
-        measured += fmt::format("G,{},{},{},{:.17g}\n", m.workload, m.knobs, m.scope,
-                                predict(platform, m));
+        measured +=
+            fmt::format("G,{},{},{},{:.17g}\n", m.workload, m.knobs, m.scope, predict(platform, m));
     }
     return tmp.write("measured.csv", measured);
 }
@@ -109,7 +109,10 @@ TEST(CalibrateFit, RecoversTheConstantsThatGeneratedTheMeasurements) {
     TempDir tmp;
     const fs::path csv = write_measurements(tmp, platform_yaml(0.7, 0.8, "4 us", "12 GB/s"));
     const fs::path start = tmp.write("start.yaml", platform_yaml(0.95, 0.5, "1 us", "30 GB/s"));
-    FitRequest request{start.string(), csv.string(), {}, (tmp.path() / "fitted.yaml").string()};
+    FitRequest request;
+    request.platform_file = start.string();
+    request.measurements_file = csv.string();
+    request.out = (tmp.path() / "fitted.yaml").string();
     const FitReport report = fit_platform(request);
     std::map<std::string, FittedParameter> by_key;
     for (const auto& p : report.parameters)
@@ -148,8 +151,8 @@ TEST(CalibrateFit, RatioRowsFitASpeedupBetweenTwoDevices) {
     // Only the GPU's compute efficiency and launch overhead are stated, so only they are free.
     const auto yaml = [](double efficiency, const std::string& launch) {
         std::string y = platform_yaml(efficiency, 0.8, "4 us", "12 GB/s");
-        for (const std::string line : {"    bandwidth_efficiency: 0.8 # [assumption]\n",
-                                       "    kernel_latency: 4 us\n"})
+        for (const std::string line :
+             {"    bandwidth_efficiency: 0.8 # [assumption]\n", "    kernel_latency: 4 us\n"})
             y.erase(y.find(line), line.size());
         const std::string lo = "launch_overhead: 5 us";
         return y.replace(y.find(lo), lo.size(), "launch_overhead: " + launch);
@@ -169,7 +172,11 @@ TEST(CalibrateFit, RatioRowsFitASpeedupBetweenTwoDevices) {
     }
     const fs::path csv = tmp.write("ratios.csv", rows);
     const fs::path start = tmp.write("start.yaml", yaml(0.9, "2 us"));
-    FitRequest request{start.string(), csv.string(), {"G"}, "", 0};
+    FitRequest request;
+    request.platform_file = start.string();
+    request.measurements_file = csv.string();
+    request.devices = {"G"};
+    request.folds = 0;
     const FitReport report = fit_platform(request);
     ASSERT_EQ(report.parameters.size(), 2u);
     EXPECT_EQ(report.parameters[0].key, "compute_efficiency");
@@ -242,7 +249,9 @@ TEST(CalibrateFit, ShippedH100PlatformIsItsFitOutput) {
     const fs::path root = HETSIM_SOURCE_DIR;
     const fs::path platform = root / "configs/platforms/h100.yaml";
     const fs::path csv = root / "configs/calibration/h100/fit.csv";
-    FitRequest request{platform.string(), csv.string(), {}, ""};
+    FitRequest request;
+    request.platform_file = platform.string();
+    request.measurements_file = csv.string();
     const FitReport report = fit_platform(request);
     const std::string shipped = read_file(platform);
     EXPECT_EQ(report.fitted_text, shipped);
@@ -250,6 +259,49 @@ TEST(CalibrateFit, ShippedH100PlatformIsItsFitOutput) {
         if (p.fitted)
             EXPECT_NEAR(p.value / p.initial, 1.0, 5e-4) << p.component << "." << p.key;
     }
+}
+
+}  // namespace
+}  // namespace hetsim::app
+
+namespace hetsim::app {
+namespace {
+
+// configs/platforms/xeon_titanv.yaml is what its header's command writes (the --fix list is
+// the header's): re-running the fit from it reproduces the file.
+TEST(CalibrateFit, ShippedXeonTitanVIsItsFitOutput) {
+    register_all();
+    const fs::path root = HETSIM_SOURCE_DIR;
+    const fs::path platform = root / "configs/platforms/xeon_titanv.yaml";
+    FitRequest request{platform.string(),
+                       (root / "configs/calibration/duet/fit.csv").string(),
+                       {},
+                       "",
+                       4,
+                       {"cpu.flops_per_cycle", "cpu.dram_bandwidth_all_cores", "gpu.kernel_latency",
+                        "gpu.bandwidth_efficiency"}};
+    const FitReport report = fit_platform(request);
+    EXPECT_EQ(report.fitted_text, read_file(platform));
+    EXPECT_EQ(report.in_sample.rows, 16u);
+}
+
+// The DUET subgraphs and the Table II/III rows are what tools/measure/duet_subgraphs.py cuts
+// out of hetsim's own models: re-running it reproduces configs/calibration/duet/ exactly.
+TEST(CalibrateFit, DuetFitSetIsWhatItsScriptWrites) {
+    TempDir tmp;
+    const fs::path root = HETSIM_SOURCE_DIR;
+    const auto out = hetsim::testing::run_command(fmt::format(
+        "python3 {} --hetsim {} --out {}", (root / "tools/measure/duet_subgraphs.py").string(),
+        HETSIM_BINARY, tmp.path().string()));
+    ASSERT_EQ(out.exit_code, 0) << out.output;
+    const fs::path shipped = root / "configs/calibration/duet";
+    for (const auto& entry : fs::recursive_directory_iterator(tmp.path())) {
+        if (!entry.is_regular_file())
+            continue;
+        const fs::path relative = fs::relative(entry.path(), tmp.path());
+        EXPECT_EQ(read_file(entry.path()), read_file(shipped / relative)) << relative;
+    }
+    EXPECT_TRUE(fs::exists(tmp.path() / "graphs" / "wd_cnn.json"));
 }
 
 }  // namespace

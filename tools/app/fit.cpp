@@ -18,8 +18,8 @@
 #include "sim/config.hpp"
 #include "sim/csv.hpp"
 #include "sim/evaluator.hpp"
-#include "sim/passes/fuse.hpp"
 #include "sim/exec_graph.hpp"
+#include "sim/passes/fuse.hpp"
 #include "sim/transfer_cost.hpp"
 #include "tools/app/study.hpp"
 
@@ -215,9 +215,10 @@ std::vector<ParamSlot> free_slots(const sim::ConfigNode& root, const sim::Platfo
                 holder = holder.is_map() && holder.has(part) ? holder.at(part) : sim::ConfigNode();
             }
             if (!holder.is_map() || !holder.has(leaf)) {
-                notes.push_back(fmt::format("{}.{} is not in the platform file: not fitted (write "
-                                            "it there to fit it)",
-                                            name, fp.key));
+                notes.push_back(
+                    fmt::format("{}.{} is not in the platform file: not fitted (write "
+                                "it there to fit it)",
+                                name, fp.key));
                 continue;
             }
             const sim::ConfigNode value = holder.at(leaf);
@@ -227,8 +228,7 @@ std::vector<ParamSlot> free_slots(const sim::ConfigNode& root, const sim::Platfo
             slot.info.quantity = fp.quantity;
             slot.info.lower = fp.lower;
             slot.info.upper = fp.upper;
-            slot.info.initial =
-                fp.quantity ? value.as_quantity(*fp.quantity) : value.as_double();
+            slot.info.initial = fp.quantity ? value.as_quantity(*fp.quantity) : value.as_double();
             slot.mark = value.raw().Mark();
             slot.scalar_text = value.raw().Scalar();
             slots.push_back(std::move(slot));
@@ -356,15 +356,22 @@ struct Solution {
 std::string lm_status(int info) {
     using namespace Eigen::LevenbergMarquardtSpace;
     switch (static_cast<Status>(info)) {
-    case RelativeReductionTooSmall: return "converged (relative reduction)";
-    case RelativeErrorTooSmall: return "converged (relative step)";
-    case RelativeErrorAndReductionTooSmall: return "converged";
-    case CosinusTooSmall: return "converged (gradient orthogonal)";
-    case TooManyFunctionEvaluation: return "stopped: evaluation limit";
-    case FtolTooSmall:
-    case XtolTooSmall:
-    case GtolTooSmall: return "converged (at machine precision)";
-    default: return fmt::format("solver status {}", info);
+        case RelativeReductionTooSmall:
+            return "converged (relative reduction)";
+        case RelativeErrorTooSmall:
+            return "converged (relative step)";
+        case RelativeErrorAndReductionTooSmall:
+            return "converged";
+        case CosinusTooSmall:
+            return "converged (gradient orthogonal)";
+        case TooManyFunctionEvaluation:
+            return "stopped: evaluation limit";
+        case FtolTooSmall:
+        case XtolTooSmall:
+        case GtolTooSmall:
+            return "converged (at machine precision)";
+        default:
+            return fmt::format("solver status {}", info);
     }
 }
 
@@ -400,8 +407,8 @@ std::vector<std::size_t> sensitive_parameters(Problem& problem) {
         for (double edge : {-30.0, 30.0}) {  // u of a bound, to within e^-30
             Eigen::VectorXd ue = u;
             ue[static_cast<Eigen::Index>(i)] = edge;
-            moves = moves || (problem.residuals(problem.values_of(ue)) - r0).cwiseAbs().maxCoeff() >
-                                 1e-9;
+            moves = moves ||
+                    (problem.residuals(problem.values_of(ue)) - r0).cwiseAbs().maxCoeff() > 1e-9;
         }
         if (moves)
             active.push_back(i);
@@ -500,12 +507,13 @@ MeasurementFile load_measurements(const std::string& csv_path, const sim::Platfo
         throw sim::InputError(csv_path, "", 0, e.what());
     }
     if (records.empty())
-        throw sim::InputError(csv_path, "", 1, "empty file: expected the header "
-                                               "device,workload,time_s");
+        throw sim::InputError(csv_path, "", 1,
+                              "empty file: expected the header "
+                              "device,workload,time_s");
     const auto columns = sim::csv_columns(records[0]);
-    static const std::set<std::string> known = {"device", "workload", "time_s", "knobs",
-                                                "scope", "reference_device", "speedup",
-                                                "weight", "source"};
+    static const std::set<std::string> known = {"device",  "workload", "time_s",
+                                                "knobs",   "scope",    "reference_device",
+                                                "speedup", "weight",   "source"};
     for (const std::string& name : records[0]) {
         if (known.count(name) == 0) {
             throw sim::InputError(csv_path, name, 1,
@@ -543,9 +551,9 @@ MeasurementFile load_measurements(const std::string& csv_path, const sim::Platfo
         if (const std::string scope = field("scope"); !scope.empty())
             m.scope = scope;
         if (std::find(kScopes.begin(), kScopes.end(), m.scope) == kScopes.end()) {
-            row_error(csv_path, line, "scope",
-                      fmt::format("unknown scope '{}' (scopes: {})", m.scope,
-                                  fmt::join(kScopes, ", ")));
+            row_error(
+                csv_path, line, "scope",
+                fmt::format("unknown scope '{}' (scopes: {})", m.scope, fmt::join(kScopes, ", ")));
         }
         const int device = require_device(platform, csv_path, line, "device", m.device);
         m.reference_device = field("reference_device");
@@ -554,13 +562,15 @@ MeasurementFile load_measurements(const std::string& csv_path, const sim::Platfo
         if (!m.reference_device.empty()) {
             require_device(platform, csv_path, line, "reference_device", m.reference_device);
             if (speedup.empty())
-                row_error(csv_path, line, "speedup", "a row with a reference_device needs a "
-                                                     "speedup");
+                row_error(csv_path, line, "speedup",
+                          "a row with a reference_device needs a "
+                          "speedup");
             m.speedup = positive_field(csv_path, line, "speedup", speedup);
         } else {
             if (time.empty())
-                row_error(csv_path, line, "time_s", "missing time (or reference_device and "
-                                                    "speedup)");
+                row_error(csv_path, line, "time_s",
+                          "missing time (or reference_device and "
+                          "speedup)");
             m.time_s = positive_field(csv_path, line, "time_s", time);
         }
         if (const std::string w = field("weight"); !w.empty())
@@ -576,8 +586,8 @@ MeasurementFile load_measurements(const std::string& csv_path, const sim::Platfo
             if (bytes == knobs.end() || direction == knobs.end())
                 row_error(csv_path, line, "knobs",
                           "a transfer needs bytes=N;direction=host_to_device|device_to_host");
-            m.transfer_bytes = static_cast<std::int64_t>(
-                positive_field(csv_path, line, "knobs", bytes->second));
+            m.transfer_bytes =
+                static_cast<std::int64_t>(positive_field(csv_path, line, "knobs", bytes->second));
             if (direction->second != "host_to_device" && direction->second != "device_to_host")
                 row_error(csv_path, line, "knobs",
                           fmt::format("direction must be host_to_device or device_to_host, got "
@@ -613,9 +623,9 @@ MeasurementFile load_measurements(const std::string& csv_path, const sim::Platfo
                 for (const sim::Op& op : g.ops()) {
                     const sim::Support s = d.model->supports(g, op);
                     if (!s.ok)
-                        row_error(csv_path, line, "workload",
-                                  fmt::format("{} cannot run op '{}': {}", name, op.name,
-                                              s.reason));
+                        row_error(
+                            csv_path, line, "workload",
+                            fmt::format("{} cannot run op '{}': {}", name, op.name, s.reason));
                 }
             }
         }
@@ -653,10 +663,9 @@ FitReport fit_platform(const FitRequest& request) {
         for (const std::string& name : request.devices) {
             const auto d = initial.find_device(name);
             if (!d) {
-                throw sim::InputError(
-                    "", "--device", 0,
-                    fmt::format("unknown device '{}' (devices: {})", name,
-                                fmt::join(initial.device_names(), ", ")));
+                throw sim::InputError("", "--device", 0,
+                                      fmt::format("unknown device '{}' (devices: {})", name,
+                                                  fmt::join(initial.device_names(), ", ")));
             }
             add_component(initial.device(*d).component);
         }
@@ -678,6 +687,22 @@ FitReport fit_platform(const FitRequest& request) {
     }
 
     std::vector<ParamSlot> slots = free_slots(templ.root(), initial, components, report.notes);
+    for (const std::string& fixed : request.fixed) {
+        const auto it = std::find_if(slots.begin(), slots.end(), [&](const ParamSlot& s) {
+            return s.info.component + "." + s.info.key == fixed;
+        });
+        if (it == slots.end()) {
+            std::vector<std::string> names;
+            for (const ParamSlot& s : slots)
+                names.push_back(s.info.component + "." + s.info.key);
+            throw sim::InputError("", "--fix", 0,
+                                  fmt::format("'{}' is not a free parameter of this fit (free: {})",
+                                              fixed, fmt::join(names, ", ")));
+        }
+        report.notes.push_back(fmt::format("{}: fixed by --fix, kept at {}", fixed,
+                                           it->info.describe(it->info.initial)));
+        slots.erase(it);
+    }
     std::vector<std::size_t> all_rows(data.rows.size());
     std::iota(all_rows.begin(), all_rows.end(), 0);
     Problem problem(templ, slots, data.rows, all_rows);
@@ -766,9 +791,9 @@ FitReport fit_platform(const FitRequest& request) {
         report.cross_validation_note = "not asked for";
     } else if (data.rows.size() < static_cast<std::size_t>(2 * folds) ||
                train_rows < active.size()) {
-        report.cross_validation_note = fmt::format(
-            "too few rows for {}-fold cross-validation ({} rows, {} parameters)", folds,
-            data.rows.size(), active.size());
+        report.cross_validation_note =
+            fmt::format("too few rows for {}-fold cross-validation ({} rows, {} parameters)", folds,
+                        data.rows.size(), active.size());
     } else {
         std::vector<double> errors(data.rows.size());
         for (int f = 0; f < folds; ++f) {
@@ -787,11 +812,10 @@ FitReport fit_platform(const FitRequest& request) {
         report.cross_validated = summarize_errors(errors);
     }
     report.evaluations += problem.evaluations();
-    const std::string tag = fmt::format("[fit: {}, {} rows]",
-                                        fs::path(request.measurements_file).filename().string(),
-                                        data.rows.size());
-    report.fitted_text =
-        fitted_platform_text(request.platform_file, slots, report.parameters, tag);
+    const std::string tag =
+        fmt::format("[fit: {}, {} rows]", fs::path(request.measurements_file).filename().string(),
+                    data.rows.size());
+    report.fitted_text = fitted_platform_text(request.platform_file, slots, report.parameters, tag);
     if (!request.out.empty()) {
         try {
             sim::write_file_atomically(request.out, report.fitted_text);
@@ -808,10 +832,11 @@ std::string format_fit(const FitReport& report) {
     std::size_t fitted = 0;
     for (const auto& p : report.parameters)
         fitted += p.fitted ? 1 : 0;
-    out << fmt::format("fit of {} to {}: {} rows, {} free parameters (Eigen Levenberg-Marquardt "
-                       "on log time, {} evaluations, {})\n",
-                       report.platform_file, report.measurements_file, report.in_sample.rows,
-                       fitted, report.evaluations, report.solver_status);
+    out << fmt::format(
+        "fit of {} to {}: {} rows, {} free parameters (Eigen Levenberg-Marquardt "
+        "on log time, {} evaluations, {})\n",
+        report.platform_file, report.measurements_file, report.in_sample.rows, fitted,
+        report.evaluations, report.solver_status);
     out << fmt::format("  {:<36} {:>14} {:>14} {:>22}\n", "parameter", "initial", "fitted",
                        "std. error");
     for (const auto& p : report.parameters) {
@@ -833,11 +858,11 @@ std::string format_fit(const FitReport& report) {
                        report.in_sample.rows, percent(report.in_sample.median),
                        percent(report.in_sample.p90), percent(report.in_sample.max));
     if (report.cross_validated) {
-        out << fmt::format("{}-fold cross-validation (each row predicted by a fit that did not "
-                           "see it): median {}, p90 {}, max {}\n",
-                           report.folds, percent(report.cross_validated->median),
-                           percent(report.cross_validated->p90),
-                           percent(report.cross_validated->max));
+        out << fmt::format(
+            "{}-fold cross-validation (each row predicted by a fit that did not "
+            "see it): median {}, p90 {}, max {}\n",
+            report.folds, percent(report.cross_validated->median),
+            percent(report.cross_validated->p90), percent(report.cross_validated->max));
     } else {
         out << "cross-validation: " << report.cross_validation_note << "\n";
     }
@@ -880,12 +905,30 @@ CheckReport check_platform(const std::string& platform_file, const std::string& 
     return report;
 }
 
+std::vector<MeasurementSet> measurement_sets(const std::string& platform_name) {
+    static const std::map<std::string, std::vector<MeasurementSet>> sets = {
+        {"xeon_titanv",
+         {{"fit set (zhang2021 Tables II and III)", "calibration/duet/fit.csv"},
+          {"held out (zhang2021 Table II, Siamese): predictions",
+           "calibration/duet/held_out.csv"}}},
+        {"h100",
+         {{"fit set (every other fp32 GEMM, pinned copies)", "calibration/h100/fit.csv"},
+          {"held out: the other fp32 GEMMs", "calibration/h100/check_gemm_fp32.csv"},
+          {"held out: forward convolutions", "calibration/h100/check_conv.csv"},
+          {"held out: LSTM and GRU layers", "calibration/h100/check_rnn.csv"},
+          {"held out: memory-bound kernels, cold L2", "calibration/h100/check_memory.csv"},
+          {"held out: eager PyTorch models", "calibration/h100/check_end_to_end.csv"}}},
+    };
+    const auto it = sets.find(platform_name);
+    return it == sets.end() ? std::vector<MeasurementSet>{} : it->second;
+}
+
 std::string format_check(const CheckReport& report) {
     std::ostringstream out;
-    out << fmt::format("{} against {}: {} rows\n", report.platform_file,
-                       report.measurements.path, report.rows.size());
-    out << fmt::format("  {:<8} {:<48} {:<10} {:>12} {:>12} {:>8}\n", "device", "workload",
-                       "scope", "measured", "predicted", "error");
+    out << fmt::format("{} against {}: {} rows\n", report.platform_file, report.measurements.path,
+                       report.rows.size());
+    out << fmt::format("  {:<8} {:<48} {:<10} {:>12} {:>12} {:>8}\n", "device", "workload", "scope",
+                       "measured", "predicted", "error");
     for (const CheckRow& row : report.rows) {
         const Measurement& m = report.measurements.rows[row.row];
         std::string workload = m.workload + (m.knobs.empty() ? "" : " " + m.knobs);

@@ -89,6 +89,7 @@ struct FitRequest {
     std::vector<std::string> devices;  // empty: every device the rows name
     std::string out;                   // the fitted platform file; empty: not written
     int folds = 5;                     // cross-validation folds; 0: none
+    std::vector<std::string> fixed;    // "component.key": kept as written, not fitted
 };
 
 struct FitReport {
@@ -123,5 +124,14 @@ struct CheckReport {
 CheckReport check_platform(const std::string& platform_file, const std::string& measurements_file,
                            const std::string& out_dir);
 std::string format_check(const CheckReport& report);
+
+// The measurement sets a shipped platform is calibrated against (configs/calibration/), by
+// platform name: {label, path under configs/}. `hetsim calibrate PLATFORM` prints each,
+// measured against predicted. Empty for a platform without any.
+struct MeasurementSet {
+    std::string label;
+    std::string path;
+};
+std::vector<MeasurementSet> measurement_sets(const std::string& platform_name);
 
 }  // namespace hetsim::app

@@ -204,8 +204,8 @@ StudyConfig parse_study(const sim::ConfigNode& root) {
             }
         }
         if (compiler == sim::Compiler::tvm) {
-            study.graph = std::make_shared<sim::Graph>(
-                sim::passes::compile_for(*study.graph, compiler));
+            study.graph =
+                std::make_shared<sim::Graph>(sim::passes::compile_for(*study.graph, compiler));
             study.workload_label += " fused(tvm)";
         }
     }
