@@ -256,8 +256,9 @@ TEST(CalibrateFit, ShippedH100PlatformIsItsFitOutput) {
     const std::string shipped = read_file(platform);
     EXPECT_EQ(report.fitted_text, shipped);
     for (const auto& p : report.parameters) {
-        if (p.fitted)
+        if (p.fitted) {
             EXPECT_NEAR(p.value / p.initial, 1.0, 5e-4) << p.component << "." << p.key;
+        }
     }
 }
 
