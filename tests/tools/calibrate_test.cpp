@@ -52,7 +52,7 @@ TEST(Calibrate, ZynqReproducesLee2022Figures) {
 TEST(Calibrate, ASlowPimFailsTheFigures) {
     register_all();
     const std::string text =
-        replace_once(read_file(kZynq), "offload_overhead: 2 us", "offload_overhead: 200 us");
+        replace_once(read_file(kZynq), "offload_overhead: 633.2 ns", "offload_overhead: 63.32 us");
     const CalibrationReport report =
         calibrate(sim::parse_platform(sim::ConfigNode::from_string(text, "slow.yaml")));
     EXPECT_FALSE(report.all_within_widened());

@@ -286,6 +286,40 @@ TEST(CalibrateFit, ShippedXeonTitanVIsItsFitOutput) {
     EXPECT_EQ(report.in_sample.rows, 16u);
 }
 
+// configs/platforms/zynq_silentpim.yaml is what its header's command writes.
+TEST(CalibrateFit, ShippedZynqSilentPimIsItsFitOutput) {
+    register_all();
+    const fs::path root = HETSIM_SOURCE_DIR;
+    const fs::path platform = root / "configs/platforms/zynq_silentpim.yaml";
+    FitRequest request;
+    request.platform_file = platform.string();
+    request.measurements_file = (root / "configs/calibration/lee2022/fit.csv").string();
+    request.fixed = {"cpu.op_overhead"};
+    const FitReport report = fit_platform(request);
+    EXPECT_EQ(report.fitted_text, read_file(platform));
+}
+
+// lee2022's fit set is what tools/measure/lee2022_fit_set.py writes.
+TEST(CalibrateFit, Lee2022FitSetIsWhatItsScriptWrites) {
+    TempDir tmp;
+    const fs::path root = HETSIM_SOURCE_DIR;
+    const auto out = hetsim::testing::run_command(
+        fmt::format("python3 {} --out {}", (root / "tools/measure/lee2022_fit_set.py").string(),
+                    tmp.path().string()));
+    ASSERT_EQ(out.exit_code, 0) << out.output;
+    int files = 0;
+    for (const auto& entry : fs::recursive_directory_iterator(tmp.path())) {
+        if (!entry.is_regular_file())
+            continue;
+        const fs::path relative = fs::relative(entry.path(), tmp.path());
+        EXPECT_EQ(read_file(entry.path()),
+                  read_file(root / "configs/calibration/lee2022" / relative))
+            << relative;
+        ++files;
+    }
+    EXPECT_EQ(files, 7);  // fit.csv and 6 graphs
+}
+
 // The DUET subgraphs and the Table II/III rows are what tools/measure/duet_subgraphs.py cuts
 // out of hetsim's own models: re-running it reproduces configs/calibration/duet/ exactly.
 TEST(CalibrateFit, DuetFitSetIsWhatItsScriptWrites) {

@@ -9,8 +9,13 @@
 //     (PIM, CPU_P, CPU_S), published BERT 54 % / 27 %, RoBERTa 34 % / 20 %, GPT-2 "similar"
 //     computation / 64 %, within the published values widened by 25 % (as for Fig. 8);
 //   - Table 3: 3 node profile runs + 1 edge run for every model and sequence length.
-// Not asserted because hetsim does not reproduce it: the paper's (CPU_P, PIM, CPU_S) also
-// beats (PIM, CPU_P, CPU_S) on RoBERTa; here the PIM-first order is 1.09-1.11x faster there.
+// Since issue 25 the platform's CPU and PIM constants are fitted on Fig. 8 alone
+// (configs/platforms/zynq_silentpim.yaml), and Fig. 9 is a prediction. Not asserted because
+// hetsim does not reproduce it:
+//   - at p = 8, OPT is predicted 2.14x (BERT), 2.38x (RoBERTa) and 2.30x (GPT-2) faster than
+//     (CPU_P, PIM, CPU_S), above the published 2.1x (before the refit, tuned on Fig. 9, 1.8x);
+//   - the paper's (CPU_P, PIM, CPU_S) also beats (PIM, CPU_P, CPU_S) on RoBERTa; here the
+//     PIM-first order is faster there.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -76,9 +81,12 @@ void expect_fig9(const std::vector<Point>& points) {
         // Never slower than either priority order.
         EXPECT_LE(p.latency(kOpt), p.latency(kCpuFirst));
         EXPECT_LE(p.latency(kOpt), p.latency(kPimFirst));
-        // The published ranges.
+        // The published ranges, except the one the refitted platform misses: at p = 8 OPT's
+        // speedup over (CPU_P, PIM, CPU_S) is predicted above 2.1 (header).
         EXPECT_GE(p.speedup_over(kCpuFirst), 1.1);
-        EXPECT_LE(p.speedup_over(kCpuFirst), 2.1);
+        if (i > 0) {
+            EXPECT_LE(p.speedup_over(kCpuFirst), 2.1);
+        }
         EXPECT_GE(p.speedup_over(kPimFirst), 1.1);
         EXPECT_LE(p.speedup_over(kPimFirst), 3.0);
         // Table 3: three node runs (one per device) and one edge run.

@@ -907,6 +907,8 @@ CheckReport check_platform(const std::string& platform_file, const std::string& 
 
 std::vector<MeasurementSet> measurement_sets(const std::string& platform_name) {
     static const std::map<std::string, std::vector<MeasurementSet>> sets = {
+        {"zynq_silentpim",
+         {{"fit set (lee2022 §4.2: the Fig. 8 ranges as ratios)", "calibration/lee2022/fit.csv"}}},
         {"xeon_titanv",
          {{"fit set (zhang2021 Tables II and III)", "calibration/duet/fit.csv"},
           {"held out (zhang2021 Table II, Siamese): predictions",
