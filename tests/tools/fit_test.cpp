@@ -299,6 +299,25 @@ TEST(CalibrateFit, ShippedZynqSilentPimIsItsFitOutput) {
     EXPECT_EQ(report.fitted_text, read_file(platform));
 }
 
+// The H100 fit and check sets are what tools/measure/h100_fit_sets.py derives from the raw
+// measurement files (which it only selects from and relabels).
+TEST(CalibrateFit, H100FitSetsAreWhatTheirScriptDerives) {
+    TempDir tmp;
+    const fs::path root = HETSIM_SOURCE_DIR;
+    const fs::path shipped = root / "configs/calibration/h100";
+    for (const char* raw : {"gemm_fp32.csv", "gemm_bf16.csv", "conv.csv", "rnn.csv",
+                            "memory.csv", "copy.csv", "end_to_end.csv"})
+        fs::copy_file(shipped / raw, tmp.path() / raw);
+    const auto out = hetsim::testing::run_command(
+        fmt::format("python3 {} --dir {}", (root / "tools/measure/h100_fit_sets.py").string(),
+                    tmp.path().string()));
+    ASSERT_EQ(out.exit_code, 0) << out.output;
+    for (const char* derived :
+         {"fit.csv", "check_gemm_fp32.csv", "check_gemm_bf16.csv", "check_conv.csv",
+          "check_rnn.csv", "check_memory.csv", "check_end_to_end.csv"})
+        EXPECT_EQ(read_file(tmp.path() / derived), read_file(shipped / derived)) << derived;
+}
+
 // lee2022's fit set is what tools/measure/lee2022_fit_set.py writes.
 TEST(CalibrateFit, Lee2022FitSetIsWhatItsScriptWrites) {
     TempDir tmp;

@@ -916,6 +916,7 @@ std::vector<MeasurementSet> measurement_sets(const std::string& platform_name) {
         {"h100",
          {{"fit set (every other fp32 GEMM, pinned copies)", "calibration/h100/fit.csv"},
           {"held out: the other fp32 GEMMs", "calibration/h100/check_gemm_fp32.csv"},
+          {"held out: bf16 GEMMs (tensor cores)", "calibration/h100/check_gemm_bf16.csv"},
           {"held out: forward convolutions", "calibration/h100/check_conv.csv"},
           {"held out: LSTM and GRU layers", "calibration/h100/check_rnn.csv"},
           {"held out: memory-bound kernels, cold L2", "calibration/h100/check_memory.csv"},

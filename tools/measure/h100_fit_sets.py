@@ -7,6 +7,7 @@ measured. This script only selects and relabels rows:
   fit.csv              every other fp32 GEMM (rows 0, 2, 4, ... of gemm_fp32.csv) and the
                        pinned host<->device copies: what `hetsim calibrate --fit` sees.
   check_gemm_fp32.csv  the other half of the fp32 GEMMs (rows 1, 3, 5, ...): held out.
+  check_gemm_bf16.csv  every bf16 GEMM (tensor cores): predicted from the fp32 fit.
   check_conv.csv       every forward convolution: predicted from the GEMM fit alone.
   check_rnn.csv        every LSTM/GRU layer: predicted from the GEMM fit alone.
   check_memory.csv     the memory-bound kernels with a cold L2.
@@ -51,6 +52,7 @@ def main():
     copies = [r for r in read(os.path.join(d, "copy.csv")) if "host_memory=pinned" in r["knobs"]]
     write(os.path.join(d, "fit.csv"), gemm[0::2] + copies)
     write(os.path.join(d, "check_gemm_fp32.csv"), gemm[1::2])
+    write(os.path.join(d, "check_gemm_bf16.csv"), as_kernel(read(os.path.join(d, "gemm_bf16.csv"))))
     write(os.path.join(d, "check_conv.csv"), as_kernel(read(os.path.join(d, "conv.csv"))))
     write(os.path.join(d, "check_rnn.csv"), as_kernel(read(os.path.join(d, "rnn.csv"))))
     memory = [r for r in read(os.path.join(d, "memory.csv")) if "l2=cold" in r["knobs"]]
