@@ -197,6 +197,8 @@ int main(int argc, char** argv) {
     inspect->add_option("--dim", inspect_request.dims,
                         "symbolic dimension of an ONNX file: --dim batch=8");
     inspect->add_flag("--json", inspect_request.json, "print one JSON object");
+    inspect->add_flag("--phases", inspect_request.phases,
+                      "DUET's phases: sequential and multi-path, with their subgraphs");
     inspect->add_flag("--ideals", inspect_ideals,
                       "count the ideals of the op DAG (tarnawski.dp's search space)");
     inspect->add_option("--ideals-limit", inspect_ideals_limit,

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "placement/duet/phases.hpp"
 #include "placement/tarnawski/workload/graph_workload.hpp"
 #include "sim/config.hpp"
 #include "sim/workloads/json_graph.hpp"
@@ -275,6 +276,8 @@ std::string inspect(const InspectRequest& request) {
     if (request.json)
         return stats_json(label, *graph, stats);
     std::string text = fmt::format("workload {}\n", label) + describe_graph(*graph, stats);
+    if (request.phases)
+        text += placement::duet::describe_phases(*graph, placement::duet::partition_phases(*graph));
     if (study)
         text += describe_device_costs(*graph, study->platform);
     if (!request.export_file.empty())

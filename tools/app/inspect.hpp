@@ -49,6 +49,7 @@ struct InspectRequest {
     bool json = false;
     std::optional<std::size_t> ideals_limit;  // --ideals [--ideals-limit N]
     std::string export_file;                  // --export: write the graph as a JSON graph
+    bool phases = false;  // --phases: DUET's phases and subgraphs (placement/duet/phases.hpp)
 };
 
 constexpr std::size_t kDefaultIdealsLimit = 1'000'000;
