@@ -20,5 +20,8 @@ void register_placers(PlacerRegistry& registry);  // placement/tarnawski/tarnaws
 namespace mcm {
 void register_placers(PlacerRegistry& registry);  // placement/mcm/register.cpp
 }
+namespace duet {
+void register_placers(PlacerRegistry& registry);  // placement/duet/register.cpp
+}
 
 }  // namespace hetsim::placement

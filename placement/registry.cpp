@@ -24,6 +24,7 @@ PlacerRegistry& PlacerRegistry::instance() {
         lee2022::register_placers(r);
         tarnawski::register_placers(r);
         mcm::register_placers(r);
+        duet::register_placers(r);
         return r;
     }();
     return registry;

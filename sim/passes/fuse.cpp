@@ -6,6 +6,7 @@
 #include <string>
 
 #include "sim/op_table.hpp"
+#include "sim/passes/phases.hpp"
 
 namespace hetsim::sim::passes {
 
@@ -44,7 +45,7 @@ enum class Open { epilogue, chain, closed };
 
 }  // namespace
 
-std::vector<int> tvm_fusion_groups(const Graph& graph) {
+std::vector<int> tvm_fusion_groups(const Graph& graph, const std::vector<int>* region) {
     std::vector<int> group(static_cast<std::size_t>(graph.op_count()), -1);
     std::vector<Open> open;  // per group
     std::vector<int> tail;   // per group: its last op
@@ -59,6 +60,9 @@ std::vector<int> tvm_fusion_groups(const Graph& graph) {
                     continue;
                 const int g = group[static_cast<std::size_t>(tensor.producer)];
                 if (tail[static_cast<std::size_t>(g)] != tensor.producer)
+                    continue;
+                if (region != nullptr && (*region)[static_cast<std::size_t>(tensor.producer)] !=
+                                             (*region)[static_cast<std::size_t>(u)])
                     continue;
                 const Open state = open[static_cast<std::size_t>(g)];
                 const bool accepts =
@@ -91,10 +95,28 @@ PassResult fuse(const Graph& graph, const Arguments& args) {
         throw GraphError(fmt::format("fuse: unknown rules '{}' (known: tvm)", rules->second));
     }
     for (const auto& [key, value] : args) {
-        if (key != "rules")
-            throw GraphError(fmt::format("fuse: unknown argument '{}' (arguments: rules)", key));
+        if (key != "rules" && key != "within")
+            throw GraphError(
+                fmt::format("fuse: unknown argument '{}' (arguments: rules, within)", key));
     }
-    const std::vector<int> group = tvm_fusion_groups(graph);
+    std::vector<int> region;
+    if (const auto within = args.find("within"); within != args.end()) {
+        if (within->second == "subgraphs") {
+            region.assign(static_cast<std::size_t>(graph.op_count()), -1);
+            int label = 0;
+            for (const Phase& phase : partition_phases(graph)) {
+                for (const Subgraph& s : phase.subgraphs) {
+                    for (int op : s.ops)
+                        region[static_cast<std::size_t>(op)] = label;
+                    ++label;
+                }
+            }
+        } else if (within->second != "graph") {
+            throw GraphError(
+                fmt::format("fuse: within must be graph or subgraphs, got '{}'", within->second));
+        }
+    }
+    const std::vector<int> group = tvm_fusion_groups(graph, region.empty() ? nullptr : &region);
     const int groups = group.empty() ? 0 : *std::max_element(group.begin(), group.end()) + 1;
     std::vector<std::vector<int>> members(static_cast<std::size_t>(groups));
     for (int u : graph.topo_order())
@@ -173,7 +195,7 @@ PassResult fuse(const Graph& graph, const Arguments& args) {
 Graph compile_for(const Graph& graph, Compiler compiler) {
     if (compiler == Compiler::none)
         return graph;
-    return fuse(graph, {{"rules", "tvm"}}).graph;
+    return fuse(graph, {{"rules", "tvm"}, {"within", "subgraphs"}}).graph;
 }
 
 }  // namespace hetsim::sim::passes

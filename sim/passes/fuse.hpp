@@ -29,13 +29,19 @@
 namespace hetsim::sim::passes {
 
 // The fusion group of every op (indices 0.. in order of each group's first op in topological
-// order).
-std::vector<int> tvm_fusion_groups(const Graph& graph);
+// order). With `region` (a label per op), ops fuse only with ops of the same label.
+std::vector<int> tvm_fusion_groups(const Graph& graph, const std::vector<int>* region = nullptr);
 
-// The pass `fuse` (argument rules=tvm): the graph with every group of two or more ops fused.
+// The pass `fuse` (arguments rules=tvm, within=graph|subgraphs): the graph with every group of
+// two or more ops fused. within=subgraphs fuses each of DUET's subgraphs on its own
+// (sim/passes/phases.hpp): no group crosses a subgraph's boundary.
 PassResult fuse(const Graph& graph, const Arguments& args);
 
-// The graph as `compiler` runs it: fused for tvm, unchanged for none.
+// The graph as `compiler` runs it: unchanged for none; for tvm, fused within DUET's
+// subgraphs, as DUET compiles each subgraph on its own (zhang2021 §IV-B). On a graph without
+// a multi-path phase that is the whole-graph fusion; on one with, the only fusions it loses
+// are those that would join the merge of independent branches into one of them (Wide-and-
+// Deep's merge Adds into its wide Gemm: three launches more on the single-device baselines).
 Graph compile_for(const Graph& graph, Compiler compiler);
 
 }  // namespace hetsim::sim::passes

@@ -33,7 +33,7 @@ const std::vector<PassInfo>& all() {
         {"replicate_input", "tensor=<name>",
          "a graph input read by several ops becomes one input per reader (DUET §IV-A)",
          &replicate_input},
-        {"fuse", "rules=tvm",
+        {"fuse", "rules=tvm,within=graph|subgraphs",
          "compiler fusion: element-wise epilogues into Conv/MatMul, injective chains, a "
          "reduction ending a chain; one Fused op per group (TVM FuseOps)",
          &fuse},

@@ -10,7 +10,7 @@
 #include <sstream>
 #include <string_view>
 
-#include "placement/duet/phases.hpp"
+#include "sim/passes/phases.hpp"
 #include "placement/tarnawski/workload/graph_workload.hpp"
 #include "sim/config.hpp"
 #include "sim/workloads/json_graph.hpp"
@@ -277,7 +277,7 @@ std::string inspect(const InspectRequest& request) {
         return stats_json(label, *graph, stats);
     std::string text = fmt::format("workload {}\n", label) + describe_graph(*graph, stats);
     if (request.phases)
-        text += placement::duet::describe_phases(*graph, placement::duet::partition_phases(*graph));
+        text += sim::passes::describe_phases(*graph, sim::passes::partition_phases(*graph));
     if (study)
         text += describe_device_costs(*graph, study->platform);
     if (!request.export_file.empty())

@@ -1,4 +1,4 @@
-#include "placement/duet/phases.hpp"
+#include "sim/passes/phases.hpp"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,7 @@
 
 #include "sim/op_table.hpp"
 
-namespace hetsim::placement::duet {
+namespace hetsim::sim::passes {
 
 namespace {
 
@@ -18,7 +18,7 @@ namespace {
 // Boost's dynamic_bitset would add nothing but a dependency for two loops.
 class Reach {
 public:
-    explicit Reach(const sim::Graph& graph)
+    explicit Reach(const Graph& graph)
         : n_(static_cast<std::size_t>(graph.op_count())),
           words_((n_ + 63) / 64),
           anc_(n_ * words_, 0),
@@ -61,18 +61,18 @@ private:
     std::vector<std::uint64_t> anc_, desc_;
 };
 
-bool computes(const sim::Op& op) {
-    switch (sim::cost_category(op)) {
-        case sim::OpCategory::matmul:
-        case sim::OpCategory::conv:
-        case sim::OpCategory::recurrent:
+bool computes(const Op& op) {
+    switch (cost_category(op)) {
+        case OpCategory::matmul:
+        case OpCategory::conv:
+        case OpCategory::recurrent:
             return true;
         default:
             return false;
     }
 }
 
-std::string common_prefix(const sim::Graph& graph, const std::vector<int>& ops) {
+std::string common_prefix(const Graph& graph, const std::vector<int>& ops) {
     std::string prefix = graph.op(ops.front()).name;
     for (int o : ops) {
         const std::string& name = graph.op(o).name;
@@ -88,7 +88,7 @@ std::string common_prefix(const sim::Graph& graph, const std::vector<int>& ops) 
 
 }  // namespace
 
-std::vector<Phase> partition_phases(const sim::Graph& graph) {
+std::vector<Phase> partition_phases(const Graph& graph) {
     const int n = graph.op_count();
     std::vector<Phase> phases;
     if (n == 0)
@@ -188,7 +188,18 @@ std::vector<Phase> partition_phases(const sim::Graph& graph) {
             const bool merge_computes = std::any_of(merge_ops.begin(), merge_ops.end(),
                                                     [&](int v) { return computes(graph.op(v)); }) ||
                                         (r < cut_ops.size() && computes(graph.op(cut_ops[r])));
-            if (kept.size() >= 2 && !merge_computes) {
+            // A fork of one activation that re-joins (a ResNet block and its downsample, Q/K/V)
+            // is one module's inside: the branches must start from graph inputs (Wide-and-
+            // Deep's four towers, Siamese's two) or never re-join (MT-DNN's heads).
+            const bool closed = !merge_ops.empty() || r < cut_ops.size();
+            bool from_activation = false;
+            for (const Subgraph& s : kept) {
+                for (int t : graph.op(s.ops.front()).inputs) {
+                    const int producer = graph.tensor(t).producer;
+                    from_activation = from_activation || producer >= 0;
+                }
+            }
+            if (kept.size() >= 2 && !merge_computes && !(from_activation && closed)) {
                 // 4. A multi-path phase; folded branches and merge ops run after it.
                 flush_sequential();
                 std::sort(kept.begin(), kept.end(), [&](const Subgraph& a, const Subgraph& b) {
@@ -217,7 +228,7 @@ std::vector<Phase> partition_phases(const sim::Graph& graph) {
     return phases;
 }
 
-std::string describe_phases(const sim::Graph& graph, const std::vector<Phase>& phases) {
+std::string describe_phases(const Graph& graph, const std::vector<Phase>& phases) {
     std::ostringstream out;
     out << fmt::format("{} phases (zhang2021 §IV-A)\n", phases.size());
     for (std::size_t k = 0; k < phases.size(); ++k) {
@@ -236,4 +247,4 @@ std::string describe_phases(const sim::Graph& graph, const std::vector<Phase>& p
     return out.str();
 }
 
-}  // namespace hetsim::placement::duet
+}  // namespace hetsim::sim::passes

@@ -1,6 +1,6 @@
-// DUET's phases (placement/duet/phases.hpp, zhang2021 §IV-A): hand-built graphs with the
+// DUET's phases (sim/passes/phases.hpp, zhang2021 §IV-A): hand-built graphs with the
 // phases counted by hand, and DUET's three models split as Table II lists their subgraphs.
-#include "placement/duet/phases.hpp"
+#include "sim/passes/phases.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 
 #include "sim/workloads/model_zoo.hpp"
 
-namespace hetsim::placement::duet {
+namespace hetsim::sim::passes {
 namespace {
 
 // x -> op -> ... on [1, 64] tensors; weights [64, 64] for MatMuls.
@@ -55,28 +55,62 @@ TEST(DuetPhases, AChainIsOneSequentialPhase) {
 }
 
 TEST(DuetPhases, IndependentBranchesWithALightMergeAreAMultiPathPhase) {
-    // stem -> {left: MatMul, Relu | right: MatMul, Tanh} -> Add -> head MatMul
-    // Phases: [stem] sequential, [left | right] multi-path, [merge, head] sequential.
+    // Two towers on their own inputs, {left: MatMul, Relu | right: MatMul, Tanh}, then an Add
+    // and a head MatMul: [left | right] multi-path, [merge, head] sequential.
     Builder b;
     b.t("x", sim::TensorKind::input);
-    b.matmul("stem", "x", "s");
-    b.matmul("l1", "s", "l");
+    b.t("z", sim::TensorKind::input);
+    b.matmul("l1", "x", "l");
     b.unary("l2", "Relu", "l", "lo");
-    b.matmul("r1", "s", "r");
+    b.matmul("r1", "z", "r");
     b.unary("r2", "Tanh", "r", "ro");
     b.add("merge", "lo", "ro", "m");
     b.matmul("head", "m", "y");
     b.g.mark_output(b.t("y"));
     b.g.finalize();
     const auto phases = partition_phases(b.g);
-    ASSERT_EQ(phases.size(), 3u);
+    ASSERT_EQ(phases.size(), 2u);
+    ASSERT_TRUE(phases[0].multi_path);
+    ASSERT_EQ(phases[0].subgraphs.size(), 2u);
+    EXPECT_EQ(b.names(phases[0].subgraphs[0]), (std::vector<std::string>{"l1", "l2"}));
+    EXPECT_EQ(b.names(phases[0].subgraphs[1]), (std::vector<std::string>{"r1", "r2"}));
+    EXPECT_FALSE(phases[1].multi_path);
+    EXPECT_EQ(b.names(phases[1].subgraphs[0]), (std::vector<std::string>{"merge", "head"}));
+}
+
+TEST(DuetPhases, AForkOfOneActivationThatRejoinsIsOneModule) {
+    // stem -> {MatMul, Relu | MatMul} -> Add: a residual block with its downsample. The
+    // branches compute and the join does not, but they fork from one activation and re-join:
+    // one module, one sequential phase.
+    Builder b;
+    b.t("x", sim::TensorKind::input);
+    b.matmul("stem", "x", "s");
+    b.matmul("l1", "s", "l");
+    b.unary("l2", "Relu", "l", "lo");
+    b.matmul("down", "s", "ro");
+    b.add("merge", "lo", "ro", "y");
+    b.g.mark_output(b.t("y"));
+    b.g.finalize();
+    const auto phases = partition_phases(b.g);
+    ASSERT_EQ(phases.size(), 1u);
+    EXPECT_EQ(phases[0].subgraphs[0].ops.size(), 5u);
+}
+
+TEST(DuetPhases, BranchesFromOneActivationThatNeverRejoinAreAMultiPathPhase) {
+    // stem -> {head a | head b}, both graph outputs (MT-DNN's task heads).
+    Builder b;
+    b.t("x", sim::TensorKind::input);
+    b.matmul("stem", "x", "s");
+    b.matmul("a", "s", "ya");
+    b.matmul("b", "s", "yb");
+    b.g.mark_output(b.t("ya"));
+    b.g.mark_output(b.t("yb"));
+    b.g.finalize();
+    const auto phases = partition_phases(b.g);
+    ASSERT_EQ(phases.size(), 2u);
     EXPECT_FALSE(phases[0].multi_path);
-    EXPECT_EQ(b.names(phases[0].subgraphs[0]), (std::vector<std::string>{"stem"}));
     ASSERT_TRUE(phases[1].multi_path);
-    ASSERT_EQ(phases[1].subgraphs.size(), 2u);
-    EXPECT_EQ(b.names(phases[1].subgraphs[0]), (std::vector<std::string>{"l1", "l2"}));
-    EXPECT_EQ(b.names(phases[1].subgraphs[1]), (std::vector<std::string>{"r1", "r2"}));
-    EXPECT_EQ(b.names(phases[2].subgraphs[0]), (std::vector<std::string>{"merge", "head"}));
+    EXPECT_EQ(phases[1].subgraphs.size(), 2u);
 }
 
 TEST(DuetPhases, AForkThatRejoinsIntoComputeStaysSequential) {
@@ -164,4 +198,4 @@ TEST(DuetPhases, MtDnnIsBertThenTenHeads) {
 }
 
 }  // namespace
-}  // namespace hetsim::placement::duet
+}  // namespace hetsim::sim::passes

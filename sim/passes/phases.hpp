@@ -12,11 +12,14 @@
 //   3. A branch is worth a device of its own only if it computes: it holds a Conv, a matrix
 //      product or a recurrent op. Branches without one (an attention mask's casts, an
 //      embedding's Gather) fold into the merge that reads them, as a module boundary would.
-//   4. A region with two or more computing branches whose join only combines results (no
-//      compute op among its merge ops and the cut op after them) is a multi-path phase of those
-//      branches; its merge ops open the next sequential phase. A fork that re-joins into more
-//      compute (attention's Q/K/V) is parallelism inside a module, finer than DUET's subgraphs: its
-//      region stays sequential. The cut ops, the merge ops and the other regions form sequential
+//   4. A region with two or more computing branches is a multi-path phase of them when they
+//      are independent modules: they start from graph inputs (Wide-and-Deep's towers,
+//      Siamese's branches) or never re-join (MT-DNN's heads), and their join only combines
+//      results (no compute op among its merge ops and the cut op after them); its merge ops
+//      open the next sequential phase. A fork of one activation that re-joins (a ResNet block
+//      and its downsample, attention's Q/K/V) is parallelism inside a module, finer than
+//      DUET's subgraphs (§III: "a relatively high computational granularity"): its region
+//      stays sequential. The cut ops, the merge ops and the other regions form sequential
 //      phases; consecutive sequential pieces are one phase.
 // Subgraphs list their ops in the graph's topological order.
 #pragma once
@@ -26,7 +29,7 @@
 
 #include "sim/graph.hpp"
 
-namespace hetsim::placement::duet {
+namespace hetsim::sim::passes {
 
 struct Subgraph {
     std::vector<int> ops;  // op ids, topological order
@@ -37,9 +40,9 @@ struct Phase {
     std::vector<Subgraph> subgraphs;  // one for a sequential phase
 };
 
-std::vector<Phase> partition_phases(const sim::Graph& graph);
+std::vector<Phase> partition_phases(const Graph& graph);
 
 // One line per phase and subgraph: its kind, its ops' common name prefix, op count, FLOPs.
-std::string describe_phases(const sim::Graph& graph, const std::vector<Phase>& phases);
+std::string describe_phases(const Graph& graph, const std::vector<Phase>& phases);
 
-}  // namespace hetsim::placement::duet
+}  // namespace hetsim::sim::passes

@@ -1,0 +1,140 @@
+// DUET's placers (placement/duet/duet_placer.hpp) on the shipped xeon_titanv platform, whose
+// constants are fitted on Table II/III's subgraph times: Table II's placements and Table III's
+// fallback, Fig. 13's ordering of the placers, and the schedule a placement carries.
+#include "placement/duet/duet_placer.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "sim/passes/fuse.hpp"
+#include "sim/workloads/model_zoo.hpp"
+#include "tests/fixtures/yaml_fixtures.hpp"
+#include "tools/app/registration.hpp"
+
+namespace hetsim::placement::duet {
+namespace {
+
+const std::string kPlatform =
+    std::string(HETSIM_SOURCE_DIR) + "/configs/platforms/xeon_titanv.yaml";
+
+struct DuetRun {
+    sim::Graph graph;
+    sim::Platform platform = sim::load_platform(kPlatform);
+    std::unique_ptr<sim::Evaluator> evaluator;
+    explicit DuetRun(const std::string& model, sim::workloads::Knobs knobs)
+        : graph(sim::passes::compile_for(sim::workloads::build_model(model, knobs),
+                                         sim::Compiler::tvm)),
+          evaluator(sim::make_evaluator("des", platform, sim::EvalOptions{1})) {}
+    PlacementResult place(const std::string& spec) {
+        PlacementContext context{graph, platform, *evaluator, Objective::latency, 1};
+        return PlacerRegistry::instance().create(spec)->place(context);
+    }
+    double latency(const PlacementResult& r) {
+        return evaluator->evaluate(sim::lower(graph, r.placement, platform)).latency_s;
+    }
+    // Device name of every op whose name starts with `prefix` (one name, or "mixed").
+    std::string device_of(const PlacementResult& r, const std::string& prefix) const {
+        std::string found;
+        for (int op = 0; op < graph.op_count(); ++op) {
+            if (graph.op(op).name.rfind(prefix, 0) != 0)
+                continue;
+            const std::string& d =
+                platform.device(r.placement.device_of_op[static_cast<std::size_t>(op)]).name;
+            if (found.empty())
+                found = d;
+            else if (found != d)
+                return "mixed";
+        }
+        return found;
+    }
+};
+
+// Table II: Wide-and-Deep's RNN and merge on the CPU, its wide, FFN and CNN on the GPU; and
+// Fig. 13: greedy-correction finds what exhaustive search finds, random and round-robin do
+// worse.
+TEST(DuetPlacer, WideAndDeepFollowsTableTwoAndMatchesExhaustiveSearch) {
+    app::register_all();
+    DuetRun run("wide_and_deep", {{"fused", 1}});
+    const PlacementResult greedy = run.place("duet.greedy_correction");
+    EXPECT_EQ(run.device_of(greedy, "/rnn/"), "CPU");
+    EXPECT_EQ(run.device_of(greedy, "/Add"), "CPU");
+    EXPECT_EQ(run.device_of(greedy, "/cnn/"), "GPU");
+    EXPECT_EQ(run.device_of(greedy, "/wide/"), "GPU");
+    EXPECT_EQ(run.device_of(greedy, "/deep/"), "GPU");
+    EXPECT_EQ(greedy.profile_runs, 2);  // one profile run per device
+    EXPECT_EQ(greedy.stats.at("subgraphs"), "5");
+    const PlacementResult exhaustive = run.place("duet.exhaustive");
+    EXPECT_DOUBLE_EQ(run.latency(greedy), run.latency(exhaustive));
+    EXPECT_EQ(exhaustive.stats.at("evaluations"), std::to_string(2 + 32));
+    EXPECT_GT(run.latency(run.place("duet.random")), run.latency(greedy));
+    EXPECT_GT(run.latency(run.place("duet.round_robin")), run.latency(greedy));
+    // The placement is a schedule: each device's subgraphs one at a time, every op listed once
+    // on its device's resource.
+    const sim::Schedule& s = greedy.placement.schedule;
+    ASSERT_EQ(s.order.size(), run.platform.resources().size());
+    std::size_t listed = 0;
+    for (std::size_t r = 0; r < s.order.size(); ++r) {
+        for (int op : s.order[r]) {
+            EXPECT_EQ(
+                run.platform.device(greedy.placement.device_of_op[static_cast<std::size_t>(op)])
+                    .resource,
+                static_cast<int>(r));
+            ++listed;
+        }
+    }
+    EXPECT_EQ(listed, static_cast<std::size_t>(run.graph.op_count()));
+}
+
+// Table II: MT-DNN's bert-base on the GPU, its ten LSTM_CRF heads split 6 GPU / 4 CPU.
+TEST(DuetPlacer, MtDnnPutsBertOnTheGpuAndSplitsTheHeadsSixToFour) {
+    app::register_all();
+    DuetRun run("mt_dnn", {{"fused", 1}});
+    const PlacementResult greedy = run.place("duet.greedy_correction");
+    EXPECT_EQ(run.device_of(greedy, "/bert/"), "GPU");
+    int heads_on_gpu = 0;
+    for (int task = 0; task < 10; ++task) {
+        const std::string d = run.device_of(greedy, "/task" + std::to_string(task) + "/");
+        ASSERT_NE(d, "mixed");
+        heads_on_gpu += d == "GPU" ? 1 : 0;
+    }
+    EXPECT_EQ(heads_on_gpu, 6);
+}
+
+// Table III: ResNet-18 has one phase; DUET runs it on the GPU alone, as fast as TVM-GPU.
+TEST(DuetPlacer, ResNetFallsBackToTheGpu) {
+    app::register_all();
+    DuetRun run("resnet", {{"depth", 18}});
+    const PlacementResult greedy = run.place("duet.greedy_correction");
+    EXPECT_EQ(run.device_of(greedy, "/"), "GPU");
+    EXPECT_EQ(greedy.stats.at("phases"), "1");
+}
+
+TEST(DuetPlacer, NeedsACpuAndAGpu) {
+    app::register_all();
+    const sim::Platform cpu_only = hetsim::testing::parse_platform_yaml(R"(
+name: cpu_only
+host: cpu
+components:
+  cpu:
+    type: cpu
+    devices: {CPU: serial}
+    cores: 1
+    clock: 1 GHz
+    flops_per_cycle: 1
+    l1d: 32 KiB
+    l2: 1 MiB
+    dram_bandwidth: 1 GB/s
+)");
+    const sim::Graph graph = sim::workloads::build_model("siamese_lstm", {{"fused", 1}});
+    auto evaluator = sim::make_evaluator("analytic", cpu_only, sim::EvalOptions{1});
+    PlacementContext context{graph, cpu_only, *evaluator, Objective::latency, 1};
+    EXPECT_THROW(PlacerRegistry::instance().create("duet.greedy_correction")->place(context),
+                 PlacementError);
+    EXPECT_THROW(PlacerRegistry::instance().create("duet.random:3"), PlacementError);
+}
+
+}  // namespace
+}  // namespace hetsim::placement::duet
