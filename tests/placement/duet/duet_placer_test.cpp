@@ -112,6 +112,27 @@ TEST(DuetPlacer, ResNetFallsBackToTheGpu) {
     EXPECT_EQ(greedy.stats.at("phases"), "1");
 }
 
+// Fig. 17: DUET's gain over TVM-GPU shrinks as the batch grows; Fig. 14: more RNN layers cost
+// the GPU more than the CPU.
+TEST(DuetPlacer, GainOverTheGpuShrinksWithBatchAndRnnDepthCostsTheGpuMost) {
+    app::register_all();
+    auto gain_over_gpu = [](sim::workloads::Knobs knobs) {
+        knobs["fused"] = 1;
+        DuetRun run("wide_and_deep", knobs);
+        const double gpu = run.latency(run.place("single:GPU"));
+        return gpu / run.latency(run.place("duet.greedy_correction"));
+    };
+    const double batch2 = gain_over_gpu({{"batch", 2}});
+    const double batch32 = gain_over_gpu({{"batch", 32}});
+    EXPECT_GT(batch2, batch32);
+    EXPECT_GT(batch32, 1.0);
+    auto single = [](int layers, const char* device) {
+        DuetRun run("wide_and_deep", {{"fused", 1}, {"rnn_layers", layers}});
+        return run.latency(run.place(std::string("single:") + device));
+    };
+    EXPECT_GT(single(8, "GPU") - single(1, "GPU"), single(8, "CPU") - single(1, "CPU"));
+}
+
 TEST(DuetPlacer, NeedsACpuAndAGpu) {
     app::register_all();
     const sim::Platform cpu_only = hetsim::testing::parse_platform_yaml(R"(
