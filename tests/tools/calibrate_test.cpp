@@ -48,6 +48,27 @@ TEST(Calibrate, ZynqReproducesLee2022Figures) {
     EXPECT_THAT(text, ::testing::HasSubstr("calibration holds"));
 }
 
+// DUET's figures on the fitted xeon_titanv, all predictions (the platform's constants come
+// from Table II/III's subgraph times only): Fig. 11 inside its ranges widened by 25 % (Wide-
+// and-Deep over TVM-GPU, Siamese over TVM-CPU and MT-DNN over TVM-GPU only there), Table III
+// and Fig. 13 exactly, Table II's placements and the Fig. 13/14/17 trends.
+TEST(Calibrate, XeonTitanVReproducesDuetFigures) {
+    register_all();
+    const CalibrationReport report = calibrate(
+        sim::load_platform(std::string(HETSIM_SOURCE_DIR) + "/configs/platforms/xeon_titanv.yaml"));
+    EXPECT_EQ(report.rows.size(), 8u);
+    int in_published = 0;
+    for (const auto& row : report.rows) {
+        EXPECT_TRUE(row.in_widened_range())
+            << row.figure << " " << row.quantity << " " << row.point << ": " << row.simulated;
+        in_published += row.in_published_range() ? 1 : 0;
+    }
+    EXPECT_EQ(in_published, 5);
+    EXPECT_EQ(report.trends.size(), 6u);
+    for (const auto& trend : report.trends)
+        EXPECT_TRUE(trend.holds) << trend.figure << ": " << trend.statement;
+}
+
 // The checks are not vacuous: a PIM whose offload costs 100x more loses Fig. 8.
 TEST(Calibrate, ASlowPimFailsTheFigures) {
     register_all();
@@ -69,7 +90,7 @@ TEST(Calibrate, UnknownPlatformIsAnInputError) {
     EXPECT_THAT([&] { calibrate(platform); },
                 ::testing::ThrowsMessage<sim::InputError>(::testing::HasSubstr(
                     "no published figures for platform 'my_board'; calibrated platforms: "
-                    "zynq_silentpim")));
+                    "xeon_titanv, zynq_silentpim")));
 }
 
 }  // namespace
