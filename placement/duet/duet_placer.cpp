@@ -9,6 +9,7 @@
 #include <numeric>
 #include <random>
 
+#include "sim/passes/passes.hpp"
 #include "sim/passes/phases.hpp"
 #include "sim/random.hpp"
 
@@ -340,6 +341,33 @@ PlacementResult DuetPlacer::place(const PlacementContext& context) {
         }
     }
     result.placement = pb.placement(side);
+    // §IV-A: a graph input read by several subgraphs of a multi-path phase becomes a
+    // placeholder per branch, all fed from the same input (passes::replicate_input). The pass
+    // keeps every op and its id, so the assignment and schedule above stand as they are.
+    std::vector<sim::RewriteStep> steps;
+    const sim::Graph& g = context.graph;
+    for (std::size_t k = 0; k < pb.phases.size(); ++k) {
+        if (!pb.phases[k].multi_path)
+            continue;
+        for (int t = 0; t < g.tensor_count(); ++t) {
+            if (g.tensor(t).kind != sim::TensorKind::input)
+                continue;
+            int readers = 0;
+            for (const Subgraph& s : pb.phases[k].subgraphs) {
+                const bool reads = std::any_of(s.ops.begin(), s.ops.end(), [&](int op) {
+                    const auto& in = g.op(op).inputs;
+                    return std::find(in.begin(), in.end(), t) != in.end();
+                });
+                readers += reads ? 1 : 0;
+            }
+            if (readers >= 2)
+                steps.push_back({"replicate_input", {{"tensor", g.tensor(t).name}}});
+        }
+    }
+    if (!steps.empty()) {
+        result.placement.rewrite = sim::passes::apply(g, steps);
+        result.stats["replicated_inputs"] = std::to_string(steps.size());
+    }
     result.profile_runs = profile_runs;
     result.stats["phases"] = std::to_string(pb.phases.size());
     result.stats["subgraphs"] = std::to_string(n);

@@ -159,3 +159,47 @@ components:
 
 }  // namespace
 }  // namespace hetsim::placement::duet
+
+namespace hetsim::placement::duet {
+namespace {
+
+// §IV-A: a graph input read by two branches of a multi-path phase becomes one placeholder per
+// branch (the replicate_input rewrite); ops, ids and the assignment stay as they were.
+TEST(DuetPlacer, AnInputReadByTwoBranchesIsReplicatedPerBranch) {
+    app::register_all();
+    sim::Graph g("shared_input");
+    const int x = g.add_tensor("x", {64, 1, 64}, sim::DType::f32, sim::TensorKind::input);
+    const int z = g.add_tensor("z", {1, 256}, sim::DType::f32, sim::TensorKind::input);
+    const int w = g.add_tensor("w", {1, 256, 64}, sim::DType::f32, sim::TensorKind::weight);
+    const int r = g.add_tensor("r", {1, 256, 64}, sim::DType::f32, sim::TensorKind::weight);
+    const int y = g.add_tensor("y", {64, 1, 1, 64}, sim::DType::f32);
+    g.add_op("lstm", "LSTM", {x, w, r}, {y}, {{"hidden_size", std::int64_t{64}}});
+    // The second branch reads x too (through a MatMul on its last step's input row) and z.
+    const int xm = g.add_tensor("xm", {64, 256}, sim::DType::f32, sim::TensorKind::weight);
+    const int x2 = g.add_tensor("x2", {64, 64}, sim::DType::f32);
+    g.add_op("flat", "Reshape", {x}, {x2});
+    const int h = g.add_tensor("h", {64, 256}, sim::DType::f32);
+    g.add_op("mm", "MatMul", {x2, xm}, {h});
+    const int zs = g.add_tensor("zs", {64, 256}, sim::DType::f32);
+    g.add_op("add_z", "Add", {h, z}, {zs});
+    g.mark_output(y);
+    g.mark_output(zs);
+    g.finalize();
+    sim::Platform platform = sim::load_platform(kPlatform);
+    auto evaluator = sim::make_evaluator("analytic", platform, sim::EvalOptions{1});
+    PlacementContext context{g, platform, *evaluator, Objective::latency, 1};
+    const PlacementResult r1 =
+        PlacerRegistry::instance().create("duet.greedy_correction")->place(context);
+    ASSERT_FALSE(r1.placement.rewrite.empty());
+    ASSERT_EQ(r1.placement.rewrite.steps.size(), 1u);
+    EXPECT_EQ(r1.placement.rewrite.steps[0].pass, "replicate_input");
+    EXPECT_EQ(r1.placement.rewrite.steps[0].args.at("tensor"), "x");
+    const sim::Graph& placed = *r1.placement.rewrite.graph;
+    EXPECT_TRUE(placed.find_tensor("x#0").has_value());
+    EXPECT_TRUE(placed.find_tensor("x#1").has_value());
+    EXPECT_EQ(placed.op_count(), g.op_count());
+    EXPECT_TRUE(evaluator->evaluate(sim::lower(g, r1.placement, platform)).feasible);
+}
+
+}  // namespace
+}  // namespace hetsim::placement::duet
