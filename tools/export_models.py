@@ -161,15 +161,20 @@ class WideAndDeep(nn.Module):
     """
 
     def __init__(self, wide, deep_in, deep_embed, deep_h1, deep_h2, image, resnet_depth,
-                 rnn_seq, rnn_embed, rnn_vocab, rnn_layers, rnn_hidden):
+                 rnn_seq, rnn_embed, rnn_vocab, rnn_layers, rnn_hidden, deep_layers=2):
         super().__init__()
         import torchvision.models as tvm
 
         self.wide = nn.Linear(wide, 1)
-        self.deep = nn.Sequential(nn.Linear(deep_in, deep_embed), nn.ReLU(),
-                                  nn.Linear(deep_embed, deep_h1), nn.ReLU(),
-                                  nn.Linear(deep_h1, deep_h2), nn.ReLU())
-        self.deep_head = nn.Linear(deep_h2, 1)
+        # deep_layers hidden layers: the first deep_h1 wide, the rest deep_h2 (Fig. 16).
+        layers = [nn.Linear(deep_in, deep_embed), nn.ReLU()]
+        width = deep_embed
+        for i in range(deep_layers):
+            out = deep_h1 if i == 0 else deep_h2
+            layers += [nn.Linear(width, out), nn.ReLU()]
+            width = out
+        self.deep = nn.Sequential(*layers)
+        self.deep_head = nn.Linear(width, 1)
         resnet = getattr(tvm, f"resnet{resnet_depth}")(weights=None)
         self.image_features = resnet.fc.in_features
         resnet.fc = nn.Identity()
@@ -241,7 +246,7 @@ TRANSFORMER_KNOBS = dict(layers=4, hidden=512, heads=8, ffn=2048, seq_len=16, ba
                          vocab=30522, max_positions=512)
 RECURRENT_KNOBS = dict(layers=1, hidden=256, input=256, seq_len=16, batch=1)
 WIDE_AND_DEEP_KNOBS = dict(batch=1, wide=363, deep_input=13, deep_embed=192, deep_hidden1=128,
-                           deep_hidden2=64, image=224, resnet=18, rnn_seq_len=80, rnn_embed=32,
+                           deep_hidden2=64, deep_layers=2, image=224, resnet=18, rnn_seq_len=80, rnn_embed=32,
                            rnn_vocab=1000, rnn_layers=2, rnn_hidden=64)
 SIAMESE_KNOBS = dict(layers=2, hidden=128, input=64, seq_len=64, batch=1)
 MT_DNN_KNOBS = dict(layers=12, hidden=768, heads=12, ffn=3072, seq_len=32, batch=1, vocab=30522,
@@ -276,7 +281,7 @@ def make_recurrent(cell):
 def make_wide_and_deep(k):
     m = WideAndDeep(k["wide"], k["deep_input"], k["deep_embed"], k["deep_hidden1"],
                     k["deep_hidden2"], k["image"], k["resnet"], k["rnn_seq_len"], k["rnn_embed"],
-                    k["rnn_vocab"], k["rnn_layers"], k["rnn_hidden"])
+                    k["rnn_vocab"], k["rnn_layers"], k["rnn_hidden"], k["deep_layers"])
     b = k["batch"]
     inputs = (torch.randn(b, k["wide"]), torch.randn(b, k["deep_input"]),
               torch.randn(b, 3, k["image"], k["image"]),

@@ -40,9 +40,16 @@ Graph build_wide_and_deep(const WideAndDeepConfig& c) {
     {
         auto s = b.scope("deep");
         d = b.op("Relu", {linear_gemm(b, deep, "deep.0", c.deep_input, c.deep_embed)});
-        d = b.op("Relu", {linear_gemm(b, d, "deep.2", c.deep_embed, c.deep_hidden1)});
-        d = b.op("Relu", {linear_gemm(b, d, "deep.4", c.deep_hidden1, c.deep_hidden2)});
-        d = linear_gemm(b, d, "deep_head", c.deep_hidden2, 1);
+        // Hidden layers as nn.Sequential numbers them (Linear at 2, 4, ...): the first is
+        // deep_hidden1 wide, every further one deep_hidden2 (Table I's [128, 64] at 2 layers;
+        // Fig. 16 varies the depth).
+        std::int64_t width = c.deep_embed;
+        for (std::int64_t layer = 1; layer <= c.deep_layers; ++layer) {
+            const std::int64_t out = layer == 1 ? c.deep_hidden1 : c.deep_hidden2;
+            d = b.op("Relu", {linear_gemm(b, d, fmt::format("deep.{}", 2 * layer), width, out)});
+            width = out;
+        }
+        d = linear_gemm(b, d, "deep_head", width, 1);
     }
     int v = -1;
     {

@@ -23,6 +23,7 @@ struct WideAndDeepConfig {
     std::int64_t deep_embed = 192;    // FFN: embedding 192 (a dense layer, our choice)
     std::int64_t deep_hidden1 = 128;  // FFN: hidden [128, 64]
     std::int64_t deep_hidden2 = 64;
+    std::int64_t deep_layers = 2;   // FFN hidden layers (Fig. 16 varies it)
     std::int64_t image = 224;       // CNN: input (1, 3, 224, 224)
     std::int64_t resnet = 18;       // CNN: ResNet-18 (Fig. 15 sweeps 18/34/50/101)
     std::int64_t rnn_seq_len = 80;  // RNN: input (1, 80), token ids

@@ -130,6 +130,7 @@ Graph wide_and_deep(const ModelInfo& info, const Knobs& overrides) {
     c.deep_embed = k.at("deep_embed");
     c.deep_hidden1 = k.at("deep_hidden1");
     c.deep_hidden2 = k.at("deep_hidden2");
+    c.deep_layers = k.at("deep_layers");
     c.image = k.at("image");
     c.resnet = k.at("resnet");
     c.rnn_seq_len = k.at("rnn_seq_len");
@@ -277,6 +278,10 @@ const std::vector<ModelEntry>& registry() {
                   {"deep_embed", 192, "FFN embedding width (Table I: embedding 192)"},
                   {"deep_hidden1", 128, "FFN first hidden layer (Table I: [128,64])"},
                   {"deep_hidden2", 64, "FFN second hidden layer (Table I: [128,64])"},
+                  {"deep_layers", 2,
+                   "FFN hidden layers: the first deep_hidden1 wide, the rest deep_hidden2 "
+                   "(Table I: 2; Fig. 16 varies it)",
+                   1, 16, false},
                   {"image", 224, "CNN input height and width (Table I: 224)", 32},
                   {"resnet", 18, "CNN ResNet depth: 18/34/50/101/152 (Fig. 15)", 18, 152},
                   {"rnn_seq_len", 80, "RNN token sequence length (Table I: input (1,80))"},

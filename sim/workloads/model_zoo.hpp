@@ -16,6 +16,10 @@ struct KnobInfo {
     std::string description;
     std::int64_t min_value = 1;  // accepted range, checked before a model is built
     std::int64_t max_value = std::int64_t{1} << 62;
+    // A knob added after workload labels were recorded (the shipped mcm.rl checkpoint's
+    // dataset manifest hashes them) appears in a label only when set away from its default,
+    // so that every label written before it keeps its text.
+    bool labelled_at_default = true;
 };
 
 struct ModelInfo {

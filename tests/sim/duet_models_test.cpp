@@ -137,3 +137,22 @@ TEST(DuetModels, KnobErrors) {
 
 }  // namespace
 }  // namespace hetsim::sim::workloads
+
+namespace hetsim::sim::workloads {
+namespace {
+
+// Fig. 16's knob: deep_layers hidden layers, the first deep_hidden1 wide, the rest
+// deep_hidden2; each extra layer is one Gemm and one Relu of 64 x 64.
+TEST(DuetModels, FfnDepthAddsOneGemmAndReluPerLayer) {
+    const Graph two = build_model("wide_and_deep", {{"fused", 1}});
+    const Graph four = build_model("wide_and_deep", {{"fused", 1}, {"deep_layers", 4}});
+    const Graph one = build_model("wide_and_deep", {{"fused", 1}, {"deep_layers", 1}});
+    EXPECT_EQ(four.op_count(), two.op_count() + 4);
+    EXPECT_EQ(one.op_count(), two.op_count() - 2);
+    // 2 x 64 x 64 FLOPs and 64 bias adds per Gemm, 64 per Relu.
+    EXPECT_DOUBLE_EQ(four.total_flops() - two.total_flops(), 2 * (2.0 * 64 * 64 + 64 + 64));
+    ASSERT_TRUE(four.find_op("/deep/Gemm_4").has_value());
+}
+
+}  // namespace
+}  // namespace hetsim::sim::workloads

@@ -349,6 +349,12 @@ void duet_figures(const sim::Platform& platform, CalibrationReport& report) {
     report.trends.push_back({"zhang2021 Fig. 14", "more RNN layers cost TVM-GPU more than TVM-CPU",
                              rnn8.latency_s.at("gpu") - rnn1.latency_s.at("gpu") >
                                  rnn8.latency_s.at("cpu") - rnn1.latency_s.at("cpu")});
+    // Fig. 16: the FFN's depth barely moves DUET's latency (its GEMMs are small).
+    auto ffn1 = bench.run("wide_and_deep", {{"fused", 1}, {"deep_layers", 1}}, {greedy});
+    auto ffn8 = bench.run("wide_and_deep", {{"fused", 1}, {"deep_layers", 8}}, {greedy});
+    report.trends.push_back(
+        {"zhang2021 Fig. 16", "FFN hidden layers 1 -> 8 change DUET's latency by under 10 %",
+         std::fabs(ffn8.latency_s.at(greedy) / ffn1.latency_s.at(greedy) - 1.0) < 0.10});
     auto b2 = bench.run("wide_and_deep", {{"fused", 1}, {"batch", 2}}, {greedy});
     auto b32 = bench.run("wide_and_deep", {{"fused", 1}, {"batch", 32}}, {greedy});
     report.trends.push_back({"zhang2021 Fig. 17",

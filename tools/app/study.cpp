@@ -148,8 +148,10 @@ std::shared_ptr<sim::Graph> build_workload(const sim::ConfigNode& node, std::str
     std::vector<std::string> parts;
     for (const auto& k : info->knobs) {
         auto it = knobs.find(k.name);
-        parts.push_back(
-            fmt::format("{}={}", k.name, it == knobs.end() ? k.default_value : it->second));
+        const std::int64_t value = it == knobs.end() ? k.default_value : it->second;
+        if (!k.labelled_at_default && value == k.default_value)
+            continue;
+        parts.push_back(fmt::format("{}={}", k.name, value));
     }
     label = fmt::format("{}({})", model, fmt::join(parts, ","));
     return graph;
