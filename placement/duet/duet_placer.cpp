@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <limits>
 #include <memory>
 #include <numeric>
@@ -378,9 +379,14 @@ PlacementResult DuetPlacer::place(const PlacementContext& context) {
     result.stats["subgraphs_on_gpu"] = std::to_string(on_gpu);
     if (!fallback.empty())
         result.stats["single_device_fallback"] = fallback;
-    result.summary = fmt::format("{} phases, {} subgraphs ({} on the GPU), {} evaluator runs{}",
-                                 pb.phases.size(), n, on_gpu, pb.evaluations,
-                                 fallback.empty() ? "" : ", fell back to one device: " + fallback);
+    // The speedups over the two single devices, from the profile runs (each device alone).
+    const double final_cost = std::isfinite(cost) ? cost : pb.measure(side);
+    result.summary = fmt::format(
+        "{} phases, {} subgraphs ({} on the GPU), {} evaluator runs{}; {:.2f}x the CPU alone, "
+        "{:.2f}x the GPU alone",
+        pb.phases.size(), n, on_gpu, pb.evaluations,
+        fallback.empty() ? "" : ", fell back to one device: " + fallback,
+        pb.single_device_cost[kCpu] / final_cost, pb.single_device_cost[kGpu] / final_cost);
     return result;
 }
 
