@@ -89,24 +89,6 @@ struct Problem {
     }
 };
 
-// Finds the CPU and the GPU by role: DUET's two devices.
-std::array<int, 2> find_devices(const sim::Platform& platform) {
-    int cpu = -1, gpu = -1;
-    for (int d = 0; d < platform.device_count(); ++d) {
-        const sim::DeviceRole role = platform.device(d).role();
-        if (cpu < 0 && role == sim::DeviceRole::host_cpu)
-            cpu = d;
-        if (gpu < 0 && (role == sim::DeviceRole::gpu || role == sim::DeviceRole::accelerator))
-            gpu = d;
-    }
-    if (cpu < 0 || gpu < 0) {
-        throw PlacementError(
-            "DUET places subgraphs on a CPU and a GPU: the platform needs a host_cpu device and "
-            "a gpu (or accelerator) device");
-    }
-    return {cpu, gpu};
-}
-
 // §IV-B: one profile run per device, every op on it (ops it cannot run on the other), each
 // subgraph's time the span of its ops' compute tasks in that run.
 void profile(Problem& pb) {
@@ -240,6 +222,23 @@ std::vector<int> random_sides(std::size_t n, std::uint64_t seed) {
 
 }  // namespace
 
+std::array<int, 2> cpu_and_gpu(const sim::Platform& platform) {
+    int cpu = -1, gpu = -1;
+    for (int d = 0; d < platform.device_count(); ++d) {
+        const sim::DeviceRole role = platform.device(d).role();
+        if (cpu < 0 && role == sim::DeviceRole::host_cpu)
+            cpu = d;
+        if (gpu < 0 && (role == sim::DeviceRole::gpu || role == sim::DeviceRole::accelerator))
+            gpu = d;
+    }
+    if (cpu < 0 || gpu < 0) {
+        throw PlacementError(
+            "DUET places subgraphs on a CPU and a GPU: the platform needs a host_cpu device and "
+            "a gpu (or accelerator) device");
+    }
+    return {cpu, gpu};
+}
+
 DuetPlacer::DuetPlacer(DuetMode mode, const std::string& arguments) : mode_(mode) {
     if (!arguments.empty()) {
         throw PlacementError(fmt::format("placer '{}' takes no arguments (got '{}:{}')",
@@ -280,8 +279,7 @@ PlacerInfo DuetPlacer::info(DuetMode mode) {
 
 PlacementResult DuetPlacer::place(const PlacementContext& context) {
     Problem pb{
-        context, partition_phases(context.graph), {}, {}, find_devices(context.platform), {}, {},
-        0};
+        context, partition_phases(context.graph), {}, {}, cpu_and_gpu(context.platform), {}, {}, 0};
     for (std::size_t k = 0; k < pb.phases.size(); ++k) {
         for (const Subgraph& s : pb.phases[k].subgraphs) {
             pb.subgraphs.push_back(&s);

@@ -16,11 +16,16 @@
 // order: the placement carries that order as its schedule (docs/DESIGN.md "Schedules").
 #pragma once
 
+#include <array>
 #include <string>
 
 #include "placement/placer.hpp"
 
 namespace hetsim::placement::duet {
+
+// DUET's two devices, by role: {the first host_cpu device, the first gpu or accelerator
+// device}. Throws PlacementError when the platform lacks either.
+std::array<int, 2> cpu_and_gpu(const sim::Platform& platform);
 
 enum class DuetMode { greedy_correction, random_correction, random, round_robin, exhaustive };
 

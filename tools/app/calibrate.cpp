@@ -8,6 +8,7 @@
 #include <map>
 #include <sstream>
 
+#include "placement/duet/duet_placer.hpp"
 #include "placement/placer.hpp"
 #include "sim/config.hpp"
 #include "sim/evaluator.hpp"
@@ -232,16 +233,12 @@ class DuetBench {
 public:
     explicit DuetBench(const sim::Platform& platform)
         : platform_(platform), des_(platform, sim::EvalOptions{1}) {
-        for (int d = 0; d < platform.device_count(); ++d) {
-            const sim::DeviceRole role = platform.device(d).role();
-            if (cpu_ < 0 && role == sim::DeviceRole::host_cpu)
-                cpu_ = d;
-            if (gpu_ < 0 && (role == sim::DeviceRole::gpu || role == sim::DeviceRole::accelerator))
-                gpu_ = d;
-        }
-        if (cpu_ < 0 || gpu_ < 0) {
-            throw sim::InputError(platform.source_file, "components", 0,
-                                  "DUET's figures need a host_cpu device and a gpu device");
+        try {
+            const std::array<int, 2> devices = placement::duet::cpu_and_gpu(platform);
+            cpu_ = devices[0];
+            gpu_ = devices[1];
+        } catch (const placement::PlacementError& e) {
+            throw sim::InputError(platform.source_file, "components", 0, e.what());
         }
     }
     struct Model {
