@@ -305,8 +305,8 @@ TEST(CalibrateFit, H100FitSetsAreWhatTheirScriptDerives) {
     TempDir tmp;
     const fs::path root = HETSIM_SOURCE_DIR;
     const fs::path shipped = root / "configs/calibration/h100";
-    for (const char* raw : {"gemm_fp32.csv", "gemm_bf16.csv", "conv.csv", "rnn.csv",
-                            "memory.csv", "copy.csv", "end_to_end.csv"})
+    for (const char* raw : {"gemm_fp32.csv", "gemm_bf16.csv", "conv.csv", "rnn.csv", "memory.csv",
+                            "copy.csv", "end_to_end.csv"})
         fs::copy_file(shipped / raw, tmp.path() / raw);
     const auto out = hetsim::testing::run_command(
         fmt::format("python3 {} --dir {}", (root / "tools/measure/h100_fit_sets.py").string(),

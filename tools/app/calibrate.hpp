@@ -1,7 +1,7 @@
 // `hetsim calibrate PLATFORM.yaml`: the platform's simulated figures side by side with the
 // published ones they must reproduce (spec/simulator.md): lee2022's Fig. 8 / 2b on
-// zynq_silentpim, DUET's Fig. 11 / 13 / 14 / 17 and Tables II / III on xeon_titanv. A published range must hold after
-// widening it by 25 % on each side, and the trend must match.
+// zynq_silentpim, DUET's Fig. 11 / 13 / 14 / 17 and Tables II / III on xeon_titanv. A published
+// range must hold after widening it by 25 % on each side, and the trend must match.
 #pragma once
 
 #include <string>

@@ -10,9 +10,9 @@
 #include <sstream>
 #include <string_view>
 
-#include "sim/passes/phases.hpp"
 #include "placement/tarnawski/workload/graph_workload.hpp"
 #include "sim/config.hpp"
+#include "sim/passes/phases.hpp"
 #include "sim/workloads/json_graph.hpp"
 #include "tools/app/study.hpp"
 
