@@ -97,8 +97,8 @@ public:
     double op_time_s(const sim::Graph& graph, const sim::Op& op) const override;
     double kernel_time_s(const sim::Graph& graph, const sim::Op& op) const override;
     GpuOpCost cost(const sim::Graph& graph, const sim::Op& op) const;
-    // Body of one GEMM kernel (batch products of m x k by k x n, operands of `element_bytes`)
-    // at the best tile and split.
+    // Body of one GEMM kernel (batch products of m x k by k x n, operands of `dtype`) at the
+    // best tile and split.
     GemmKernelCost gemm(double batch, double m, double n, double k, sim::DType dtype) const;
     const GpuParams& params() const { return params_; }
 

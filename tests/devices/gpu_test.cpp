@@ -59,8 +59,8 @@ TEST(GpuModel, OperandLoadsMakeSmallTilesSlowerPerFlop) {
     const GemmKernelCost k = GpuModel(p).gemm(1, 4, 4, 8, sim::DType::f32);
     EXPECT_EQ(k.tile.m, 2);
     EXPECT_NEAR(k.total_s, 96e-9, 1e-18);
-    // Halve the compute efficiency: the 2 x 2 tile's FMAs take 4 cycles a step, 8 + ... :
-    // (4 + 4) x 8 x 2 waves = 128 ns; the 4 x 4 tile (16 + 8) x 8 = 192 ns.
+    // Halve the compute efficiency: the 2 x 2 tile's FMAs take 4 cycles a step, (4 + 4) x 8
+    // x 2 waves = 128 ns; the 4 x 4 tile (16 + 8) x 8 = 192 ns.
     p.compute_efficiency = 0.5;
     EXPECT_NEAR(GpuModel(p).gemm(1, 4, 4, 8, sim::DType::f32).total_s, 128e-9, 1e-18);
 }

@@ -282,7 +282,6 @@ public:
     }
 
     void set_active(std::vector<std::size_t> active) { active_ = std::move(active); }
-    const std::vector<std::size_t>& active() const { return active_; }
     Eigen::VectorXd start() const {
         Eigen::VectorXd u(static_cast<Eigen::Index>(active_.size()));
         for (std::size_t i = 0; i < active_.size(); ++i)
