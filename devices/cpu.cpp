@@ -101,6 +101,34 @@ double CpuModel::overhead_s() const {
            static_cast<double>(params_.cores) * params_.fork_join_per_core_s;
 }
 
+double CpuModel::granularity(const sim::Graph& graph, const sim::Op& op, bool parallel) const {
+    if (op.outputs.empty() || (params_.simd_lanes <= 0 && !params_.parallel_outer_loop))
+        return 1.0;
+    const sim::Shape& out = graph.tensor(op.outputs[0]).shape;
+    if (out.empty())
+        return 1.0;
+    double factor = 1.0;
+    // A partial vector of the innermost axis costs a whole one.
+    const auto inner = static_cast<double>(out.back());
+    if (params_.simd_lanes > 0 && inner > 0.0) {
+        const double lanes = params_.simd_lanes;
+        factor *= std::ceil(inner / lanes) * lanes / inner;
+    }
+    // Each core runs whole iterations of the outer loop (the rows: every axis but the last);
+    // the core with the most sets the time.
+    if (parallel && params_.parallel_outer_loop && params_.cores > 1) {
+        double rows = 1.0;
+        for (std::size_t a = 0; a + 1 < out.size(); ++a)
+            rows *= static_cast<double>(out[a]);
+        const double cores = params_.cores;
+        // ceil(R / P) rows on the busiest core instead of R / P (fewer rows than cores:
+        // R cores busy).
+        if (rows > 0.0)
+            factor *= std::ceil(rows / cores) * cores / rows;
+    }
+    return factor;
+}
+
 double CpuModel::gemm_efficiency(double m) const {
     // Hockney's n_1/2: a GEMM with M rows reaches M / (M + n_1/2) of the sustained rate.
     // Small-M GEMMs on an in-order core cannot fill the register-blocked micro-kernel (too
@@ -171,6 +199,7 @@ CpuOpCost CpuModel::cost(const sim::Graph& graph, const sim::Op& op) const {
     // close to `cores` times the serial rate on compute (lee2022 §4.2: "ideal speedup close
     // to the number of cores").
     c.compute_s = c.flops / (cores * params_.flops_per_cycle * params_.clock_hz * c.efficiency);
+    c.compute_s *= granularity(graph, op, parallel);
     // memory = DRAM bytes / stream bandwidth of one core, or of all cores together.
     c.dram_bytes = dram_bytes(graph, op);
     c.memory_s = c.dram_bytes /
@@ -243,7 +272,9 @@ void build_cpu(const sim::ConfigNode& node, const std::string& name, sim::Platfo
                                                  "pinned",
                                                  "efficiency",
                                                  "recurrent_step_overhead",
-                                                 "parallel_every_op"}));
+                                                 "parallel_every_op",
+                                                 "simd_lanes",
+                                                 "parallel_outer_loop"}));
     CpuParams p;
     p.cores = sim::positive_int(node, "cores");
     p.clock_hz = node.require_positive_quantity("clock", sim::Quantity::frequency);
@@ -260,6 +291,9 @@ void build_cpu(const sim::ConfigNode& node, const std::string& name, sim::Platfo
     p.fork_join_per_core_s = sim::non_negative_time(node, "fork_join_per_core");
     p.recurrent_step_overhead_s = sim::non_negative_time(node, "recurrent_step_overhead");
     p.parallel_every_op = node.has("parallel_every_op") && node.at("parallel_every_op").as_bool();
+    p.simd_lanes = node.has("simd_lanes") ? sim::positive_int(node, "simd_lanes") : 0;
+    p.parallel_outer_loop =
+        node.has("parallel_outer_loop") && node.at("parallel_outer_loop").as_bool();
     if (node.has("efficiency")) {
         // efficiency: {conv: 0.9, matmul: 0.5, elementwise: 0.2, data_movement: 1, recurrent: 0.3}
         const sim::ConfigNode eff = node.at("efficiency");

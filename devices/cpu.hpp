@@ -5,6 +5,7 @@
 //     op_time = op_overhead [+ fork_join_overhead + cores x fork_join_per_core]
 //               + max(compute, memory) [+ steps x recurrent_step_overhead]
 //     compute = FLOPs / (cores x flops_per_cycle x clock x class efficiency [x GEMM M curve])
+//               [x granularity]
 // in which bytes that fit in cache after their first touch are not re-read from DRAM, and
 // small ops are latency-bound (the fixed overheads dominate).
 #pragma once
@@ -50,6 +51,13 @@ struct CpuParams {
     double fork_join_per_core_s = 0.0;   // fork/join grows with the threads woken and joined
     double convert_bandwidth_Bps = 0.0;  // fp32<->bf16 conversion, bytes of fp32 per second
     double convert_overhead_s = 0.0;     // fixed cost per conversion call
+    // Quantisation of the work (issue 27; xu2022 §3.2 sees CPU times rise in stairs): a
+    // compiled loop nest vectorises its innermost axis in `simd_lanes`-wide vectors (a partial
+    // vector costs a whole one) and, with `parallel_outer_loop`, the parallel mode gives each
+    // core whole iterations of the outer loop (the output's rows), the slowest core setting
+    // the time. 0 / false: work is perfectly divisible (ONNX Runtime's MLAS, the default).
+    int simd_lanes = 0;
+    bool parallel_outer_loop = false;
 
     std::int64_t last_level_cache_bytes() const { return l3_bytes > 0 ? l3_bytes : l2_bytes; }
 };
@@ -87,6 +95,9 @@ public:
     double dram_bytes(const sim::Graph& graph, const sim::Op& op) const;
     // GEMM efficiency for M rows of the left operand: M / (M + gemm_n_half).
     double gemm_efficiency(double m) const;
+    // >= 1: the compute time's rise from whole SIMD vectors and whole outer-loop iterations
+    // per core (CpuParams::simd_lanes, parallel_outer_loop); 1 when both are off.
+    double granularity(const sim::Graph& graph, const sim::Op& op, bool parallel) const;
 
     // Whether ONNX Runtime runs `op_type` with its intra-op thread pool (lee2022 §4.3 (2):
     // CPU_P takes the "thread-parallelizable operators").

@@ -23,5 +23,8 @@ void register_placers(PlacerRegistry& registry);  // placement/mcm/register.cpp
 namespace duet {
 void register_placers(PlacerRegistry& registry);  // placement/duet/register.cpp
 }
+namespace eop {
+void register_placers(PlacerRegistry& registry);  // placement/eop/register.cpp
+}
 
 }  // namespace hetsim::placement

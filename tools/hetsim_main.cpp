@@ -199,6 +199,9 @@ int main(int argc, char** argv) {
     inspect->add_flag("--json", inspect_request.json, "print one JSON object");
     inspect->add_flag("--phases", inspect_request.phases,
                       "DUET's phases: sequential and multi-path, with their subgraphs");
+    inspect->add_flag("--patterns", inspect_request.patterns,
+                      "EOP's key operators (a study): each one's fitted pattern per device and "
+                      "dimension, its fit error and its balanced ratio");
     inspect->add_flag("--ideals", inspect_ideals,
                       "count the ideals of the op DAG (tarnawski.dp's search space)");
     inspect->add_option("--ideals-limit", inspect_ideals_limit,

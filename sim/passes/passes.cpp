@@ -1,6 +1,7 @@
 #include "sim/passes/passes.hpp"
 
 #include "sim/passes/fuse.hpp"
+#include "sim/passes/split.hpp"
 
 #include <fmt/format.h>
 
@@ -37,6 +38,12 @@ const std::vector<PassInfo>& all() {
          "compiler fusion: element-wise epilogues into Conv/MatMul, injective chains, a "
          "reduction ending a chain; one Fused op per group (TVM FuseOps)",
          &fuse},
+        {"split",
+         "op=<name>,dim=batch|hw|hw1w2,share=<part 0's share in (0,1)> | "
+         "ops=<name>:<dim>:<share>;...",
+         "EOP's operator partition: one op as two parts along a dimension, its inputs cut by "
+         "Split (or halo Slices) and its outputs joined by Concat (xu2022 §3.1)",
+         &split_op},
     };
     return table;
 }

@@ -7,6 +7,13 @@
 //    transform_input=False.
 //  * MobileNetV2: Sandler et al., "MobileNetV2: Inverted Residuals and Linear Bottlenecks",
 //    CVPR 2018, Table 2; torchvision/models/mobilenetv2.py with width_mult 1.0.
+//  * MobileNet (v1): Howard et al., "MobileNets: Efficient Convolutional Neural Networks for
+//    Mobile Vision Applications", 2017, Table 1, width multiplier 1.0; the layers and ReLU (not
+//    ReLU6) of tvm.relay.testing.mobilenet, the MobileNet EOP places, written as a torch module
+//    (below) since torchvision has no v1.
+//  * YOLOv3: Redmon and Farhadi, "YOLOv3: An Incremental Improvement", 2018 (Darknet-53 and
+//    three detection scales), layer for layer as darknet's yolov3.cfg, in the module form the
+//    cfg-parsing PyTorch port eriklindernoren/PyTorch-YOLOv3 gives it (below).
 //
 // What the eval-mode export looks like, and so what is emitted here:
 //  * BatchNormalization is folded into the Conv before it: the Conv gains a bias of Cout, and
@@ -415,6 +422,188 @@ Graph build_mobilenet_v2(const CnnConfig& c) {
     }
     classifier_head(b, x, "", "classifier", "classifier.1", "classifier.1", c.classes);
     return std::move(b.graph());
+}
+
+// --- MobileNet v1 ----------------------------------------------------------------------------
+
+// As the torch module
+//   features = Sequential(
+//       Sequential(Conv2d(3, 32, 3, 2, 1, bias=False), BatchNorm2d(32), ReLU()),     # features.0
+//       Sequential(Conv2d(c, c, 3, s, 1, groups=c, bias=False), BatchNorm2d(c), ReLU(),
+//                  Conv2d(c, c', 1, bias=False), BatchNorm2d(c'), ReLU()) x 13)       #
+//                  features.1-13
+//   avgpool = AdaptiveAvgPool2d(1); torch.flatten(x, 1); fc = Linear(1024, classes)
+// exports it: "/features/features.1/features.1.0/Conv" (depthwise), ".../features.1.3/Conv"
+// (pointwise), weights "features.1.0.weight". tvm.relay.testing.mobilenet ends in a softmax;
+// like the torchvision classifiers here, the graph ends at the logits.
+Graph build_mobilenet_v1(const CnnConfig& c) {
+    GraphBuilder b("mobilenet_v1");
+    int x = b.input("input", {c.batch, 3, c.image, c.image}, DType::f32);
+    {
+        auto features = b.scope("features");
+        auto conv_relu = [&](int t, const std::string& seq, int index, const ConvSpec& s) {
+            const std::string conv_name = fmt::format("{}.{}", seq, index);
+            t = conv(b, t, conv_name, conv_name, s);
+            return scoped_op(b, fmt::format("{}.{}", seq, index + 2), "Relu", {t});
+        };
+        {
+            auto stem = b.scope("features.0");
+            x = conv_relu(x, "features.0", 0, square(32, 3, 2));
+        }
+        // Howard et al. Table 1: the depthwise separable layers' output channels and strides
+        // (the stride is the depthwise conv's).
+        struct Layer {
+            std::int64_t out, stride;
+        };
+        constexpr std::array<Layer, 13> kLayers{{{64, 1},
+                                                 {128, 2},
+                                                 {128, 1},
+                                                 {256, 2},
+                                                 {256, 1},
+                                                 {512, 2},
+                                                 {512, 1},
+                                                 {512, 1},
+                                                 {512, 1},
+                                                 {512, 1},
+                                                 {512, 1},
+                                                 {1024, 2},
+                                                 {1024, 1}}};
+        std::int64_t channels = 32;
+        int index = 1;
+        for (const Layer& l : kLayers) {
+            const std::string block = fmt::format("features.{}", index++);
+            auto block_scope = b.scope(block);
+            x = conv_relu(x, block, 0, square(channels, 3, l.stride, channels));
+            x = conv_relu(x, block, 3, square(l.out, 1));
+            channels = l.out;
+        }
+    }
+    classifier_head(b, x, "avgpool", "", "fc", "fc", c.classes);
+    return std::move(b.graph());
+}
+
+// --- YOLOv3 ----------------------------------------------------------------------------------
+
+namespace {
+
+// darknet's yolov3.cfg (107 layers, numbered from 0) as eriklindernoren/PyTorch-YOLOv3 builds
+// it: module_list[i] is a Sequential per cfg layer, a [convolutional] one holding conv_<i>,
+// batch_norm_<i> and leaky_<i> (LeakyReLU(0.1)), an [upsample] one upsample_<i>
+// (F.interpolate(scale_factor=2, mode="nearest")). Emitted as the export names it:
+// "/module_list.0/conv_0/Conv", "/module_list.0/leaky_0/LeakyRelu", weights
+// "module_list.0.conv_0.weight" and the folded "module_list.0.conv_0.bias". The forward does
+// [shortcut] (x + an earlier output) and a two-layer [route] (torch.cat on channels) itself, so
+// their Add and Concat are top-level ("/Add", "/Concat"); a one-layer [route] is just an
+// earlier tensor and emits nothing. The graph ends at the three heads' raw 1x1 convs (layers
+// 81, 93, 105: [N, 3 * (5 + classes), h, w], bias, no activation); the [yolo] layers' box
+// decoding (sigmoid, exp, grid offsets) is left out.
+//
+// Darknet-53 (layers 0-74): a 3x3 conv to 32, then five stages of a stride-2 3x3 conv and
+// residual blocks (1x1 to c/2, 3x3 to c, Add). Every 3x3 conv pads 1, so a stride-2 conv
+// halves the map exactly when the image is a multiple of 32.
+class YoloV3 {
+public:
+    explicit YoloV3(const CnnConfig& c) : c_(c), b_("yolo_v3") {}
+
+    Graph build() {
+        int x = b_.input("input", {c_.batch, 3, c_.image, c_.image}, DType::f32);
+        x = conv_leaky(x, square(32, 3));  // layer 0
+        struct Stage {
+            std::int64_t channels, blocks;
+        };
+        constexpr std::array<Stage, 5> kStages{{{64, 1}, {128, 2}, {256, 8}, {512, 8}, {1024, 4}}};
+        std::vector<int> stage_outputs;
+        for (const Stage& st : kStages) {
+            x = conv_leaky(x, square(st.channels, 3, 2));
+            for (std::int64_t i = 0; i < st.blocks; ++i) {
+                int y = conv_leaky(x, square(st.channels / 2, 1));
+                y = conv_leaky(y, square(st.channels, 3));
+                x = b_.op("Add", {y, x});  // [shortcut] from=-3
+                ++layer_;
+            }
+            stage_outputs.push_back(x);  // layers 4, 11, 36, 61, 74
+        }
+        // Three scales: on the 1024-channel map (stride 32), then on the upsampled neck
+        // concatenated with layer 61 (512 channels, stride 16) and with layer 36 (256, stride 8).
+        const std::int64_t head_channels = 3 * (5 + c_.classes);
+        for (int scale = 0; scale < 3; ++scale) {
+            const std::int64_t width = std::int64_t{512} >> scale;
+            if (scale > 0) {
+                ++layer_;  // [route] layers=-4: the previous neck's fifth conv, `x`
+                x = conv_leaky(x, square(width, 1));
+                x = upsample(x);
+                x = b_.op("Concat", {x, stage_outputs[4 - static_cast<std::size_t>(scale)]},
+                          {{"axis", std::int64_t{1}}});  // [route] layers=-1, 61 (or 36)
+                ++layer_;
+            }
+            // The neck: 1x1 to `width`, 3x3 to 2 * width, alternating, five convs.
+            for (int i = 0; i < 5; ++i)
+                x = conv_leaky(x, i % 2 == 0 ? square(width, 1) : square(2 * width, 3));
+            const int y = conv_leaky(x, square(2 * width, 3));
+            const int head = conv_layer(y, square(head_channels, 1), false);
+            b_.graph().mark_output(head);
+            ++layer_;  // [yolo]
+        }
+        return std::move(b_.graph());
+    }
+
+private:
+    // The cfg's [convolutional] layer `layer_` (BatchNorm folded); LeakyReLU(0.1) when `leaky`.
+    int conv_layer(int x, const ConvSpec& s, bool leaky) {
+        const std::string module = fmt::format("module_list.{}", layer_);
+        auto sc = b_.scope(module);
+        const std::string name = fmt::format("conv_{}", layer_);
+        int y = conv(b_, x, name, module + "." + name, s);
+        if (leaky)
+            y = scoped_op(b_, fmt::format("leaky_{}", layer_), "LeakyRelu", {y}, {{"alpha", 0.1}});
+        ++layer_;
+        return y;
+    }
+    int conv_leaky(int x, const ConvSpec& s) { return conv_layer(x, s, true); }
+
+    // [upsample] stride=2: F.interpolate(scale_factor=2, mode="nearest") exports (opset 13) as
+    // Resize(X, roi absent, scales [1, 1, 2, 2]). Resize's op-table row has no shape rule (its
+    // output depends on the values of scales or sizes), so the output shape is declared, as
+    // Inception's Pad is. The absent roi is the zero-element placeholder the ONNX importer
+    // gives an absent optional input; scales is a shared constant, not a parameter.
+    int upsample(int x) {
+        if (scales_ < 0) {
+            roi_ = b_.weight("<absent>", {0});
+            scales_ = b_.weight("upsample.scales", {4});
+        }
+        const std::string module = fmt::format("module_list.{}", layer_);
+        auto sc = b_.scope(module);
+        auto up = b_.scope(fmt::format("upsample_{}", layer_));
+        Shape shape = b_.shape(x);
+        shape[2] *= 2;
+        shape[3] *= 2;
+        const int y = b_.op_shaped("Resize", {x, roi_, scales_},
+                                   {{"coordinate_transformation_mode", std::string("asymmetric")},
+                                    {"cubic_coeff_a", -0.75},
+                                    {"mode", std::string("nearest")},
+                                    {"nearest_mode", std::string("floor")}},
+                                   shape, b_.dtype(x));
+        ++layer_;
+        return y;
+    }
+
+    CnnConfig c_;
+    GraphBuilder b_;
+    int layer_ = 0;  // the cfg layer the next op belongs to
+    int roi_ = -1;
+    int scales_ = -1;
+};
+
+}  // namespace
+
+Graph build_yolo_v3(const CnnConfig& config) {
+    if (config.image < kYoloV3Stride || config.image % kYoloV3Stride != 0) {
+        throw std::invalid_argument(
+            fmt::format("model 'yolo_v3': knob 'image' must be a positive multiple of {} (the "
+                        "backbone's total stride), got {}",
+                        kYoloV3Stride, config.image));
+    }
+    return YoloV3(config).build();
 }
 
 }  // namespace hetsim::sim::workloads

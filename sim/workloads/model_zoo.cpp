@@ -267,6 +267,23 @@ const std::vector<ModelEntry>& registry() {
                                "eval export with BatchNorm folded into Conv",
                                cnn_knobs(224)},
                      cnn<build_mobilenet_v2>});
+        e.push_back({ModelInfo{"mobilenet_v1",
+                               "MobileNet v1, width 1.0, ReLU (Howard et al. 2017 Table 1; EOP's "
+                               "MobileNet from TVM testing), BatchNorm folded into Conv",
+                               cnn_knobs(224)},
+                     cnn<build_mobilenet_v1>});
+        {
+            ModelInfo info{"yolo_v3",
+                           "YOLOv3: Darknet-53 and three detection heads (Redmon and Farhadi "
+                           "2018; xu2022 Table 3 at 640), LeakyReLU, BatchNorm folded into Conv",
+                           cnn_knobs(640)};
+            info.knobs[1].description = "input height = width, a multiple of 32";
+            info.knobs[1].min_value = kYoloV3Stride;
+            info.knobs[2] = {"classes", 80,
+                             "object classes (COCO: 80); a head has "
+                             "3 * (5 + classes) channels"};
+            e.push_back({std::move(info), cnn<build_yolo_v3>});
+        }
         e.push_back(
             {ModelInfo{
                  "wide_and_deep",

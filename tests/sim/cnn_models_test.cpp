@@ -12,6 +12,8 @@
 //   mobilenet_v2  3,504,872 - 17,056 = 3,487,816
 //   inception_v3 (no aux)  23,834,568 - 17,216 = 23,817,352
 // (torchvision counts and buffer counts as printed by PyTorch 1.13 / torchvision 0.14.)
+// `mobilenet_v1` and `yolo_v3` have no torchvision model: they are checked against the
+// published multiply-adds and parameters (Howard et al. 2017; Redmon and Farhadi 2018 / darknet).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -212,6 +214,121 @@ TEST(CnnModels, InceptionV3MatchesTheExport) {
     EXPECT_EQ(g.tensor(fc.inputs[0]).shape, (Shape{1, 2048}));
 }
 
+// Howard et al. 2017, Table 1 (width 1.0, 224 x 224): 569 million multiply-adds and 4.2
+// million parameters. The graph: the stem, 13 depthwise + 13 pointwise convs, each with a ReLU,
+// then GlobalAveragePool, Flatten and the fc Gemm.
+TEST(CnnModels, MobileNetV1MatchesHowardTableOne) {
+    const Graph g = build_model("mobilenet_v1", {});
+    const auto h = op_histogram(g);
+    EXPECT_EQ(h.at("Conv"), 27);  // 1 + 13 * 2
+    EXPECT_EQ(h.at("Relu"), 27);
+    EXPECT_EQ(h.at("Gemm"), 1);
+    EXPECT_EQ(h.at("GlobalAveragePool"), 1);
+    EXPECT_EQ(h.at("Flatten"), 1);
+    EXPECT_EQ(g.op_count(), 27 + 27 + 3);
+    // Multiply-adds: the convs 567,716,352 and the fc 1024 * 1000 = 1,024,000, together
+    // 568,740,352, Table 1's "569 million" (its Table 2 breakdown includes the fc layer).
+    // hetsim counts 2 FLOPs per multiply-add and the Gemm bias (1000); the folded Conv biases
+    // are not counted. So 2 * 568,740,352 + 1000, 0.05 % under 2 * 569e6.
+    EXPECT_DOUBLE_EQ(conv_gemm_flops(g), 1'137'481'704.0);
+    EXPECT_NEAR(conv_gemm_flops(g), 2 * 569e6, 0.01 * 2 * 569e6);
+    // Parameters: conv weights 3,185,088, the fc 1,025,000 and the folded biases of the 27
+    // convs' BatchNorms (10,944 channels): 4,221,032, Table 1's "4.2 million". With BN's
+    // weight and bias instead of the folded bias it is 4,231,976, the trainable count of
+    // Keras's MobileNet(alpha=1.0).
+    EXPECT_EQ(parameters(g), 4'221'032);
+    EXPECT_NEAR(static_cast<double>(parameters(g)), 4.2e6, 0.01 * 4.2e6);
+    EXPECT_EQ(g.total_weight_bytes(), 4 * parameters(g));
+    // Depthwise: group = channels, stride on the depthwise conv.
+    const Op& dw = g.op(*g.find_op("/features/features.2/features.2.0/Conv"));
+    EXPECT_EQ(dw.attr_int("group", 1), 64);
+    EXPECT_EQ(dw.attr_ints("strides"), (std::vector<std::int64_t>{2, 2}));
+    EXPECT_EQ(g.tensor(*g.find_tensor("features.2.0.weight")).shape, (Shape{64, 1, 3, 3}));
+    EXPECT_EQ(g.tensor(*g.find_tensor("features.2.3.weight")).shape, (Shape{128, 64, 1, 1}));
+    EXPECT_TRUE(g.find_op("/features/features.0/features.0.2/Relu").has_value());
+    EXPECT_TRUE(g.find_op("/features/features.13/features.13.5/Relu").has_value());
+    const Op& last = g.op(*g.find_op("/features/features.13/features.13.3/Conv"));
+    EXPECT_EQ(g.tensor(last.outputs[0]).shape, (Shape{1, 1024, 7, 7}));
+    const Op& fc = g.op(*g.find_op("/fc/Gemm"));
+    EXPECT_EQ(g.tensor(fc.outputs[0]).shape, (Shape{1, 1000}));
+    EXPECT_TRUE(g.tensor(fc.outputs[0]).is_graph_output);
+    const Graph small = build_model("mobilenet_v1", {{"batch", 2}, {"image", 96}, {"classes", 10}});
+    const Op& small_fc = small.op(*small.find_op("/fc/Gemm"));
+    EXPECT_EQ(small.tensor(small_fc.outputs[0]).shape, (Shape{2, 10}));
+}
+
+// The graph outputs in order.
+std::vector<Shape> output_shapes(const Graph& g) {
+    std::vector<Shape> shapes;
+    for (const Tensor& t : g.tensors()) {
+        if (t.is_graph_output)
+            shapes.push_back(t.shape);
+    }
+    return shapes;
+}
+
+// Redmon and Farhadi 2018 (Table 2, and darknet's yolov3.cfg at 416 x 416: "65.86 Bn" FLOPs,
+// a multiply-add counted as 2, bias and activations not counted).
+TEST(CnnModels, YoloV3MatchesDarknetAt416) {
+    const Graph g = build_model("yolo_v3", {{"image", 416}});
+    const auto h = op_histogram(g);
+    EXPECT_EQ(h.at("Conv"), 75);       // Darknet-53's 52 and the heads' 23
+    EXPECT_EQ(h.at("LeakyRelu"), 72);  // all but the three heads' 1x1 convs
+    EXPECT_EQ(h.at("Add"), 23);        // residual blocks: 1 + 2 + 8 + 8 + 4
+    EXPECT_EQ(h.at("Resize"), 2);
+    EXPECT_EQ(h.at("Concat"), 2);
+    EXPECT_EQ(g.op_count(), 75 + 72 + 23 + 2 + 2);
+    // hetsim's Conv FLOPs count 2 per multiply-add and no bias, as darknet does: exactly its
+    // 65.86 Bn (the Adds, LeakyRelus and nearest Resizes are not in darknet's figure).
+    double conv_flops = 0.0;
+    for (const Op& op : g.ops())
+        conv_flops += op.type == "Conv" ? op.flops : 0.0;
+    EXPECT_DOUBLE_EQ(conv_flops, 65'864'075'264.0);
+    EXPECT_NEAR(conv_flops, 65.86e9, 0.01 * 65.86e9);
+    EXPECT_EQ(output_shapes(g),
+              (std::vector<Shape>{{1, 255, 13, 13}, {1, 255, 26, 26}, {1, 255, 52, 52}}));
+    // Parameters (the 4 upsample scales are a constant, not a parameter): weights and the
+    // folded biases, 61,922,845. darknet's yolov3.weights holds 62,001,757 floats after its
+    // 20-byte header (248,007,048 bytes): BN's 4 values per channel instead of the folded bias,
+    // 3 * 26,304 more; ultralytics' yolov3 counts 61,949,149 (BN weight and bias: 26,304 more).
+    EXPECT_EQ(parameters(g) - 4, 61'922'845);
+    EXPECT_EQ(parameters(g) - 4 + 3 * 26'304, 62'001'757);
+    // Layer numbering follows yolov3.cfg: 36 and 61 are the stages the heads concatenate.
+    const Op& cat = g.op(*g.find_op("/Concat"));
+    EXPECT_EQ(g.tensor(cat.outputs[0]).shape, (Shape{1, 768, 26, 26}));  // 256 up + layer 61
+    EXPECT_EQ(g.tensor(cat.inputs[1]).shape, (Shape{1, 512, 26, 26}));
+    const Op& cat2 = g.op(*g.find_op("/Concat_1"));
+    EXPECT_EQ(g.tensor(cat2.outputs[0]).shape, (Shape{1, 384, 52, 52}));  // 128 up + layer 36
+    const Op& up = g.op(*g.find_op("/module_list.85/upsample_85/Resize"));
+    EXPECT_EQ(g.tensor(up.outputs[0]).shape, (Shape{1, 256, 26, 26}));
+    EXPECT_EQ(up.flops, 0.0);  // nearest: a copy
+    EXPECT_TRUE(g.find_op("/module_list.97/upsample_97/Resize").has_value());
+    EXPECT_TRUE(g.find_op("/module_list.0/leaky_0/LeakyRelu").has_value());
+    EXPECT_EQ(g.op(*g.find_op("/module_list.1/conv_1/Conv")).attr_ints("strides"),
+              (std::vector<std::int64_t>{2, 2}));
+    for (const char* head : {"/module_list.81/conv_81/Conv", "/module_list.93/conv_93/Conv",
+                             "/module_list.105/conv_105/Conv"}) {
+        const Op& op = g.op(*g.find_op(head));
+        EXPECT_TRUE(g.tensor(op.outputs[0]).is_graph_output) << head;
+        EXPECT_EQ(g.tensor(op.inputs[1]).shape[0], 255) << head;
+    }
+    EXPECT_FALSE(g.find_op("/module_list.81/leaky_81/LeakyRelu").has_value());
+    // Darknet-53's last conv (layer 73; 74 is its shortcut).
+    EXPECT_EQ(g.tensor(*g.find_tensor("module_list.73.conv_73.weight")).shape,
+              (Shape{1024, 512, 3, 3}));
+    EXPECT_FALSE(g.find_tensor("module_list.74.conv_74.weight").has_value());
+}
+
+TEST(CnnModels, YoloV3DefaultsToXu2022SizeAndScalesWithItsKnobs) {
+    const Graph g = build_model("yolo_v3", {});  // xu2022 Table 3: 3 x 640 x 640, 80 classes
+    EXPECT_EQ(g.tensor(*g.find_tensor("input")).shape, (Shape{1, 3, 640, 640}));
+    EXPECT_EQ(output_shapes(g),
+              (std::vector<Shape>{{1, 255, 20, 20}, {1, 255, 40, 40}, {1, 255, 80, 80}}));
+    const Graph small = build_model("yolo_v3", {{"batch", 2}, {"image", 64}, {"classes", 20}});
+    EXPECT_EQ(output_shapes(small),
+              (std::vector<Shape>{{2, 75, 2, 2}, {2, 75, 4, 4}, {2, 75, 8, 8}}));
+}
+
 TEST(CnnModels, BadKnobsAreErrorsNamingTheKnob) {
     EXPECT_THAT(build_error("resnet", {{"depth", 20}}),
                 ::testing::HasSubstr("knob 'depth' must be one of 18, 34, 50, 101, 152, got 20"));
@@ -220,6 +337,14 @@ TEST(CnnModels, BadKnobsAreErrorsNamingTheKnob) {
     EXPECT_THAT(build_error("inception_v3", {{"image", 74}}),
                 ::testing::HasSubstr("knob 'image' must be >= 75, got 74"));
     EXPECT_EQ(build_error("inception_v3", {{"image", 75}}), "no error");
+    EXPECT_THAT(
+        build_error("yolo_v3", {{"image", 100}}),
+        ::testing::HasSubstr("model 'yolo_v3': knob 'image' must be a positive multiple of 32"));
+    EXPECT_THAT(build_error("yolo_v3", {{"image", 100}}), ::testing::HasSubstr("got 100"));
+    EXPECT_THAT(build_error("yolo_v3", {{"image", 16}}),
+                ::testing::HasSubstr("knob 'image' must be >= 32, got 16"));
+    EXPECT_EQ(build_error("yolo_v3", {{"image", 32}}), "no error");
+    EXPECT_THAT(build_error("mobilenet_v1", {{"image", 0}}), ::testing::HasSubstr("'image'"));
 }
 
 }  // namespace

@@ -232,6 +232,14 @@ TEST(CalibrateFit, BadMeasurementFilesAreOneLineErrorsNamingRowAndColumn) {
          "bad_scope.csv:2: scope: unknown scope 'dispatch'"},
         {"bad_column.csv", "device,workload,time_ms\nG,add_1024.json,1e-5\n",
          "bad_column.csv:1: time_ms: unknown column"},
+        {"orphan_reference.csv",
+         "device,workload,time_s,reference_workload\nG,add_1024.json,1e-5,add_1024.json\n",
+         "orphan_reference.csv:2: reference_workload: a reference workload needs a "
+         "reference_device"},
+        {"missing_reference.csv",
+         "device,workload,reference_device,reference_workload,speedup\n"
+         "G,add_1024.json,G,nope.json,1\n",
+         "missing_reference.csv:2: reference_workload: no such file"},
     };
     for (const Case& c : cases) {
         SCOPED_TRACE(c.name);
@@ -286,6 +294,37 @@ TEST(CalibrateFit, ShippedXeonTitanVIsItsFitOutput) {
     EXPECT_EQ(report.in_sample.rows, 16u);
 }
 
+// configs/platforms/i7_rtx2060.yaml is what its header's command writes: three global
+// constants fitted to xu2022 Table 5's ratio rows, each row timing the CPU and the GPU on the
+// two parts of a split op (reference_workload), which are equal at the published ratio.
+TEST(CalibrateFit, ShippedI7Rtx2060IsItsFitOutput) {
+    register_all();
+    const fs::path root = HETSIM_SOURCE_DIR;
+    const fs::path platform = root / "configs/platforms/i7_rtx2060.yaml";
+    FitRequest request;
+    request.platform_file = platform.string();
+    request.measurements_file = (root / "configs/calibration/eop/fit.csv").string();
+    request.folds = 0;
+    request.fixed = {"cpu.flops_per_cycle",          "cpu.efficiency.conv",
+                     "cpu.efficiency.recurrent",     "cpu.dram_bandwidth",
+                     "cpu.dram_bandwidth_all_cores", "cpu.recurrent_step_overhead",
+                     "gpu.bandwidth_efficiency",     "gpu.kernel_latency",
+                     "gpu.launch_overhead",          "gpu.recurrent_step_latency"};
+    const FitReport report = fit_platform(request);
+    EXPECT_EQ(report.fitted_text, read_file(platform));
+    EXPECT_EQ(report.in_sample.rows, 3u);
+    // A ratio row with a reference workload predicts t_reference(other graph) / t_device(graph).
+    const sim::Platform fitted = sim::load_platform(platform.string());
+    const MeasurementFile data = load_measurements(request.measurements_file, fitted);
+    const Measurement& dense = data.rows.front();
+    ASSERT_NE(dense.graph, dense.reference_graph);
+    const sim::Device& cpu = fitted.device(*fitted.find_device("CPU"));
+    const sim::Device& gpu = fitted.device(*fitted.find_device("GPU"));
+    const double t_cpu = cpu.model->op_time_s(*dense.graph, dense.graph->op(0));
+    const double t_gpu = gpu.model->op_time_s(*dense.reference_graph, dense.reference_graph->op(0));
+    EXPECT_DOUBLE_EQ(predict(fitted, dense), t_gpu / t_cpu);
+}
+
 // configs/platforms/zynq_silentpim.yaml is what its header's command writes.
 TEST(CalibrateFit, ShippedZynqSilentPimIsItsFitOutput) {
     register_all();
@@ -318,25 +357,34 @@ TEST(CalibrateFit, H100FitSetsAreWhatTheirScriptDerives) {
         EXPECT_EQ(read_file(tmp.path() / derived), read_file(shipped / derived)) << derived;
 }
 
-// lee2022's fit set is what tools/measure/lee2022_fit_set.py writes.
-TEST(CalibrateFit, Lee2022FitSetIsWhatItsScriptWrites) {
+// Runs a fit-set script into a temporary folder and compares every file it writes with the
+// shipped copy under configs/calibration/<set>; returns how many files it wrote.
+int expect_script_reproduces(const std::string& script, const std::string& set) {
     TempDir tmp;
     const fs::path root = HETSIM_SOURCE_DIR;
-    const auto out = hetsim::testing::run_command(
-        fmt::format("python3 {} --out {}", (root / "tools/measure/lee2022_fit_set.py").string(),
-                    tmp.path().string()));
-    ASSERT_EQ(out.exit_code, 0) << out.output;
+    const auto out = hetsim::testing::run_command(fmt::format(
+        "python3 {} --out {}", (root / "tools/measure" / script).string(), tmp.path().string()));
+    EXPECT_EQ(out.exit_code, 0) << out.output;
     int files = 0;
     for (const auto& entry : fs::recursive_directory_iterator(tmp.path())) {
         if (!entry.is_regular_file())
             continue;
         const fs::path relative = fs::relative(entry.path(), tmp.path());
-        EXPECT_EQ(read_file(entry.path()),
-                  read_file(root / "configs/calibration/lee2022" / relative))
+        EXPECT_EQ(read_file(entry.path()), read_file(root / "configs/calibration" / set / relative))
             << relative;
         ++files;
     }
-    EXPECT_EQ(files, 7);  // fit.csv and 6 graphs
+    return files;
+}
+
+// lee2022's fit set is what tools/measure/lee2022_fit_set.py writes.
+TEST(CalibrateFit, Lee2022FitSetIsWhatItsScriptWrites) {
+    EXPECT_EQ(expect_script_reproduces("lee2022_fit_set.py", "lee2022"), 7);  // fit.csv, 6 graphs
+}
+
+// EOP's Table 5 rows are what tools/measure/eop_fit_set.py writes.
+TEST(CalibrateFit, EopFitSetIsWhatItsScriptWrites) {
+    EXPECT_EQ(expect_script_reproduces("eop_fit_set.py", "eop"), 7);  // fit.csv, 6 graphs
 }
 
 // The DUET subgraphs and the Table II/III rows are what tools/measure/duet_subgraphs.py cuts

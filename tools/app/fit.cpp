@@ -76,12 +76,13 @@ bool is_graph_file(const std::string& workload) {
 // Loads a row's workload: a JSON or ONNX file relative to the CSV, or a model name with knobs.
 std::shared_ptr<const sim::Graph> load_row_graph(const std::string& file, int line,
                                                  const std::string& workload,
-                                                 const std::map<std::string, std::string>& knobs) {
+                                                 const std::map<std::string, std::string>& knobs,
+                                                 const std::string& column = "workload") {
     YAML::Node node;
     if (is_graph_file(workload)) {
         const fs::path path = fs::path(file).parent_path() / workload;
         if (!fs::exists(path))
-            row_error(file, line, "workload", fmt::format("no such file '{}'", path.string()));
+            row_error(file, line, column, fmt::format("no such file '{}'", path.string()));
         // The study's workload mapping resolves the path against the node's file: the CSV.
         node[fs::path(workload).extension() == ".onnx" ? "onnx" : "json"] = workload;
     } else {
@@ -93,9 +94,9 @@ std::shared_ptr<const sim::Graph> load_row_graph(const std::string& file, int li
         std::string label;
         return build_workload(sim::ConfigNode(node, file, "workload"), label);
     } catch (const sim::InputError& e) {
-        row_error(file, line, "workload", e.message());
+        row_error(file, line, column, e.message());
     } catch (const std::exception& e) {
-        row_error(file, line, "workload", e.what());
+        row_error(file, line, column, e.what());
     }
 }
 
@@ -110,10 +111,12 @@ int require_device(const sim::Platform& platform, const std::string& file, int l
                           fmt::join(platform.device_names(), ", ")));
 }
 
-double graph_time_s(const sim::Platform& platform, int device, const Measurement& row) {
+double graph_time_s(const sim::Platform& platform, int device, const Measurement& row,
+                    bool reference) {
     const sim::DeviceModel& model = *platform.device(device).model;
-    const sim::Graph& graph =
-        platform.device(device).compiler == sim::Compiler::tvm ? *row.fused : *row.graph;
+    const bool tvm = platform.device(device).compiler == sim::Compiler::tvm;
+    const sim::Graph& graph = reference ? (tvm ? *row.reference_fused : *row.reference_graph)
+                                        : (tvm ? *row.fused : *row.graph);
     const std::string& scope = row.scope;
     if (scope == "end_to_end") {
         sim::Placement placement;
@@ -129,7 +132,7 @@ double graph_time_s(const sim::Platform& platform, int device, const Measurement
 }
 
 double row_time_s(const sim::Platform& platform, const Measurement& row,
-                  const std::string& device_name) {
+                  const std::string& device_name, bool reference = false) {
     const int device = *platform.find_device(device_name);
     if (row.scope == "transfer") {
         const std::string& host = platform.host_component;
@@ -138,7 +141,7 @@ double row_time_s(const sim::Platform& platform, const Measurement& row,
                                                        : sim::route_cost(platform, comp, host);
         return cost.time_s(row.transfer_bytes);
     }
-    return graph_time_s(platform, device, row);
+    return graph_time_s(platform, device, row, reference);
 }
 
 double relative_error(double predicted, double measured) {
@@ -510,15 +513,16 @@ MeasurementFile load_measurements(const std::string& csv_path, const sim::Platfo
                               "empty file: expected the header "
                               "device,workload,time_s");
     const auto columns = sim::csv_columns(records[0]);
-    static const std::set<std::string> known = {"device",  "workload", "time_s",
-                                                "knobs",   "scope",    "reference_device",
-                                                "speedup", "weight",   "source"};
+    static const std::set<std::string> known = {
+        "device",  "workload",           "time_s",          "knobs",  "scope", "reference_device",
+        "speedup", "reference_workload", "reference_knobs", "weight", "source"};
     for (const std::string& name : records[0]) {
         if (known.count(name) == 0) {
             throw sim::InputError(csv_path, name, 1,
                                   fmt::format("unknown column '{}' (columns: device, workload, "
                                               "time_s, knobs, scope, reference_device, speedup, "
-                                              "weight, source)",
+                                              "reference_workload, reference_knobs, weight, "
+                                              "source)",
                                               name));
         }
     }
@@ -556,6 +560,12 @@ MeasurementFile load_measurements(const std::string& csv_path, const sim::Platfo
         }
         const int device = require_device(platform, csv_path, line, "device", m.device);
         m.reference_device = field("reference_device");
+        m.reference_workload = field("reference_workload");
+        m.reference_knobs = field("reference_knobs");
+        if ((!m.reference_workload.empty() || !m.reference_knobs.empty()) &&
+            m.reference_device.empty())
+            row_error(csv_path, line, "reference_workload",
+                      "a reference workload needs a reference_device");
         const std::string time = field("time_s");
         const std::string speedup = field("speedup");
         if (!m.reference_device.empty()) {
@@ -599,26 +609,41 @@ MeasurementFile load_measurements(const std::string& csv_path, const sim::Platfo
                 row_error(csv_path, line, "device",
                           fmt::format("no route between the host and {}", m.device));
         } else {
-            const std::string key_knobs = is_graph_file(m.workload) ? "" : m.knobs;
-            auto& graph = graphs[{m.workload, key_knobs}];
-            if (!graph)
-                graph = load_row_graph(csv_path, line, m.workload, knobs);
-            m.graph = graph;
-            auto& fused = graphs[{m.workload, key_knobs + "#fused"}];
-            if (!fused) {
-                try {
-                    fused = std::make_shared<sim::Graph>(
-                        sim::passes::compile_for(*graph, sim::Compiler::tvm));
-                } catch (const std::exception& e) {
-                    row_error(csv_path, line, "workload", e.what());
+            // A workload's graph and its TVM fusion, loaded once per (workload, knobs).
+            const auto load = [&](const std::string& workload, const std::string& knob_text,
+                                  const char* column) {
+                const auto parsed = parse_knob_text(csv_path, line, knob_text);
+                const std::string key_knobs = is_graph_file(workload) ? "" : knob_text;
+                auto& graph = graphs[{workload, key_knobs}];
+                if (!graph)
+                    graph = load_row_graph(csv_path, line, workload, parsed, column);
+                auto& fused = graphs[{workload, key_knobs + "#fused"}];
+                if (!fused) {
+                    try {
+                        fused = std::make_shared<sim::Graph>(
+                            sim::passes::compile_for(*graph, sim::Compiler::tvm));
+                    } catch (const std::exception& e) {
+                        row_error(csv_path, line, column, e.what());
+                    }
                 }
+                return std::make_pair(graph, fused);
+            };
+            std::tie(m.graph, m.fused) = load(m.workload, m.knobs, "workload");
+            if (m.reference_workload.empty()) {
+                m.reference_graph = m.graph;
+                m.reference_fused = m.fused;
+            } else {
+                std::tie(m.reference_graph, m.reference_fused) =
+                    load(m.reference_workload, m.reference_knobs, "reference_workload");
             }
-            m.fused = fused;
             for (const std::string& name : {m.device, m.reference_device}) {
                 if (name.empty())
                     continue;
                 const sim::Device& d = platform.device(*platform.find_device(name));
-                const sim::Graph& g = d.compiler == sim::Compiler::tvm ? *m.fused : *m.graph;
+                const bool reference = name == m.reference_device && name != m.device;
+                const sim::Graph& g = d.compiler == sim::Compiler::tvm
+                                          ? (reference ? *m.reference_fused : *m.fused)
+                                          : (reference ? *m.reference_graph : *m.graph);
                 for (const sim::Op& op : g.ops()) {
                     const sim::Support s = d.model->supports(g, op);
                     if (!s.ok)
@@ -639,7 +664,7 @@ double predict(const sim::Platform& platform, const Measurement& row) {
     const double t = row_time_s(platform, row, row.device);
     if (!row.is_ratio())
         return t;
-    return row_time_s(platform, row, row.reference_device) / t;
+    return row_time_s(platform, row, row.reference_device, true) / t;
 }
 
 FitReport fit_platform(const FitRequest& request) {

@@ -37,11 +37,18 @@ struct Measurement {
     std::string scope = "compute";
     double time_s = 0.0;           // measured time (0 for a ratio row)
     std::string reference_device;  // a ratio row: time on reference_device / time on device
+    // A ratio row may time the reference device on another workload (EOP's Table 5: the two
+    // parts of a split op, whose times are equal at the published ratio); empty: `workload`.
+    std::string reference_workload;
+    std::string reference_knobs;
     double speedup = 0.0;
     double weight = 1.0;
     std::string source;                       // e.g. "read off lee2022 Fig. 8a"
     std::shared_ptr<const sim::Graph> graph;  // null for a transfer
     std::shared_ptr<const sim::Graph> fused;  // the graph as TVM fuses it (sim/passes/fuse.hpp)
+    // The reference device's graphs: reference_workload's, else the same as graph and fused.
+    std::shared_ptr<const sim::Graph> reference_graph;
+    std::shared_ptr<const sim::Graph> reference_fused;
     std::int64_t transfer_bytes = 0;
     bool host_to_device = true;
 

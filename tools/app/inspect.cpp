@@ -10,6 +10,8 @@
 #include <sstream>
 #include <string_view>
 
+#include "placement/duet/duet_placer.hpp"
+#include "placement/eop/analysis.hpp"
 #include "placement/tarnawski/workload/graph_workload.hpp"
 #include "sim/config.hpp"
 #include "sim/passes/phases.hpp"
@@ -232,6 +234,12 @@ std::string inspect(const InspectRequest& request) {
             "", "--dim", 0,
             fmt::format("--dim binds dimensions of an ONNX file, not of '{}'", workload));
     }
+    if (request.patterns && !is_study) {
+        throw sim::InputError("", "--patterns", 0,
+                              fmt::format("--patterns needs a study (its platform's CPU and "
+                                          "GPU), not '{}'",
+                                          workload));
+    }
     if (request.ideals_limit && *request.ideals_limit < 1)
         throw sim::InputError("", "--ideals-limit", 0, "must be >= 1");
 
@@ -280,6 +288,14 @@ std::string inspect(const InspectRequest& request) {
         text += sim::passes::describe_phases(*graph, sim::passes::partition_phases(*graph));
     if (study)
         text += describe_device_costs(*graph, study->platform);
+    if (request.patterns) {
+        const auto [cpu, gpu] = placement::duet::cpu_and_gpu(study->platform);
+        placement::eop::AnalysisOptions options;
+        options.dims.assign(std::begin(sim::passes::kSplitDims), std::end(sim::passes::kSplitDims));
+        text += placement::eop::describe_patterns(
+            *graph, placement::eop::analyse(*graph, study->platform, cpu, gpu, options),
+            study->platform);
+    }
     if (!request.export_file.empty())
         text += fmt::format("graph written to {}\n", request.export_file);
     return text;

@@ -50,6 +50,9 @@ struct InspectRequest {
     std::optional<std::size_t> ideals_limit;  // --ideals [--ideals-limit N]
     std::string export_file;                  // --export: write the graph as a JSON graph
     bool phases = false;  // --phases: DUET's phases and subgraphs (placement/duet/phases.hpp)
+    // --patterns: EOP's key operators and the pattern fitted to each on the study's CPU and
+    // GPU (placement/eop/analysis.hpp); needs a study.
+    bool patterns = false;
 };
 
 constexpr std::size_t kDefaultIdealsLimit = 1'000'000;

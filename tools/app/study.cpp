@@ -6,11 +6,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "importers/onnx_import.hpp"
+#include "placement/eop/eop_placer.hpp"
 #include "placement/placer_args.hpp"
 #include "sim/device_role.hpp"
 #include "sim/exec_graph.hpp"
@@ -386,6 +388,14 @@ StudyResult run_study(const StudyConfig& study, bool record_traces, std::ostream
             specs.push_back(p);
     }
     StudyResult result;
+    // A study that runs an EOP placer reports EOP's own metric (AT, Eq. 4) for every placer.
+    const auto placers = registry.all();
+    const bool eop_study = std::any_of(specs.begin(), specs.end(), [&](const std::string& spec) {
+        const std::string name = placement::split_placer_spec(spec).name;
+        return std::any_of(placers.begin(), placers.end(), [&](const placement::PlacerInfo* p) {
+            return p->name == name && p->family == "eop";
+        });
+    });
     // On a terminal one status line, redrawn in place and cleared at the end; elsewhere (a log,
     // a sweep's worker) a line for each step that took a second or more, so that a quick run
     // (or one that fails on bad input) prints nothing but its result or its one error line.
@@ -430,6 +440,8 @@ StudyResult run_study(const StudyConfig& study, bool record_traces, std::ostream
             result.rows.push_back(std::move(row));
             continue;
         }
+        if (eop_study)
+            row.eop_at_s = placement::eop::at_seconds(*study.graph, row.placement, study.platform);
         sim::ExecGraph exec = sim::lower(*study.graph, row.placement, study.platform);
         row.trace.title = fmt::format("{} / {} / {}", study.name, spec, study.evaluator);
         say(fmt::format("[{}/{}] {}: placed in {:.2f} s, simulating ({} evaluator, {} samples)",
@@ -539,7 +551,8 @@ const std::vector<std::string>& results_csv_columns() {
                                                   "speedup",      "placer_time_s",
                                                   "profile_runs", "evaluator",
                                                   "workload",     "platform",
-                                                  "feasible",     "infeasible_reason"};
+                                                  "feasible",     "infeasible_reason",
+                                                  "eop_at_s"};
     return columns;
 }
 
@@ -556,11 +569,12 @@ void write_outputs(const std::vector<PointRun>& runs, const fs::path& out_dir, b
         const std::string prefix = runs.size() > 1 ? file_safe(study.point) + "_" : "";
         for (const auto& r : result.rows) {
             csv << fmt::format(
-                "{},\"{}\",\"{}\",{},{:.9g},{:.9g},{:.6g},{:.6g},{},{},\"{}\",{},{},\"{}\"\n",
+                "{},\"{}\",\"{}\",{},{:.9g},{:.9g},{:.6g},{:.6g},{},{},\"{}\",{},{},\"{}\",{}\n",
                 study.name, study.point, r.placer, objective_name(study.objective),
                 r.metrics.latency_s, r.metrics.throughput_per_s, r.speedup, r.placer_time_s,
                 r.profile_runs, study.evaluator, study.workload_label, study.platform.name,
-                r.metrics.feasible ? 1 : 0, r.metrics.infeasible_reason);
+                r.metrics.feasible ? 1 : 0, r.metrics.infeasible_reason,
+                std::isnan(r.eop_at_s) ? std::string() : fmt::format("{:.9g}", r.eop_at_s));
             nlohmann::ordered_json row;
             row["study"] = study.name;
             row["point"] = study.point;
@@ -580,6 +594,8 @@ void write_outputs(const std::vector<PointRun>& runs, const fs::path& out_dir, b
             row["link_bytes"] = r.metrics.link_bytes;
             row["time_by_kind_s"] = r.metrics.time_by_kind_s;
             row["stats"] = r.stats;
+            if (!std::isnan(r.eop_at_s))
+                row["eop_at_s"] = r.eop_at_s;
             if (!r.summary.empty())
                 row["summary"] = r.summary;
             if (r.placement.schedule.has_plan())

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -62,6 +63,9 @@ struct PlacerRow {
     std::map<std::string, std::string> stats;
     std::map<std::string, std::string> tables;  // placer CSVs by kind: <kind>_<placer>.csv
     std::string summary;                        // the placer's own one-line report
+    // EOP's AT (xu2022 Eq. 4, placement/eop/eop_placer.hpp), for every row of a study that
+    // runs an eop-family placer; NaN otherwise (an empty results.csv cell).
+    double eop_at_s = std::numeric_limits<double>::quiet_NaN();
     sim::Trace trace;
 };
 

@@ -19,22 +19,10 @@ The operands are weights, resident in each device's memory, as in Fig. 8 (operat
 Usage: python3 tools/measure/lee2022_fit_set.py [--out configs/calibration/lee2022]
 """
 import argparse
-import json
 import math
 import os
 
-
-def graph(name, op, a, b, out):
-    return {
-        "name": name,
-        "tensors": [
-            {"name": "a", "shape": a, "dtype": "float32", "kind": "weight"},
-            {"name": "b", "shape": b, "dtype": "float32", "kind": "weight"},
-            {"name": "c", "shape": out, "dtype": "float32", "kind": "activation"},
-        ],
-        "ops": [{"name": "op", "type": op, "inputs": ["a", "b"], "outputs": ["c"], "attrs": {}}],
-        "outputs": ["c"],
-    }
+from one_op_graphs import binary_op_graph, write_graph
 
 
 def main():
@@ -43,13 +31,11 @@ def main():
     args = ap.parse_args()
     os.makedirs(os.path.join(args.out, "graphs"), exist_ok=True)
     for p in (8, 16, 64):
-        for name, g in ((f"add_{p}x512", graph(f"add_{p}x512", "Add", [p, 512], [p, 512],
-                                               [p, 512])),
-                        (f"matmul_{p}x512x512", graph(f"matmul_{p}x512x512", "MatMul",
-                                                      [p, 512], [512, 512], [p, 512]))):
-            with open(os.path.join(args.out, "graphs", name + ".json"), "w") as f:
-                json.dump(g, f, indent=1)
-                f.write("\n")
+        write_graph(os.path.join(args.out, "graphs"),
+                    binary_op_graph(f"add_{p}x512", "Add", [p, 512], [p, 512], [p, 512]))
+        write_graph(os.path.join(args.out, "graphs"),
+                    binary_op_graph(f"matmul_{p}x512x512", "MatMul", [p, 512], [512, 512],
+                                    [p, 512]))
     text = "lee2022 §4.2 text"
     rows = [
         ("PIM", "matmul_8x512x512", "CPU_S", 10.4, 1, f"{text}: 5.6x-10.4x; gap shrinks with p"),
