@@ -933,6 +933,9 @@ std::vector<MeasurementSet> measurement_sets(const std::string& platform_name) {
     static const std::map<std::string, std::vector<MeasurementSet>> sets = {
         {"zynq_silentpim",
          {{"fit set (lee2022 §4.2: the Fig. 8 ranges as ratios)", "calibration/lee2022/fit.csv"}}},
+        {"i7_rtx2060",
+         {{"fit set (xu2022 Table 5: split ratios as equal part times)",
+           "calibration/eop/fit.csv"}}},
         {"xeon_titanv",
          {{"fit set (zhang2021 Tables II and III)", "calibration/duet/fit.csv"},
           {"held out (zhang2021 Table II, Siamese): predictions",
