@@ -24,6 +24,7 @@ namespace hetsim::placement::eop {
 
 struct AnalysisOptions {
     double key_share = 0.95;
+    bool key_by_type = false;  // key operators chosen by op type (Table 5) instead of by op
     double step = 0.01;
     int samples = 24;
     std::vector<sim::passes::SplitDim> dims;  // in order of preference

@@ -41,6 +41,9 @@ ArgumentSchema schema(EopMode mode) {
     s.number("key_share", 0.0, 1.0, "0.95",
              "key operators: the fewest ops (longest first on their faster device) that take "
              "this share of the time (§3.3: > 95 %); only they are split");
+    s.choice("key_by", {"op", "type"}, "op",
+             "key operators chosen op by op, or by op type (every op of the types that take "
+             "key_share of the time, as Table 5 lists them)");
     if (mode == EopMode::eop) {
         s.choice("conditions", {"c1", "c2", "c3"}, "c3",
                  "§5.1: c1 balances each key op (Eq. 5, Eq. 3); c2 tunes adjacent pairs "
@@ -225,6 +228,7 @@ EopPlacer::EopPlacer(EopMode mode, const std::string& arguments)
     : mode_(mode), arguments_(arguments) {
     const PlacerArguments args = schema(mode).parse(arguments);
     key_share_ = args.number("key_share");
+    key_by_type_ = args.choice("key_by") == "type";
     dims_ = args.text("dims");
     parse_dims(mode_name(mode), dims_);
     if (mode == EopMode::eop) {
@@ -265,6 +269,7 @@ PlacementResult EopPlacer::place(const PlacementContext& context) {
     const auto [cpu, gpu] = duet::cpu_and_gpu(context.platform);
     AnalysisOptions options;
     options.key_share = mode_ == EopMode::eop && conditions_ == "c2" ? 1.0 : key_share_;
+    options.key_by_type = key_by_type_;
     options.step = step_;
     options.samples = samples_;
     options.dims = parse_dims(mode_name(mode_), dims_);

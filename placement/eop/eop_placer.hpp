@@ -80,6 +80,7 @@ private:
     EopMode mode_;
     std::string arguments_;
     double key_share_ = 0.95;
+    bool key_by_type_ = false;
     std::string conditions_ = "c3";
     double step_ = 0.01;
     int samples_ = 24;

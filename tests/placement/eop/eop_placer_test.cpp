@@ -143,10 +143,10 @@ TEST(EopPlacers, KeyOperatorsCoverTheirShareAndEverySplitIsPlacedAsEq2Says) {
     EopRun run(sim::workloads::build_model(
         "lstm", {{"layers", 1}, {"hidden", 64}, {"input", 80}, {"seq_len", 3}, {"batch", 16}}));
     const int cpu = run.device("CPU"), gpu = run.device("GPU");
-    const Analysis analysis = analyse(
-        run.graph, run.platform, cpu, gpu,
-        AnalysisOptions{
-            0.95, 0.01, 8, {sim::passes::SplitDim::batch, sim::passes::SplitDim::hw}, true});
+    AnalysisOptions options;
+    options.samples = 8;
+    options.dims = {sim::passes::SplitDim::batch, sim::passes::SplitDim::hw};
+    const Analysis analysis = analyse(run.graph, run.platform, cpu, gpu, options);
     // The key ops are the longest (on their faster device) and cover >= 95 % of the time,
     // and dropping the shortest of them would cover less.
     double total = 0.0, key = 0.0, shortest = 1e300;
@@ -190,6 +190,26 @@ TEST(EopPlacers, KeyOperatorsCoverTheirShareAndEverySplitIsPlacedAsEq2Says) {
         run.graph, sim::Placement{std::vector<int>(run.graph.op_count(), gpu)}, run.platform);
     EXPECT_LE(at, std::min(cpu_only, gpu_only) * (1 + 1e-9));
     EXPECT_FALSE(eop.tables.at("ratios").empty());
+}
+
+TEST(EopPlacers, KeyOperatorsByTypeTakeEveryOpOfTheLongestTypes) {
+    EopRun run(sim::workloads::build_model(
+        "lstm", {{"layers", 1}, {"hidden", 64}, {"input", 80}, {"seq_len", 3}, {"batch", 16}}));
+    AnalysisOptions options;
+    options.dims = {sim::passes::SplitDim::batch};
+    options.samples = 4;
+    options.key_by_type = true;
+    const Analysis a =
+        analyse(run.graph, run.platform, run.device("CPU"), run.device("GPU"), options);
+    std::set<std::string> key_types;
+    for (const KeyOp& k : a.key)
+        key_types.insert(run.graph.op(k.op).type);
+    // Every op of a key type is key, and the key types cover key_share of the time.
+    int ops_of_key_types = 0;
+    for (const sim::Op& op : run.graph.ops())
+        ops_of_key_types += key_types.count(op.type) ? 1 : 0;
+    EXPECT_EQ(static_cast<int>(a.key.size()), ops_of_key_types);
+    EXPECT_GE(a.key_time_share, 0.95);
 }
 
 TEST(EopPlacers, ArgumentsAreCheckedAndSubgraphsFollowTheLayers) {
