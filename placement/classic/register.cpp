@@ -1,5 +1,6 @@
 // The classic family: placers that follow no one paper of hetsim's five, with bare names.
 #include "placement/classic/exhaustive.hpp"
+#include "placement/classic/list_scheduling.hpp"
 #include "placement/classic/priority.hpp"
 #include "placement/classic/random.hpp"
 #include "placement/classic/replay.hpp"
@@ -16,7 +17,11 @@ void register_placers(PlacerRegistry& registry) {
         .add(RandomPlacer::info())
         .add(RoundRobinPlacer::info())
         .add(ExhaustivePlacer::info())
-        .add(ReplayPlacer::info());
+        .add(ReplayPlacer::info())
+        .add(ListSchedulerPlacer::info(ListAlgorithm::heft))
+        .add(ListSchedulerPlacer::info(ListAlgorithm::cpop))
+        .add(ListSchedulerPlacer::info(ListAlgorithm::peft))
+        .add(ListSchedulerPlacer::info(ListAlgorithm::etf));
 }
 
 }  // namespace hetsim::placement::classic

@@ -2,6 +2,7 @@
 // schedules from the literature replay at exactly their published makespans, the mapping
 // alone (no order) does not, and bad instances end with exit 2 and one line naming the file
 // and the task.
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -148,6 +149,75 @@ TEST(TaskGraph, PeftPapersHeftAndPeftSchedulesReplayAt133And122) {
     // not the plan: 160 and 133.
     EXPECT_EQ(replay(dir, kPeftCosts, kPeftEdges, kPeftHeft, false).makespan, 160.0);
     EXPECT_EQ(replay(dir, kPeftCosts, kPeftEdges, kPeftPeft, false).makespan, 133.0);
+}
+
+// Runs `placer` on an instance and returns the schedule the simulator ran.
+Replayed place_with(const TempDir& dir, const Costs& w, const Edges& e, const std::string& placer) {
+    const fs::path inst = dir.write("instance.json", instance(w, e));
+    const fs::path out = dir.path() / "out.json";
+    fs::remove(out);
+    const auto run =
+        run_hetsim("place " + inst.string() + " --placer " + placer + " --out " + out.string());
+    Replayed r;
+    r.output = run.output;
+    EXPECT_EQ(run.exit_code, 0) << run.output;
+    if (run.exit_code != 0)
+        return r;
+    const Json doc = Json::parse(read_file(out));
+    r.makespan = doc["makespan"].get<double>();
+    r.schedule = doc["schedule"];
+    return r;
+}
+
+// Every task where and when the paper's schedule has it.
+void expect_schedule(const Replayed& r, const Costs& w, const Schedule& published) {
+    ASSERT_EQ(r.schedule.size(), published.size());
+    for (const Json& entry : r.schedule) {
+        const int t = entry["task"].get<int>();
+        const Slot& slot = published.at(t);
+        EXPECT_EQ(entry["processor"].get<int>(), slot.processor) << "task " << t;
+        EXPECT_EQ(entry["start"].get<double>(), slot.start) << "task " << t;
+        EXPECT_EQ(
+            entry["finish"].get<double>(),
+            slot.start + w[static_cast<std::size_t>(t)][static_cast<std::size_t>(slot.processor)])
+            << "task " << t;
+    }
+}
+
+// Issue 28: the list schedulers reproduce the published makespans, task by task where the
+// papers print the schedule, and the DES runs each plan in exactly its planned time (these
+// instances have no contention).
+TEST(TaskGraph, HeftAndCpopGiveTopcuoglus80And86) {
+    TempDir dir;
+    const Replayed heft = place_with(dir, kTopcuogluCosts, kTopcuogluEdges, "heft");
+    EXPECT_EQ(heft.makespan, 80.0);
+    EXPECT_THAT(heft.output, HasSubstr("makespan 80 (planned 80)"));
+    expect_schedule(heft, kTopcuogluCosts, kTopcuogluHeft);
+    const Replayed cpop = place_with(dir, kTopcuogluCosts, kTopcuogluEdges, "cpop");
+    EXPECT_EQ(cpop.makespan, 86.0);
+    EXPECT_THAT(cpop.output, HasSubstr("makespan 86 (planned 86)"));
+    // CPOP's critical path n1, n2, n9, n10 all on P1 (Topcuoglu §4.2: the processor that runs
+    // it fastest: 16 + 19 + 12 + 7 = 54 on P1 against 66 on P0 and 63 on P2).
+    for (const Json& entry : cpop.schedule) {
+        const int t = entry["task"].get<int>();
+        if (t == 0 || t == 1 || t == 8 || t == 9)
+            EXPECT_EQ(entry["processor"].get<int>(), 1) << "task " << t;
+    }
+}
+
+TEST(TaskGraph, PeftAndHeftGiveArabnejadAndBarbosas122And133) {
+    TempDir dir;
+    const Replayed peft = place_with(dir, kPeftCosts, kPeftEdges, "peft");
+    EXPECT_EQ(peft.makespan, 122.0);
+    EXPECT_THAT(peft.output, HasSubstr("makespan 122 (planned 122)"));
+    expect_schedule(peft, kPeftCosts, kPeftPeft);
+    const Replayed heft = place_with(dir, kPeftCosts, kPeftEdges, "heft");
+    EXPECT_EQ(heft.makespan, 133.0);
+    expect_schedule(heft, kPeftCosts, kPeftHeft);
+    // ETF: the earliest start first, whatever the finish: worse than both here.
+    const Replayed etf = place_with(dir, kPeftCosts, kPeftEdges, "etf");
+    EXPECT_THAT(etf.output, HasSubstr(fmt::format("(planned {:g})", etf.makespan)));
+    EXPECT_GT(etf.makespan, 122.0);
 }
 
 TEST(TaskGraph, AnyPlacerRunsOnAnInstanceAndEachTaskTakesItsCost) {
