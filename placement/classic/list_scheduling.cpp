@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <stdexcept>
 
 #include "sim/transfer_cost.hpp"
 
@@ -34,11 +35,15 @@ public:
     double earliest(double ready, double duration, bool insertion) const {
         if (!insertion)
             return std::max(ready, busy_.empty() ? 0.0 : busy_.back().second);
+        // Intervals do not overlap, so their finishes are sorted too: skip those that end by
+        // `ready` (a binary search), then take the first gap long enough.
+        auto it = std::partition_point(busy_.begin(), busy_.end(),
+                                       [&](const auto& b) { return b.second <= ready; });
         double t = ready;
-        for (const auto& [start, finish] : busy_) {
-            if (!less(start, t + duration))  // fits before this interval
+        for (; it != busy_.end(); ++it) {
+            if (!less(it->first, t + duration))  // fits before this interval
                 return t;
-            t = std::max(t, finish);
+            t = std::max(t, it->second);
         }
         return t;
     }
@@ -127,20 +132,36 @@ struct Builder {
 };
 
 // Repeatedly the ready task with the highest priority (ties to the lower id), placed by
-// `place(t)`: the ready-list form every rank-based scheduler here shares.
+// `place(t)`: the ready-list form every rank-based scheduler here shares. The ready list is
+// scanned each step: O(n x width), and ties are judged with the same tolerance everywhere.
 template <typename Place>
 ListSchedule by_priority(const SchedulingProblem& p, const std::vector<double>& priority,
                          Builder& b, Place place) {
-    for (int placed = 0; placed < p.tasks; ++placed) {
-        int pick = -1;
-        for (int t = 0; t < p.tasks; ++t) {
-            if (!b.ready(t))
-                continue;
-            if (pick < 0 || less(priority[static_cast<std::size_t>(pick)],
-                                 priority[static_cast<std::size_t>(t)]))
-                pick = t;
+    std::vector<int> waiting(static_cast<std::size_t>(p.tasks));
+    std::vector<int> ready;
+    for (int t = 0; t < p.tasks; ++t) {
+        waiting[static_cast<std::size_t>(t)] =
+            static_cast<int>(p.in_edges[static_cast<std::size_t>(t)].size());
+        if (waiting[static_cast<std::size_t>(t)] == 0)
+            ready.push_back(t);
+    }
+    while (!ready.empty()) {
+        std::size_t pick = 0;
+        for (std::size_t k = 1; k < ready.size(); ++k) {
+            const double a = priority[static_cast<std::size_t>(ready[pick])];
+            const double c = priority[static_cast<std::size_t>(ready[k])];
+            if (less(a, c) || (same(a, c) && ready[k] < ready[pick]))
+                pick = k;
         }
-        place(pick);
+        const int t = ready[pick];
+        ready[pick] = ready.back();
+        ready.pop_back();
+        place(t);
+        for (int e : p.out_edges[static_cast<std::size_t>(t)]) {
+            const int to = p.edges[static_cast<std::size_t>(e)].to;
+            if (--waiting[static_cast<std::size_t>(to)] == 0)
+                ready.push_back(to);
+        }
     }
     return b.s;
 }
@@ -293,6 +314,53 @@ SchedulingProblem scheduling_problem(const sim::Graph& graph, const sim::Platfor
         }
     }
     return p;
+}
+
+SchedulingProblem scheduling_problem(const std::vector<std::vector<double>>& cost,
+                                     const std::vector<GivenEdge>& edges) {
+    SchedulingProblem p;
+    p.tasks = static_cast<int>(cost.size());
+    p.processors = cost.empty() ? 0 : static_cast<int>(cost.front().size());
+    const auto P = static_cast<std::size_t>(p.processors);
+    p.cost = cost;
+    p.device.assign(cost.size(), std::vector<int>(P, -1));
+    for (std::size_t t = 0; t < cost.size(); ++t) {
+        if (cost[t].size() != P)
+            throw std::invalid_argument(
+                fmt::format("task {} has {} costs, expected {}", t, cost[t].size(), P));
+        for (std::size_t q = 0; q < P; ++q)
+            p.device[t][q] = std::isinf(cost[t][q]) ? -1 : static_cast<int>(q);
+    }
+    p.in_edges.resize(cost.size());
+    p.out_edges.resize(cost.size());
+    p.input_ready.assign(cost.size(), std::vector<double>(P, 0.0));
+    for (const GivenEdge& g : edges) {
+        if (g.from < 0 || g.to < 0 || g.from >= p.tasks || g.to >= p.tasks)
+            throw std::invalid_argument(fmt::format("edge {} -> {}: no such task", g.from, g.to));
+        SchedulingProblem::Edge e{g.from, g.to, std::vector<double>(P * P, g.comm_s), g.comm_s};
+        for (std::size_t q = 0; q < P; ++q)
+            e.comm[q * P + q] = 0.0;
+        const int index = static_cast<int>(p.edges.size());
+        p.in_edges[static_cast<std::size_t>(g.to)].push_back(index);
+        p.out_edges[static_cast<std::size_t>(g.from)].push_back(index);
+        p.edges.push_back(std::move(e));
+    }
+    return p;
+}
+
+double schedule_length_ratio(const SchedulingProblem& p, double makespan) {
+    std::vector<double> longest(static_cast<std::size_t>(p.tasks), 0.0);
+    double cp = 0.0;
+    for (int t : topological(p)) {
+        const auto& row = p.cost[static_cast<std::size_t>(t)];
+        double head = 0.0;
+        for (int e : p.in_edges[static_cast<std::size_t>(t)])
+            head = std::max(
+                head, longest[static_cast<std::size_t>(p.edges[static_cast<std::size_t>(e)].from)]);
+        longest[static_cast<std::size_t>(t)] = head + *std::min_element(row.begin(), row.end());
+        cp = std::max(cp, longest[static_cast<std::size_t>(t)]);
+    }
+    return cp > 0.0 ? makespan / cp : 0.0;
 }
 
 std::vector<double> upward_rank(const SchedulingProblem& p) {

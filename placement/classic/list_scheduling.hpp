@@ -58,6 +58,20 @@ struct SchedulingProblem {
 
 SchedulingProblem scheduling_problem(const sim::Graph& graph, const sim::Platform& platform);
 
+// The literature's form: costs[task][processor] given, and edges {from, to, comm} that cost
+// `comm` between any two distinct processors and 0 on one (an ideal network); no inputs.
+struct GivenEdge {
+    int from = -1, to = -1;
+    double comm_s = 0.0;
+};
+SchedulingProblem scheduling_problem(const std::vector<std::vector<double>>& cost,
+                                     const std::vector<GivenEdge>& edges);
+
+// Topcuoglu et al. 2002 Eq. 7: makespan over the sum of the minimum costs along CP_MIN, the
+// longest path when every task takes its minimum cost and edges cost nothing (a lower bound of
+// any schedule's makespan, so SLR >= 1).
+double schedule_length_ratio(const SchedulingProblem& problem, double makespan);
+
 // A schedule: per task its processor and planned start and finish.
 struct ListSchedule {
     std::vector<int> processor;

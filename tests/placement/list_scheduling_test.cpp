@@ -8,33 +8,14 @@
 #include <cmath>
 #include <limits>
 
+#include "sim/workloads/random_taskgraph.hpp"
+
 namespace hetsim::placement::classic {
 namespace {
 
-// `costs[t][p]`, and edges {from, to, comm} with the same comm between any two processors.
 SchedulingProblem problem(const std::vector<std::vector<double>>& costs,
-                          const std::vector<std::tuple<int, int, double>>& edges) {
-    SchedulingProblem p;
-    p.tasks = static_cast<int>(costs.size());
-    p.processors = static_cast<int>(costs.front().size());
-    p.cost = costs;
-    p.device.assign(costs.size(), std::vector<int>(costs.front().size(), 0));
-    for (auto& row : p.device)
-        for (std::size_t q = 0; q < row.size(); ++q)
-            row[q] = static_cast<int>(q);
-    p.in_edges.resize(costs.size());
-    p.out_edges.resize(costs.size());
-    p.input_ready.assign(costs.size(), std::vector<double>(costs.front().size(), 0.0));
-    const auto P = static_cast<std::size_t>(p.processors);
-    for (const auto& [from, to, comm] : edges) {
-        SchedulingProblem::Edge e{from, to, std::vector<double>(P * P, comm), comm};
-        for (std::size_t q = 0; q < P; ++q)
-            e.comm[q * P + q] = 0.0;
-        p.in_edges[static_cast<std::size_t>(to)].push_back(static_cast<int>(p.edges.size()));
-        p.out_edges[static_cast<std::size_t>(from)].push_back(static_cast<int>(p.edges.size()));
-        p.edges.push_back(e);
-    }
-    return p;
+                          const std::vector<GivenEdge>& edges) {
+    return scheduling_problem(costs, edges);
 }
 
 TEST(ListScheduling, RankTiesGoToTheLowerOpIdAndProcessorTiesToTheLowerIndex) {
@@ -124,6 +105,45 @@ TEST(ListScheduling, PeftsOptimisticCostTableCountsTheSuccessorNotTheTask) {
     EXPECT_EQ(oct[0][1], 1.0);
     EXPECT_EQ(oct[1][0], 0.0);
     EXPECT_EQ(oct[1][1], 0.0);
+}
+
+// On random graphs every schedule is valid: each task on a processor that runs it, for its
+// cost, after its inputs arrive, never two at once on a processor; and SLR >= 1.
+TEST(ListScheduling, EverySchedulerGivesAValidScheduleOnRandomGraphs) {
+    for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+        sim::workloads::RandomTaskGraphConfig c;
+        c.tasks = 60;
+        c.processors = 3;
+        c.ccr = static_cast<double>(seed % 5) * 0.5;
+        c.seed = seed;
+        const auto g = sim::workloads::random_taskgraph(c);
+        std::vector<GivenEdge> edges;
+        for (const auto& e : g.edges)
+            edges.push_back({e.from, e.to, e.comm_s});
+        const SchedulingProblem p = scheduling_problem(g.cost, edges);
+        for (const ListSchedule& s : {heft(p), cpop(p), peft(p), etf(p)}) {
+            for (int t = 0; t < p.tasks; ++t) {
+                const auto i = static_cast<std::size_t>(t);
+                EXPECT_NEAR(s.finish[i] - s.start[i],
+                            p.cost[i][static_cast<std::size_t>(s.processor[i])], 1e-9);
+                for (int e : p.in_edges[i]) {
+                    const auto& edge = p.edges[static_cast<std::size_t>(e)];
+                    const auto from = static_cast<std::size_t>(edge.from);
+                    EXPECT_GE(s.start[i] + 1e-9,
+                              s.finish[from] + p.comm(edge, s.processor[from], s.processor[i]));
+                }
+                for (int u = 0; u < t; ++u) {
+                    const auto j = static_cast<std::size_t>(u);
+                    if (s.processor[j] == s.processor[i]) {
+                        EXPECT_TRUE(s.finish[j] <= s.start[i] + 1e-9 ||
+                                    s.finish[i] <= s.start[j] + 1e-9)
+                            << "seed " << seed << ": tasks " << u << " and " << t << " overlap";
+                    }
+                }
+            }
+            EXPECT_GE(schedule_length_ratio(p, s.makespan()), 1.0 - 1e-12);
+        }
+    }
 }
 
 }  // namespace

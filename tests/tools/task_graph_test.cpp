@@ -220,6 +220,30 @@ TEST(TaskGraph, PeftAndHeftGiveArabnejadAndBarbosas122And133) {
     EXPECT_GT(etf.makespan, 122.0);
 }
 
+// A generated instance (issue 28 item 3): the same seed gives the same makespan, the DES runs
+// each list schedule in its planned time, and bad knobs are exit 2 naming the knob.
+TEST(TaskGraph, RandomTaskGraphsRunEveryListSchedulerAtItsPlannedMakespan) {
+    for (const char* placer : {"heft", "cpop", "peft", "etf"}) {
+        const std::string cmd =
+            std::string(
+                "place random_taskgraph --processors 3 --set tasks=40 --set ccr=2 "
+                "--set seed=7 --placer ") +
+            placer;
+        const auto a = run_hetsim(cmd), b = run_hetsim(cmd);
+        ASSERT_EQ(a.exit_code, 0) << a.output;
+        EXPECT_EQ(a.output, b.output);
+        // "makespan M (planned M)": the same number twice.
+        const auto at = a.output.find("makespan ");
+        ASSERT_NE(at, std::string::npos) << a.output;
+        const std::string rest = a.output.substr(at + 9);
+        const std::string made = rest.substr(0, rest.find(' '));
+        EXPECT_THAT(rest, HasSubstr("(planned " + made + ")")) << placer;
+    }
+    const auto bad = run_hetsim("place random_taskgraph --set wings=2 --placer heft");
+    EXPECT_EQ(bad.exit_code, 2);
+    EXPECT_THAT(bad.output, HasSubstr("random_taskgraph has no knob 'wings'"));
+}
+
 TEST(TaskGraph, AnyPlacerRunsOnAnInstanceAndEachTaskTakesItsCost) {
     TempDir dir;
     const fs::path inst = dir.write("i.json", instance(kTopcuogluCosts, kTopcuogluEdges));

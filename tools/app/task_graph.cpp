@@ -21,6 +21,7 @@
 #include "sim/exec_graph.hpp"
 #include "sim/placement_rules.hpp"
 #include "sim/units.hpp"
+#include "sim/workloads/random_taskgraph.hpp"
 #include "tools/app/registration.hpp"
 
 namespace hetsim::app {
@@ -254,8 +255,10 @@ public:
         return build();
     }
 
-    TaskGraphInstance read() {
-        const Json doc = read_json(file_);
+    TaskGraphInstance read() { return read_doc(read_json(file_)); }
+
+    // An instance document already in memory (a generated one names itself as the "file").
+    TaskGraphInstance read_doc(const Json& doc) {
         if (!doc.is_object())
             fail("", "expected an object with \"processors\", \"tasks\" and \"edges\"");
         if (!doc.contains("processors") || !doc["processors"].is_number_integer() ||
@@ -519,6 +522,8 @@ bool is_wfcommons(const Json& doc) {
 }  // namespace
 
 bool is_task_graph_instance(const std::string& file) {
+    if (file == kRandomTaskGraph)
+        return true;
     if (file.ends_with(".stg"))
         return true;
     if (!file.ends_with(".json"))
@@ -533,6 +538,76 @@ bool is_task_graph_instance(const std::string& file) {
     } catch (const Json::exception&) {
         return false;
     }
+}
+
+TaskGraphInstance random_task_graph_instance(const std::vector<std::string>& settings,
+                                             int processors) {
+    register_all();
+    sim::workloads::RandomTaskGraphConfig c;
+    c.processors = processors > 0 ? processors : 4;
+    for (const std::string& setting : settings) {
+        const auto eq = setting.find('=');
+        if (eq == std::string::npos)
+            throw sim::InputError("--set", "", 0,
+                                  fmt::format("expected key=value, got '{}'", setting));
+        const std::string key = setting.substr(0, eq), value = setting.substr(eq + 1);
+        double number = 0.0;
+        std::size_t used = 0;
+        try {
+            number = std::stod(value, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used != value.size() || !std::isfinite(number))
+            throw sim::InputError("--set", key, 0,
+                                  fmt::format("expected a number, got '{}'", value));
+        const auto integer = [&](int lo, int hi) {
+            if (number != std::floor(number) || number < lo || number > hi)
+                throw sim::InputError(
+                    "--set", key, 0,
+                    fmt::format("expected an integer in {}..{}, got {}", lo, hi, value));
+            return static_cast<int>(number);
+        };
+        if (key == "tasks")
+            c.tasks = integer(1, 1'000'000);
+        else if (key == "fat")
+            c.fat = number;
+        else if (key == "density")
+            c.density = number;
+        else if (key == "regularity")
+            c.regularity = number;
+        else if (key == "jump")
+            c.jump = integer(1, 1'000'000);
+        else if (key == "ccr")
+            c.ccr = number;
+        else if (key == "beta")
+            c.beta = number;
+        else if (key == "mean_cost")
+            c.mean_cost_s = number;
+        else if (key == "seed")
+            c.seed = static_cast<std::uint64_t>(integer(0, 2'000'000'000));
+        else
+            throw sim::InputError(
+                "--set", key, 0,
+                fmt::format("random_taskgraph has no knob '{}'; knobs: tasks, fat, density, "
+                            "regularity, jump, ccr, beta, mean_cost, seed",
+                            key));
+    }
+    sim::workloads::RandomTaskGraph g;
+    try {
+        g = sim::workloads::random_taskgraph(c);
+    } catch (const std::invalid_argument& e) {
+        throw sim::InputError("--set", "", 0, e.what());
+    }
+    Json doc;
+    doc["processors"] = g.processors;
+    doc["tasks"] = Json::array();
+    for (std::size_t t = 0; t < g.cost.size(); ++t)
+        doc["tasks"].push_back({{"id", t}, {"cost", g.cost[t]}});
+    doc["edges"] = Json::array();
+    for (const auto& e : g.edges)
+        doc["edges"].push_back({{"from", e.from}, {"to", e.to}, {"comm", e.comm_s}});
+    return InstanceReader(kRandomTaskGraph).read_doc(doc);
 }
 
 TaskGraphInstance load_task_graph_instance(const std::string& file, int processors,
@@ -564,8 +639,10 @@ TaskGraphInstance load_task_graph_instance(const std::string& file, int processo
 }
 
 std::string place_task_graph(const PlaceRequest& request) {
-    if (!request.overrides.empty())
-        throw sim::InputError("--set", "", 0, "--set applies to a study YAML only");
+    const bool generated = request.workload == kRandomTaskGraph;
+    if (!request.overrides.empty() && !generated)
+        throw sim::InputError("--set", "", 0,
+                              "--set applies to a study YAML or random_taskgraph only");
     double bandwidth_Bps = kLinkBandwidth_Bps;
     if (!request.bandwidth.empty()) {
         try {
@@ -576,8 +653,11 @@ std::string place_task_graph(const PlaceRequest& request) {
         if (!(bandwidth_Bps > 0.0))
             throw sim::InputError("--bandwidth", "", 0, "must be > 0");
     }
+    if (generated && !request.bandwidth.empty())
+        throw sim::InputError("--bandwidth", "", 0, "applies to a WfCommons workflow only");
     const TaskGraphInstance instance =
-        load_task_graph_instance(request.workload, request.processors, bandwidth_Bps);
+        generated ? random_task_graph_instance(request.overrides, request.processors)
+                  : load_task_graph_instance(request.workload, request.processors, bandwidth_Bps);
     sim::EvalOptions options;
     options.samples = 1;
     auto des = sim::make_evaluator("des", instance.platform, options);

@@ -19,6 +19,7 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "sim/graph.hpp"
 #include "sim/platform.hpp"
@@ -46,6 +47,14 @@ bool is_task_graph_instance(const std::string& file);
 // whose comm times are carried at 1 GB/s (1 ns a byte).
 TaskGraphInstance load_task_graph_instance(const std::string& file, int processors = 0,
                                            double bandwidth_Bps = 1e9);
+
+// The workload name `hetsim place` takes for a generated instance:
+// `hetsim place random_taskgraph --processors Q --set tasks=N --set ccr=C ...` (knobs of
+// sim/workloads/random_taskgraph.hpp: tasks, fat, density, regularity, jump, ccr, beta,
+// mean_cost, seed; Q defaults to 4).
+inline constexpr const char* kRandomTaskGraph = "random_taskgraph";
+TaskGraphInstance random_task_graph_instance(const std::vector<std::string>& settings,
+                                             int processors);
 
 // `hetsim place INSTANCE.json --placer NAME [--out FILE]`: runs the placer on the instance,
 // simulates its placement (schedule included) with the DES, prints the makespan and writes
