@@ -8,6 +8,7 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "placement/placer_args.hpp"
 #include "sim/transfer_cost.hpp"
 
 namespace hetsim::placement::classic {
@@ -564,11 +565,7 @@ const char* algorithm_name(ListAlgorithm a) {
 
 ListSchedulerPlacer::ListSchedulerPlacer(ListAlgorithm algorithm, const std::string& arguments)
     : algorithm_(algorithm) {
-    if (!arguments.empty()) {
-        throw PlacementError(fmt::format("placer '{}' takes no arguments (got '{}:{}')",
-                                         algorithm_name(algorithm), algorithm_name(algorithm),
-                                         arguments));
-    }
+    ArgumentSchema(algorithm_name(algorithm)).parse(arguments);  // none: a clear error for any
 }
 
 std::string ListSchedulerPlacer::name() const {

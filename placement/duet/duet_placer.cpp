@@ -1,5 +1,7 @@
 #include "placement/duet/duet_placer.hpp"
 
+#include "placement/placer_args.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -240,10 +242,7 @@ std::array<int, 2> cpu_and_gpu(const sim::Platform& platform) {
 }
 
 DuetPlacer::DuetPlacer(DuetMode mode, const std::string& arguments) : mode_(mode) {
-    if (!arguments.empty()) {
-        throw PlacementError(fmt::format("placer '{}' takes no arguments (got '{}:{}')",
-                                         mode_name(mode), mode_name(mode), arguments));
-    }
+    ArgumentSchema(mode_name(mode)).parse(arguments);  // none: a clear error for any
 }
 
 std::string DuetPlacer::name() const {

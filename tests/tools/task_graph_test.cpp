@@ -81,13 +81,13 @@ struct Replayed {
     std::string output;
 };
 
-Replayed replay(const TempDir& dir, const Costs& w, const Edges& e, const Schedule& s, bool order) {
+// Runs `placer` on an instance and returns the schedule the simulator ran.
+Replayed place_with(const TempDir& dir, const Costs& w, const Edges& e, const std::string& placer) {
     const fs::path inst = dir.write("instance.json", instance(w, e));
-    const fs::path plan = dir.write("plan.json", placement(w, s, order, order));
     const fs::path out = dir.path() / "out.json";
     fs::remove(out);
-    const auto run = run_hetsim("place " + inst.string() + " --placer replay:" + plan.string() +
-                                " --out " + out.string());
+    const auto run =
+        run_hetsim("place " + inst.string() + " --placer " + placer + " --out " + out.string());
     Replayed r;
     r.output = run.output;
     EXPECT_EQ(run.exit_code, 0) << run.output;
@@ -97,6 +97,11 @@ Replayed replay(const TempDir& dir, const Costs& w, const Edges& e, const Schedu
     r.makespan = doc["makespan"].get<double>();
     r.schedule = doc["schedule"];
     return r;
+}
+
+Replayed replay(const TempDir& dir, const Costs& w, const Edges& e, const Schedule& s, bool order) {
+    const fs::path plan = dir.write("plan.json", placement(w, s, order, order));
+    return place_with(dir, w, e, "replay:" + plan.string());
 }
 
 // Topcuoglu, Hariri and Wu, IEEE TPDS 2002, Fig. 2: ten tasks on three processors, and the
@@ -149,24 +154,6 @@ TEST(TaskGraph, PeftPapersHeftAndPeftSchedulesReplayAt133And122) {
     // not the plan: 160 and 133.
     EXPECT_EQ(replay(dir, kPeftCosts, kPeftEdges, kPeftHeft, false).makespan, 160.0);
     EXPECT_EQ(replay(dir, kPeftCosts, kPeftEdges, kPeftPeft, false).makespan, 133.0);
-}
-
-// Runs `placer` on an instance and returns the schedule the simulator ran.
-Replayed place_with(const TempDir& dir, const Costs& w, const Edges& e, const std::string& placer) {
-    const fs::path inst = dir.write("instance.json", instance(w, e));
-    const fs::path out = dir.path() / "out.json";
-    fs::remove(out);
-    const auto run =
-        run_hetsim("place " + inst.string() + " --placer " + placer + " --out " + out.string());
-    Replayed r;
-    r.output = run.output;
-    EXPECT_EQ(run.exit_code, 0) << run.output;
-    if (run.exit_code != 0)
-        return r;
-    const Json doc = Json::parse(read_file(out));
-    r.makespan = doc["makespan"].get<double>();
-    r.schedule = doc["schedule"];
-    return r;
 }
 
 // Every task where and when the paper's schedule has it.
