@@ -13,11 +13,12 @@
 #include <string>
 
 #include "sim/config.hpp"
+#include "sim/op_table.hpp"
 #include "sim/platform.hpp"
 
 namespace hetsim::devices {
 
-inline constexpr const char* kTaskCostsAttribute = "costs_s";
+using sim::kTaskCostsAttribute;  // the one definition is in sim/op_table.hpp
 
 class TableModel final : public sim::DeviceModel {
 public:

@@ -14,6 +14,10 @@
 
 namespace hetsim::sim {
 
+// The attribute of a `Task` op (a classic task-graph instance's task) that holds its time on
+// each processor, seconds, one column per processor (devices/table.hpp reads it).
+inline constexpr const char* kTaskCostsAttribute = "costs_s";
+
 // Broad class of an op: what cost models pick their roofline and traffic model by, and what
 // devices state their support in.
 enum class OpCategory {

@@ -11,6 +11,7 @@
 #include "sim/workloads/cnn.hpp"
 #include "sim/workloads/duet_models.hpp"
 #include "sim/workloads/random_dag.hpp"
+#include "sim/workloads/random_taskgraph.hpp"
 #include "sim/workloads/recurrent.hpp"
 #include "sim/workloads/transformer.hpp"
 
@@ -86,6 +87,22 @@ std::vector<KnobInfo> recurrent_knobs() {
             {"seq_len", 16, "time steps, unrolled"},
             {"batch", 1, "batch size"},
             {"fused", 0, "1: one ONNX LSTM/GRU op per layer, as torch.onnx exports it", 0, 1}};
+}
+
+Graph random_task_graph_model(const ModelInfo& info, const Knobs& overrides) {
+    const Knobs k = resolve_knobs(info, overrides);
+    RandomTaskGraphConfig c;
+    c.tasks = static_cast<int>(k.at("tasks"));
+    c.processors = static_cast<int>(k.at("processors"));
+    c.fat = static_cast<double>(k.at("fat_percent")) / 100.0;
+    c.density = static_cast<double>(k.at("density_percent")) / 100.0;
+    c.regularity = static_cast<double>(k.at("regularity_percent")) / 100.0;
+    c.jump = static_cast<int>(k.at("jump"));
+    c.ccr = static_cast<double>(k.at("ccr_percent")) / 100.0;
+    c.beta = static_cast<double>(k.at("beta_percent")) / 100.0;
+    c.mean_cost_s = static_cast<double>(k.at("mean_cost_ms")) * 1e-3;
+    c.seed = static_cast<std::uint64_t>(k.at("seed"));
+    return build_random_taskgraph(c);
 }
 
 Graph random_dag(const ModelInfo& info, const Knobs& overrides) {
@@ -245,6 +262,23 @@ const std::vector<ModelEntry>& registry() {
                                 {"hidden", 256, "activation width"},
                                 {"batch", 1, "batch size"}}},
                      random_dag});
+        e.push_back(
+            {ModelInfo{"random_taskgraph",
+                       "random task graph with DAGGEN's shape knobs and Topcuoglu et al. 2002 "
+                       "§5.1's costs: Task ops with a cost per processor, for table processors "
+                       "linked at 1 GB/s (configs/platforms/table4.yaml; issue 28)",
+                       {{"tasks", 100, "tasks (v)", 1, 1'000'000},
+                        {"processors", 4, "cost columns; the platform's table processors", 1, 4096},
+                        {"fat_percent", 50, "level width n^fat, in % (DAGGEN fat)", 0, 100},
+                        {"density_percent", 50, "share of the levels above a task may depend on, %",
+                         0, 100},
+                        {"regularity_percent", 50, "100: every level the same width, %", 0, 100},
+                        {"jump", 1, "edges span at most this many levels", 1},
+                        {"ccr_percent", 100, "communication-to-computation ratio, in %", 0},
+                        {"beta_percent", 50, "processor heterogeneity beta, in % (0-200)", 0, 200},
+                        {"mean_cost_ms", 1000, "mean task cost w_DAG, ms", 1},
+                        {"seed", 1, "random seed", 0}}},
+             random_task_graph_model});
         {
             ModelInfo info{"resnet",
                            "torchvision ResNet (He et al. 2016; DUET's Wide-and-Deep uses "

@@ -7,6 +7,8 @@
 #include <random>
 #include <stdexcept>
 
+#include "sim/op_table.hpp"
+
 namespace hetsim::sim::workloads {
 
 namespace {
@@ -93,6 +95,44 @@ RandomTaskGraph random_taskgraph(const RandomTaskGraphConfig& c) {
         return a.to != b.to ? a.to < b.to : a.from < b.from;
     });
     return g;
+}
+
+Graph task_graph(const std::string& name, const std::vector<std::string>& labels,
+                 const std::vector<std::vector<double>>& cost,
+                 const std::vector<TaskGraphEdge>& edges) {
+    Graph g(name);
+    std::vector<std::vector<int>> inputs(cost.size()), outputs(cost.size());
+    for (const TaskGraphEdge& e : edges) {
+        const int tensor =
+            g.add_tensor(fmt::format("e{}_{}", labels[static_cast<std::size_t>(e.from)],
+                                     labels[static_cast<std::size_t>(e.to)]),
+                         {e.bytes}, DType::i8);
+        outputs[static_cast<std::size_t>(e.from)].push_back(tensor);
+        inputs[static_cast<std::size_t>(e.to)].push_back(tensor);
+    }
+    for (std::size_t t = 0; t < cost.size(); ++t) {
+        if (outputs[t].empty())
+            outputs[t].push_back(g.add_tensor(fmt::format("t{}.done", labels[t]), {0}, DType::i8));
+        g.add_op(fmt::format("t{}", labels[t]), "Task", inputs[t], outputs[t],
+                 {{kTaskCostsAttribute, cost[t]}});
+    }
+    g.finalize();
+    return g;
+}
+
+std::int64_t task_graph_edge_bytes(double comm_s) {
+    return static_cast<std::int64_t>(std::llround(comm_s * 1e9));
+}
+
+Graph build_random_taskgraph(const RandomTaskGraphConfig& config) {
+    const RandomTaskGraph r = random_taskgraph(config);
+    std::vector<std::string> labels;
+    for (std::size_t t = 0; t < r.cost.size(); ++t)
+        labels.push_back(std::to_string(t));
+    std::vector<TaskGraphEdge> edges;
+    for (const auto& e : r.edges)
+        edges.push_back({e.from, e.to, task_graph_edge_bytes(e.comm_s)});
+    return task_graph("random_taskgraph", labels, r.cost, edges);
 }
 
 }  // namespace hetsim::sim::workloads

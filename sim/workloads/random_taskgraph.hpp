@@ -5,7 +5,10 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
+
+#include "sim/graph.hpp"
 
 namespace hetsim::sim::workloads {
 
@@ -35,5 +38,24 @@ struct RandomTaskGraph {
 
 // Throws std::invalid_argument naming the knob for a value out of range.
 RandomTaskGraph random_taskgraph(const RandomTaskGraphConfig& config);
+
+// A task graph as hetsim runs it (docs/DESIGN.md "Classic task-graph instances"): one `Task` op
+// per task, named "t<label>", carrying its costs (sim::kTaskCostsAttribute); one int8 tensor of
+// `bytes` per edge, "e<from>_<to>"; a task without successors writes an empty output.
+struct TaskGraphEdge {
+    int from = -1, to = -1;
+    std::int64_t bytes = 0;
+};
+Graph task_graph(const std::string& name, const std::vector<std::string>& labels,
+                 const std::vector<std::vector<double>>& cost,
+                 const std::vector<TaskGraphEdge>& edges);
+
+// The bytes a task-graph edge of `comm_s` carries over the instances' 1 GB/s links (1 ns a
+// byte): what makes the link charge exactly comm_s.
+std::int64_t task_graph_edge_bytes(double comm_s);
+
+// random_taskgraph() as such a graph: the model `random_taskgraph`, to run on table
+// processors linked at 1 GB/s (configs/platforms/table4.yaml).
+Graph build_random_taskgraph(const RandomTaskGraphConfig& config);
 
 }  // namespace hetsim::sim::workloads

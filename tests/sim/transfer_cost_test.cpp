@@ -13,6 +13,8 @@
 #include "sim/graph.hpp"
 #include "sim/platform.hpp"
 #include "sim/transfer_cost.hpp"
+
+#include "sim/op_table.hpp"
 #include "sim/workloads/graph_builder.hpp"
 #include "tools/app/registration.hpp"
 
@@ -46,6 +48,18 @@ std::optional<Graph> producer_consumer(const Platform& platform, int a, int b) {
                 return g;
         }
     }
+    // Table processors (configs/platforms/table4.yaml) run only tasks with given costs: two
+    // Tasks joined by a 1000-byte edge.
+    Graph g("pair");
+    const int t = g.add_tensor("e", {1000}, DType::i8);
+    const int done = g.add_tensor("done", {0}, DType::i8);
+    const Attributes costs{{kTaskCostsAttribute, std::vector<double>(8, 1e-6)}};
+    g.add_op("a", "Task", {}, {t}, costs);
+    g.add_op("b", "Task", {t}, {done}, costs);
+    g.finalize();
+    if (platform.device(a).model->supports(g, g.op(0)).ok &&
+        platform.device(b).model->supports(g, g.op(1)).ok)
+        return g;
     return std::nullopt;
 }
 

@@ -56,18 +56,19 @@ const Knobs kTiny{{"layers", 1}, {"hidden", 8}, {"heads", 2}, {"ffn", 16}, {"seq
 
 TEST(ModelZoo, ListsModelsWithPaperDefaults) {
     const auto& models = list_models();
-    ASSERT_EQ(models.size(), 14u);
+    ASSERT_EQ(models.size(), 15u);
     EXPECT_EQ(models[3].name, "lstm");
     EXPECT_EQ(models[4].name, "gru");
     EXPECT_EQ(models[5].name, "random_dag");
-    EXPECT_EQ(models[6].name, "resnet");
-    EXPECT_EQ(models[7].name, "inception_v3");
-    EXPECT_EQ(models[8].name, "mobilenet_v2");
-    EXPECT_EQ(models[9].name, "mobilenet_v1");
-    EXPECT_EQ(models[10].name, "yolo_v3");
-    EXPECT_EQ(models[11].name, "wide_and_deep");
-    EXPECT_EQ(models[12].name, "siamese_lstm");
-    EXPECT_EQ(models[13].name, "mt_dnn");
+    EXPECT_EQ(models[6].name, "random_taskgraph");
+    EXPECT_EQ(models[7].name, "resnet");
+    EXPECT_EQ(models[8].name, "inception_v3");
+    EXPECT_EQ(models[9].name, "mobilenet_v2");
+    EXPECT_EQ(models[10].name, "mobilenet_v1");
+    EXPECT_EQ(models[11].name, "yolo_v3");
+    EXPECT_EQ(models[12].name, "wide_and_deep");
+    EXPECT_EQ(models[13].name, "siamese_lstm");
+    EXPECT_EQ(models[14].name, "mt_dnn");
     EXPECT_EQ(models[0].name, "bert");
     EXPECT_EQ(models[1].name, "roberta");
     EXPECT_EQ(models[2].name, "gpt2");

@@ -444,26 +444,16 @@ private:
     }
 
     sim::Graph build_graph() const {
-        sim::Graph g(stem());
-        std::vector<std::vector<int>> inputs(tasks_.size()), outputs(tasks_.size());
-        for (const Edge& e : edges_) {
-            const int tensor =
-                g.add_tensor(fmt::format("e{}_{}", tasks_[static_cast<std::size_t>(e.from)].label,
-                                         tasks_[static_cast<std::size_t>(e.to)].label),
-                             {e.bytes}, sim::DType::i8);
-            outputs[static_cast<std::size_t>(e.from)].push_back(tensor);
-            inputs[static_cast<std::size_t>(e.to)].push_back(tensor);
+        std::vector<std::string> labels;
+        std::vector<std::vector<double>> costs;
+        for (const Task& t : tasks_) {
+            labels.push_back(t.label);
+            costs.push_back(t.cost);
         }
-        for (std::size_t t = 0; t < tasks_.size(); ++t) {
-            if (outputs[t].empty()) {
-                outputs[t].push_back(
-                    g.add_tensor(fmt::format("t{}.done", tasks_[t].label), {0}, sim::DType::i8));
-            }
-            g.add_op(fmt::format("t{}", tasks_[t].label), "Task", inputs[t], outputs[t],
-                     {{devices::kTaskCostsAttribute, tasks_[t].cost}});
-        }
-        g.finalize();
-        return g;
+        std::vector<sim::workloads::TaskGraphEdge> edges;
+        for (const Edge& e : edges_)
+            edges.push_back({e.from, e.to, e.bytes});
+        return sim::workloads::task_graph(stem(), labels, costs, edges);
     }
 
     std::string stem() const { return std::filesystem::path(file_).stem().string(); }
