@@ -1,6 +1,7 @@
 // The classic family: placers that follow no one paper of hetsim's five, with bare names.
 #include "placement/classic/exhaustive.hpp"
 #include "placement/classic/list_scheduling.hpp"
+#include "placement/classic/mcmc.hpp"
 #include "placement/classic/priority.hpp"
 #include "placement/classic/random.hpp"
 #include "placement/classic/replay.hpp"
@@ -21,7 +22,8 @@ void register_placers(PlacerRegistry& registry) {
         .add(ListSchedulerPlacer::info(ListAlgorithm::heft))
         .add(ListSchedulerPlacer::info(ListAlgorithm::cpop))
         .add(ListSchedulerPlacer::info(ListAlgorithm::peft))
-        .add(ListSchedulerPlacer::info(ListAlgorithm::etf));
+        .add(ListSchedulerPlacer::info(ListAlgorithm::etf))
+        .add(McmcPlacer::info());
 }
 
 }  // namespace hetsim::placement::classic

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "sim/op_table.hpp"
+#include "sim/random.hpp"
 
 namespace hetsim::sim::workloads {
 
@@ -31,15 +32,11 @@ RandomTaskGraph random_taskgraph(const RandomTaskGraphConfig& c) {
     require(c.beta >= 0.0 && c.beta <= 2.0, "beta", "must be in [0, 2]");
     require(c.mean_cost_s > 0.0 && std::isfinite(c.mean_cost_s), "mean_cost", "must be > 0");
 
-    // One generator, drawn from in a fixed order: the graph depends on the knobs and the seed
-    // only (std::mt19937_64 and the draws below are specified by the standard; the
-    // distributions' algorithms are not, so they are written out here).
+    // One generator, drawn from in a fixed order, through hetsim's portable draws
+    // (sim/random.hpp): the graph depends on the knobs and the seed only.
     std::mt19937_64 rng(c.seed);
     const auto uniform = [&](double lo, double hi) {
-        return lo + (hi - lo) * (static_cast<double>(rng() >> 11) * 0x1.0p-53);
-    };
-    const auto below = [&](std::int64_t n) {  // 0..n-1
-        return static_cast<std::int64_t>(uniform(0.0, static_cast<double>(n)));
+        return lo + (hi - lo) * sim::uniform_unit(rng);
     };
 
     RandomTaskGraph g;
@@ -83,8 +80,7 @@ RandomTaskGraph random_taskgraph(const RandomTaskGraphConfig& c) {
                 std::min<std::int64_t>(1 + extra, static_cast<std::int64_t>(candidates.size()));
             std::vector<int> pool = candidates;
             for (std::int64_t k = 0; k < parents; ++k) {
-                const auto pick =
-                    static_cast<std::size_t>(below(static_cast<std::int64_t>(pool.size())));
+                const std::size_t pick = sim::uniform_index(rng, pool.size());
                 g.edges.push_back({pool[pick], t, uniform(0.0, 2.0 * c.ccr * c.mean_cost_s)});
                 pool[pick] = pool.back();
                 pool.pop_back();

@@ -1,0 +1,71 @@
+// FlexFlow's MCMC search (placement/classic/mcmc.hpp): on a graph small enough for the
+// exhaustive placer it reaches the optimum; it never returns worse than its start (the best
+// single device); it is seeded; and it stops at its sample budget.
+#include "placement/classic/mcmc.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "placement/placer.hpp"
+#include "sim/evaluator.hpp"
+#include "tests/fixtures/graph_fixtures.hpp"
+#include "tests/fixtures/placement_fixtures.hpp"
+#include "tools/app/registration.hpp"
+
+namespace hetsim::placement::classic {
+namespace {
+
+using hetsim::testing::cpu_acc_platform;
+using hetsim::testing::diamond;
+using hetsim::testing::type_table;
+
+// The accelerator is fast but behind a link and lacks Erf and Softmax; CPU_P lacks Softmax:
+// the optimum mixes devices.
+sim::Platform platform() {
+    return cpu_acc_platform(
+        type_table(
+            {{"MatMul", 50e-6}, {"Add", 2e-6}, {"Relu", 2e-6}, {"Erf", 4e-6}, {"Softmax", 5e-6}}),
+        type_table({{"MatMul", 15e-6}, {"Add", 3e-6}, {"Relu", 1e-6}, {"Erf", 2e-6}}, {"Softmax"}),
+        type_table({{"MatMul", 2e-6}, {"Add", 0.5e-6}, {"Relu", 0.5e-6}}, {"Erf", "Softmax"}),
+        3e-6);
+}
+
+struct McmcRun {
+    sim::Graph graph = diamond();
+    sim::Platform platform = placement::classic::platform();
+    sim::AnalyticEvaluator evaluator{sim::EvalOptions{1}};
+    PlacementResult place(const std::string& spec, std::uint64_t seed = 1) {
+        app::register_all();
+        PlacementContext context{graph, platform, evaluator, Objective::latency, seed};
+        return PlacerRegistry::instance().create(spec)->place(context);
+    }
+    double latency(const PlacementResult& r) {
+        return evaluator.evaluate(sim::lower(graph, r.placement, platform)).latency_s;
+    }
+};
+
+TEST(Mcmc, ReachesTheExhaustiveOptimumOnASmallGraph) {
+    McmcRun run;
+    const double optimum = run.latency(run.place("exhaustive"));
+    const PlacementResult mcmc = run.place("mcmc:samples=2000");
+    EXPECT_DOUBLE_EQ(run.latency(mcmc), optimum);
+    EXPECT_EQ(mcmc.stats.at("steps"), "2000");
+}
+
+TEST(Mcmc, NeverWorseThanItsStartSeededAndStopsAtItsBudget) {
+    McmcRun run;
+    // samples=0: the start, the best single device that runs every op (the CPU_S here: the
+    // others lack Softmax), after one run per such device.
+    const PlacementResult start = run.place("mcmc:samples=0");
+    EXPECT_EQ(start.stats.at("steps"), "0");
+    EXPECT_EQ(start.profile_runs, 1);
+    const PlacementResult a = run.place("mcmc:samples=50", 7), b = run.place("mcmc:samples=50", 7);
+    EXPECT_EQ(a.placement.device_of_op, b.placement.device_of_op);
+    EXPECT_LE(run.latency(a), run.latency(start));
+    EXPECT_EQ(a.profile_runs, 51);  // the start + one run per step
+    EXPECT_THAT([&] { run.place("mcmc:samples=-1"); },
+                ::testing::ThrowsMessage<PlacementError>(::testing::HasSubstr("samples")));
+}
+
+}  // namespace
+}  // namespace hetsim::placement::classic
