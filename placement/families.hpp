@@ -23,6 +23,9 @@ void register_placers(PlacerRegistry& registry);  // placement/mcm/register.cpp
 namespace duet {
 void register_placers(PlacerRegistry& registry);  // placement/duet/register.cpp
 }
+namespace baechi {
+void register_placers(PlacerRegistry& registry);  // placement/baechi/register.cpp
+}
 namespace eop {
 void register_placers(PlacerRegistry& registry);  // placement/eop/register.cpp
 }

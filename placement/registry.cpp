@@ -26,6 +26,7 @@ PlacerRegistry& PlacerRegistry::instance() {
         mcm::register_placers(r);
         duet::register_placers(r);
         eop::register_placers(r);
+        baechi::register_placers(r);
         return r;
     }();
     return registry;

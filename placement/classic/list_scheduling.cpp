@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <set>
 #include <stdexcept>
 
 #include "placement/placer_args.hpp"
@@ -508,14 +509,68 @@ ListSchedule peft(const SchedulingProblem& p) {
     });
 }
 
-ListSchedule etf(const SchedulingProblem& p) {
+MemoryLimits memory_limits(const sim::Graph& graph, const sim::Platform& platform) {
+    MemoryLimits m;
+    const int processors = static_cast<int>(platform.resources().size());
+    std::vector<int> representative(static_cast<std::size_t>(processors), -1);
+    for (int r = 0; r < processors; ++r) {
+        const std::vector<int> devices = platform.devices_on_resource(r);
+        if (!devices.empty())
+            representative[static_cast<std::size_t>(r)] = devices.front();
+        const sim::Component* c =
+            devices.empty() ? nullptr
+                            : platform.find_component(platform.device(devices.front()).component);
+        m.capacity.push_back(c ? c->memory_bytes : 0);
+    }
+    for (int t = 0; t < graph.op_count(); ++t) {
+        const sim::Op& op = graph.op(t);
+        std::vector<std::int64_t> out(static_cast<std::size_t>(processors), 0);
+        for (int r = 0; r < processors; ++r) {
+            const int d = representative[static_cast<std::size_t>(r)];
+            for (int tensor : op.outputs) {
+                const sim::Tensor& x = graph.tensor(tensor);
+                out[static_cast<std::size_t>(r)] +=
+                    d < 0 ? x.size_bytes()
+                          : x.elements() *
+                                sim::dtype_size_bytes(sim::dtype_on(platform.device(d), x.dtype));
+            }
+        }
+        m.output_bytes.push_back(std::move(out));
+        std::vector<std::pair<int, std::int64_t>> weights;
+        for (int tensor : op.inputs) {
+            const sim::Tensor& x = graph.tensor(tensor);
+            if (x.kind == sim::TensorKind::weight)
+                weights.push_back({tensor, x.size_bytes()});
+        }
+        m.weights.push_back(std::move(weights));
+    }
+    return m;
+}
+
+ListSchedule etf(const SchedulingProblem& p, const MemoryLimits* limits) {
     // Each step: among ready tasks and processors, the pair that can start earliest (no
     // insertion: a processor is free after its last task); ties to the higher static level
     // (upward rank), then the lower task id, then the lower processor index.
     const std::vector<double> level = upward_rank(p);
     Builder b(p);
+    const auto P = static_cast<std::size_t>(p.processors);
+    std::vector<std::int64_t> used(P, 0);
+    std::vector<std::set<int>> resident(P);  // weights already on each processor
+    const auto needs = [&](int t, int q) {
+        std::int64_t bytes =
+            limits->output_bytes[static_cast<std::size_t>(t)][static_cast<std::size_t>(q)];
+        for (const auto& [tensor, size] : limits->weights[static_cast<std::size_t>(t)]) {
+            if (!resident[static_cast<std::size_t>(q)].count(tensor))
+                bytes += size;
+        }
+        return bytes;
+    };
+    const auto fits = [&](int t, int q) {
+        const std::int64_t cap = limits->capacity[static_cast<std::size_t>(q)];
+        return cap <= 0 || used[static_cast<std::size_t>(q)] + needs(t, q) <= cap;
+    };
     for (int placed = 0; placed < p.tasks; ++placed) {
-        int best_t = -1, best_q = -1;
+        int best_t = -1, best_q = -1, blocked = -1;
         double best_start = kInf;
         for (int t = 0; t < p.tasks; ++t) {
             if (!b.ready(t))
@@ -523,6 +578,10 @@ ListSchedule etf(const SchedulingProblem& p) {
             for (int q = 0; q < p.processors; ++q) {
                 if (std::isinf(b.cost(t, q)))
                     continue;
+                if (limits && !fits(t, q)) {
+                    blocked = blocked < 0 ? t : blocked;
+                    continue;
+                }
                 const double start = b.start_on(t, q, false);
                 const bool better =
                     best_t < 0 || less(start, best_start) ||
@@ -538,9 +597,53 @@ ListSchedule etf(const SchedulingProblem& p) {
                 }
             }
         }
+        if (best_t < 0) {
+            std::vector<std::string> left;
+            for (int q = 0; q < p.processors; ++q) {
+                left.push_back(fmt::format("{}: {} of {} bytes free, it needs {}", q,
+                                           limits->capacity[static_cast<std::size_t>(q)] -
+                                               used[static_cast<std::size_t>(q)],
+                                           limits->capacity[static_cast<std::size_t>(q)],
+                                           needs(blocked, q)));
+            }
+            throw PlacementError(
+                fmt::format("nothing fits: task {} fits in no processor's memory ({})", blocked,
+                            fmt::join(left, "; ")));
+        }
+        if (limits) {
+            used[static_cast<std::size_t>(best_q)] += needs(best_t, best_q);
+            for (const auto& [tensor, size] : limits->weights[static_cast<std::size_t>(best_t)])
+                resident[static_cast<std::size_t>(best_q)].insert(tensor);
+        }
         b.place(best_t, best_q, best_start);
     }
     return b.s;
+}
+
+sim::Placement to_placement(const SchedulingProblem& problem, const ListSchedule& s) {
+    sim::Placement placement;
+    const auto n = static_cast<std::size_t>(problem.tasks);
+    placement.device_of_op.resize(n);
+    placement.schedule.order.resize(static_cast<std::size_t>(problem.processors));
+    placement.schedule.planned_start_s = s.start;
+    placement.schedule.planned_finish_s = s.finish;
+    for (std::size_t t = 0; t < n; ++t) {
+        placement.device_of_op[t] = problem.device[t][static_cast<std::size_t>(s.processor[t])];
+        placement.schedule.order[static_cast<std::size_t>(s.processor[t])].push_back(
+            static_cast<int>(t));
+    }
+    // Each processor's tasks by planned start; equal starts (zero-time tasks) in the order the
+    // scheduler placed them, which respects the graph.
+    std::vector<int> position(n);
+    for (std::size_t k = 0; k < s.placed.size(); ++k)
+        position[static_cast<std::size_t>(s.placed[k])] = static_cast<int>(k);
+    for (auto& order : placement.schedule.order) {
+        std::sort(order.begin(), order.end(), [&](int a, int b) {
+            const auto i = static_cast<std::size_t>(a), j = static_cast<std::size_t>(b);
+            return s.start[i] != s.start[j] ? s.start[i] < s.start[j] : position[i] < position[j];
+        });
+    }
+    return placement;
 }
 
 // --- the placer -------------------------------------------------------------------------------
@@ -623,28 +726,7 @@ PlacementResult ListSchedulerPlacer::place(const PlacementContext& context) {
             break;
     }
     PlacementResult result;
-    sim::Placement& placement = result.placement;
-    const auto n = static_cast<std::size_t>(graph.op_count());
-    placement.device_of_op.resize(n);
-    placement.schedule.order.resize(static_cast<std::size_t>(problem.processors));
-    placement.schedule.planned_start_s = s.start;
-    placement.schedule.planned_finish_s = s.finish;
-    for (std::size_t t = 0; t < n; ++t) {
-        placement.device_of_op[t] = problem.device[t][static_cast<std::size_t>(s.processor[t])];
-        placement.schedule.order[static_cast<std::size_t>(s.processor[t])].push_back(
-            static_cast<int>(t));
-    }
-    // Each processor's tasks by planned start; equal starts (zero-time tasks) in the order the
-    // scheduler placed them, which respects the graph.
-    std::vector<int> position(n);
-    for (std::size_t k = 0; k < s.placed.size(); ++k)
-        position[static_cast<std::size_t>(s.placed[k])] = static_cast<int>(k);
-    for (auto& order : placement.schedule.order) {
-        std::sort(order.begin(), order.end(), [&](int a, int b) {
-            const auto i = static_cast<std::size_t>(a), j = static_cast<std::size_t>(b);
-            return s.start[i] != s.start[j] ? s.start[i] < s.start[j] : position[i] < position[j];
-        });
-    }
+    result.placement = to_placement(problem, s);
     result.stats["processors"] = std::to_string(problem.processors);
     return result;
 }

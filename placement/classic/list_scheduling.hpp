@@ -88,7 +88,26 @@ std::vector<std::vector<double>> optimistic_cost_table(const SchedulingProblem& 
 ListSchedule heft(const SchedulingProblem& problem);
 ListSchedule cpop(const SchedulingProblem& problem);
 ListSchedule peft(const SchedulingProblem& problem);
-ListSchedule etf(const SchedulingProblem& problem);
+// Memory to respect (Baechi, Jeon et al., SoCC 2020, §4): per processor a capacity (0 =
+// unlimited); per task the bytes it keeps on its processor: its weights (each counted once per
+// processor, in the dtype the processor's device holds them) and its outputs (kept for the
+// whole run: an upper bound of what the run recorder sees, so a schedule that fits here fits
+// there).
+struct MemoryLimits {
+    std::vector<std::int64_t> capacity;                              // [processor]
+    std::vector<std::vector<std::int64_t>> output_bytes;             // [task][processor]
+    std::vector<std::vector<std::pair<int, std::int64_t>>> weights;  // [task]: (tensor, bytes)
+};
+MemoryLimits memory_limits(const sim::Graph& graph, const sim::Platform& platform);
+
+// With `limits` (Baechi's m-ETF): a (task, processor) pair is a candidate only when the task
+// fits in what the processor has left; when no ready task fits anywhere, PlacementError names
+// the task, what it needs and what each processor has left.
+ListSchedule etf(const SchedulingProblem& problem, const MemoryLimits* limits = nullptr);
+
+// A list schedule as a placement: each task on its processor's device (mode), each resource's
+// tasks in planned-start order (ties in placement order, which respects the graph), the plan.
+sim::Placement to_placement(const SchedulingProblem& problem, const ListSchedule& schedule);
 
 enum class ListAlgorithm { heft, cpop, peft, etf };
 

@@ -36,8 +36,8 @@ TEST(PlacerRegistry, EveryPlacerHasAFamilyAndItsPrefix) {
         EXPECT_FALSE(f.description.empty()) << f.name;
         EXPECT_TRUE(families.insert(f.name).second) << "family listed twice: " << f.name;
     }
-    EXPECT_EQ(families,
-              (std::set<std::string>{"classic", "lee2022", "tarnawski", "mcm", "duet", "eop"}));
+    EXPECT_EQ(families, (std::set<std::string>{"classic", "lee2022", "tarnawski", "mcm", "duet",
+                                               "eop", "baechi"}));
     for (const PlacerInfo* p : registry.all()) {
         ASSERT_TRUE(families.count(p->family)) << p->name << " in family '" << p->family << "'";
         if (p->family == kClassicFamily)
