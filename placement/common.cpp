@@ -116,4 +116,22 @@ double objective_cost(Objective objective, const sim::Metrics& metrics) {
     return std::numeric_limits<double>::infinity();
 }
 
+std::array<int, 2> cpu_and_gpu(const sim::Platform& platform, const std::string& who) {
+    int cpu = -1, gpu = -1;
+    for (int d = 0; d < platform.device_count(); ++d) {
+        const sim::DeviceRole role = platform.device(d).role();
+        if (cpu < 0 && role == sim::DeviceRole::host_cpu)
+            cpu = d;
+        if (gpu < 0 && (role == sim::DeviceRole::gpu || role == sim::DeviceRole::accelerator))
+            gpu = d;
+    }
+    if (cpu < 0 || gpu < 0) {
+        throw PlacementError(fmt::format(
+            "{} works on a CPU and a GPU: the platform needs a host_cpu device and a gpu (or "
+            "accelerator) device",
+            who));
+    }
+    return {cpu, gpu};
+}
+
 }  // namespace hetsim::placement

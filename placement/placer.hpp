@@ -3,6 +3,7 @@
 // and is registered by name in placement/registry.cpp.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -142,6 +143,9 @@ std::vector<int> capable_devices(const sim::Graph& graph, const sim::Platform& p
 std::vector<int> resolve_devices(const sim::Platform& platform,
                                  const std::vector<std::string>& names,
                                  const std::string& placer_spec);
+// The CPU and the GPU of DUET and EOP, by role: {the first host_cpu device, the first gpu or
+// accelerator device}. Throws PlacementError naming `who` when the platform lacks either.
+std::array<int, 2> cpu_and_gpu(const sim::Platform& platform, const std::string& who);
 // Lowers and evaluates a placement with the context's evaluator.
 sim::Metrics evaluate_placement(const PlacementContext& context, const sim::Placement& placement);
 // The objective's value to minimise: latency_s, or 1/throughput; infinite for a placement

@@ -224,23 +224,6 @@ std::vector<int> random_sides(std::size_t n, std::uint64_t seed) {
 
 }  // namespace
 
-std::array<int, 2> cpu_and_gpu(const sim::Platform& platform) {
-    int cpu = -1, gpu = -1;
-    for (int d = 0; d < platform.device_count(); ++d) {
-        const sim::DeviceRole role = platform.device(d).role();
-        if (cpu < 0 && role == sim::DeviceRole::host_cpu)
-            cpu = d;
-        if (gpu < 0 && (role == sim::DeviceRole::gpu || role == sim::DeviceRole::accelerator))
-            gpu = d;
-    }
-    if (cpu < 0 || gpu < 0) {
-        throw PlacementError(
-            "DUET places subgraphs on a CPU and a GPU: the platform needs a host_cpu device and "
-            "a gpu (or accelerator) device");
-    }
-    return {cpu, gpu};
-}
-
 DuetPlacer::DuetPlacer(DuetMode mode, const std::string& arguments) : mode_(mode) {
     ArgumentSchema(mode_name(mode)).parse(arguments);  // none: a clear error for any
 }
@@ -277,8 +260,14 @@ PlacerInfo DuetPlacer::info(DuetMode mode) {
 }
 
 PlacementResult DuetPlacer::place(const PlacementContext& context) {
-    Problem pb{
-        context, partition_phases(context.graph), {}, {}, cpu_and_gpu(context.platform), {}, {}, 0};
+    Problem pb{context,
+               partition_phases(context.graph),
+               {},
+               {},
+               cpu_and_gpu(context.platform, "DUET"),
+               {},
+               {},
+               0};
     for (std::size_t k = 0; k < pb.phases.size(); ++k) {
         for (const Subgraph& s : pb.phases[k].subgraphs) {
             pb.subgraphs.push_back(&s);

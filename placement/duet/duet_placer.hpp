@@ -23,10 +23,6 @@
 
 namespace hetsim::placement::duet {
 
-// DUET's two devices, by role: {the first host_cpu device, the first gpu or accelerator
-// device}. Throws PlacementError when the platform lacks either.
-std::array<int, 2> cpu_and_gpu(const sim::Platform& platform);
-
 enum class DuetMode { greedy_correction, random_correction, random, round_robin, exhaustive };
 
 class DuetPlacer final : public Placer {

@@ -11,7 +11,6 @@
 #include <string_view>
 #include <tuple>
 
-#include "placement/duet/duet_placer.hpp"
 #include "placement/eop/analysis.hpp"
 #include "placement/placer_args.hpp"
 #include "sim/passes/passes.hpp"
@@ -266,7 +265,7 @@ PlacerInfo EopPlacer::info(EopMode mode) {
 }
 
 PlacementResult EopPlacer::place(const PlacementContext& context) {
-    const auto [cpu, gpu] = duet::cpu_and_gpu(context.platform);
+    const auto [cpu, gpu] = cpu_and_gpu(context.platform, mode_name(mode_));
     AnalysisOptions options;
     options.key_share = mode_ == EopMode::eop && conditions_ == "c2" ? 1.0 : key_share_;
     options.key_by_type = key_by_type_;

@@ -8,7 +8,6 @@
 #include <map>
 #include <sstream>
 
-#include "placement/duet/duet_placer.hpp"
 #include "placement/placer.hpp"
 #include "sim/config.hpp"
 #include "sim/evaluator.hpp"
@@ -234,7 +233,7 @@ public:
     explicit DuetBench(const sim::Platform& platform)
         : platform_(platform), des_(platform, sim::EvalOptions{1}) {
         try {
-            const std::array<int, 2> devices = placement::duet::cpu_and_gpu(platform);
+            const std::array<int, 2> devices = placement::cpu_and_gpu(platform, "DUET");
             cpu_ = devices[0];
             gpu_ = devices[1];
         } catch (const placement::PlacementError& e) {

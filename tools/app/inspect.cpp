@@ -10,7 +10,6 @@
 #include <sstream>
 #include <string_view>
 
-#include "placement/duet/duet_placer.hpp"
 #include "placement/eop/analysis.hpp"
 #include "placement/tarnawski/workload/graph_workload.hpp"
 #include "sim/config.hpp"
@@ -289,7 +288,7 @@ std::string inspect(const InspectRequest& request) {
     if (study)
         text += describe_device_costs(*graph, study->platform);
     if (request.patterns) {
-        const auto [cpu, gpu] = placement::duet::cpu_and_gpu(study->platform);
+        const auto [cpu, gpu] = placement::cpu_and_gpu(study->platform, "EOP");
         placement::eop::AnalysisOptions options;
         options.dims.assign(std::begin(sim::passes::kSplitDims), std::end(sim::passes::kSplitDims));
         text += placement::eop::describe_patterns(
