@@ -8,9 +8,11 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <set>
 #include <sstream>
 
 #include "placement/placer.hpp"
+#include "sim/transfer_cost.hpp"
 
 namespace hetsim::placement::eop {
 
@@ -151,6 +153,39 @@ std::vector<std::int64_t> sample_extents(std::int64_t from, std::int64_t to, int
 }
 
 }  // namespace
+
+// Eq. 2 (analysis.hpp).
+double group_seconds(const sim::Graph& graph, const std::vector<int>& ops,
+                     const std::vector<int>& device_of_op,
+                     const std::function<int(int tensor)>& home_of_external,
+                     const sim::Platform& platform, double* communication_s) {
+    const std::set<int> members(ops.begin(), ops.end());
+    double parts = 0.0, added = 0.0, copies = 0.0;
+    std::set<std::pair<int, int>> moved;  // (tensor, destination device)
+    for (int o : ops) {
+        const sim::Op& op = graph.op(o);
+        const int device = device_of_op.at(static_cast<std::size_t>(o));
+        const double t = platform.device(device).model->op_time_s(graph, op);
+        if (op.attrs.count("split_part"))
+            parts = std::max(parts, t);
+        else
+            added += t;
+        for (int tensor : op.inputs) {
+            const sim::Tensor& input = graph.tensor(tensor);
+            if (input.kind == sim::TensorKind::weight)
+                continue;  // resident where it is used (a cut weight is cut offline)
+            const int from = members.count(input.producer)
+                                 ? device_of_op.at(static_cast<std::size_t>(input.producer))
+                                 : home_of_external(tensor);
+            if (from == device || !moved.insert({tensor, device}).second)
+                continue;
+            copies += sim::transfer_cost(platform, from, device, input).seconds();
+        }
+    }
+    if (communication_s)
+        *communication_s = added + copies;
+    return parts + added + copies;
+}
 
 int Analysis::faster_device(int op) const {
     return cpu_s[static_cast<std::size_t>(op)] < gpu_s[static_cast<std::size_t>(op)] ? cpu : gpu;
