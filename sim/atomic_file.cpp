@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <system_error>
 
@@ -21,6 +22,23 @@ void write_file_atomically(const std::filesystem::path& file, const std::string&
         }
     }
     std::filesystem::rename(tmp, file);
+}
+
+std::string read_text_file(const std::filesystem::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in)
+        throw std::runtime_error(fmt::format("cannot read '{}'", file.string()));
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::string last_nonblank_line(const std::filesystem::path& file) {
+    std::ifstream in(file);
+    std::string line, last;
+    while (std::getline(in, line)) {
+        if (line.find_first_not_of(" \t\r") != std::string::npos)
+            last = line;
+    }
+    return last;
 }
 
 }  // namespace hetsim::sim

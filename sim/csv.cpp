@@ -1,6 +1,8 @@
 #include "sim/csv.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace hetsim::sim {
@@ -90,6 +92,16 @@ std::optional<std::size_t> csv_column(const CsvRow& header, std::string_view col
     if (it == header.end())
         return std::nullopt;
     return static_cast<std::size_t>(it - header.begin());
+}
+
+std::optional<double> csv_number(const std::string& cell) {
+    if (cell.empty())
+        return std::nullopt;
+    char* end = nullptr;
+    const double value = std::strtod(cell.c_str(), &end);
+    if (end != cell.c_str() + cell.size() || !std::isfinite(value))
+        return std::nullopt;
+    return value;
 }
 
 }  // namespace hetsim::sim

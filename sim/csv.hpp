@@ -26,6 +26,8 @@ std::vector<CsvRow> read_csv(std::istream& in);
 std::string csv_field(std::string_view field);
 // The index of `column` in a header row, nullopt when absent.
 std::optional<std::size_t> csv_column(const CsvRow& header, std::string_view column);
+// A cell holding a finite number, written whole ("1e-3"); nullopt for "", "nan", "inf" and text.
+std::optional<double> csv_number(const std::string& cell);
 // Column name -> index for a header row; the first wins when a name repeats.
 std::unordered_map<std::string, std::size_t> csv_columns(const CsvRow& header);
 

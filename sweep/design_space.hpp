@@ -74,6 +74,10 @@ struct DesignPoint {
     // The `--set` assignments that make the base study this point: "path=value" (a bundle
     // axis's value expanded into its assignments).
     std::vector<std::string> assignments;
+    // The study this point runs, when it is not the sweep's base study (`hetsim compare` runs
+    // several studies through one runner), and that study's name (a failed point's `study`).
+    std::filesystem::path study;
+    std::string study_name;
     // "seq_len=16, bandwidth=2 GB/s": each axis by its last path component.
     std::string label() const;
 };

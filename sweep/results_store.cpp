@@ -24,13 +24,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string read_text(const fs::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in)
-        throw std::runtime_error(fmt::format("cannot read '{}'", file.string()));
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 // The complete lines of `text`: a last line without its '\n' is a write a crash cut short.
 std::vector<std::string> complete_lines(const std::string& text) {
     std::vector<std::string> lines;
@@ -163,7 +156,7 @@ std::map<std::string, std::string> ResultsStore::open(bool resume, bool retry_fa
         sim::write_file_atomically(jsonl_path(), "");
         return present;
     }
-    const std::vector<std::string> csv_lines = complete_lines(read_text(csv_path()));
+    const std::vector<std::string> csv_lines = complete_lines(sim::read_text_file(csv_path()));
     if (csv_lines.empty() || csv_lines.front() != header_line()) {
         throw sim::InputError(
             csv_path().string(), "", 1,
@@ -175,7 +168,7 @@ std::map<std::string, std::string> ResultsStore::open(bool resume, bool retry_fa
     const std::size_t status_col = *sim::csv_column(header, "status");
     std::vector<std::string> jsonl_lines;
     if (fs::exists(jsonl_path()))
-        jsonl_lines = complete_lines(read_text(jsonl_path()));
+        jsonl_lines = complete_lines(sim::read_text_file(jsonl_path()));
     std::set<std::string> in_jsonl;
     for (const auto& line : jsonl_lines)
         in_jsonl.insert(jsonl_point(line));
@@ -215,8 +208,8 @@ void ResultsStore::append(const PointOutcome& outcome) {
 }
 
 void ResultsStore::sort(const std::vector<DesignPoint>& points) {
-    const std::vector<std::string> csv_lines = complete_lines(read_text(csv_path()));
-    const std::vector<std::string> jsonl_lines = complete_lines(read_text(jsonl_path()));
+    const std::vector<std::string> csv_lines = complete_lines(sim::read_text_file(csv_path()));
+    const std::vector<std::string> jsonl_lines = complete_lines(sim::read_text_file(jsonl_path()));
     if (csv_lines.empty())
         return;
     const sim::CsvRow header = sim::parse_csv_line(csv_lines.front());
@@ -253,7 +246,7 @@ PointOutcome ResultsStore::read_point(const DesignPoint& point, const fs::path& 
     o.id = point.id;
     o.ok = true;
     o.seconds = seconds;
-    std::istringstream csv_in(read_text(point_dir / "results.csv"));
+    std::istringstream csv_in(sim::read_text_file(point_dir / "results.csv"));
     const std::vector<sim::CsvRow> rows = sim::read_csv(csv_in);
     if (rows.empty() || rows.front() != study_header_) {
         throw std::runtime_error(fmt::format("'{}' does not have the study's columns",
@@ -272,7 +265,7 @@ PointOutcome ResultsStore::read_point(const DesignPoint& point, const fs::path& 
         o.csv_rows += line + ",ok," + axis_fields + "\n";
     }
     // ordered_json keeps the study's key order in every row.
-    auto doc = nlohmann::ordered_json::parse(read_text(point_dir / "results.json"));
+    auto doc = nlohmann::ordered_json::parse(sim::read_text_file(point_dir / "results.json"));
     for (auto& row : doc.at("rows")) {
         row["point"] = point.id;
         row["status"] = "ok";

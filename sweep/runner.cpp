@@ -23,6 +23,7 @@
 #include <string_view>
 #include <thread>
 
+#include "sim/atomic_file.hpp"
 #include "sim/progress.hpp"
 #include "sweep/results_store.hpp"
 
@@ -74,12 +75,7 @@ double seconds_since(Clock::time_point start) {
 
 // The last line a failed worker printed ("hetsim: error: ..." without its prefix).
 std::string last_error_line(const fs::path& log) {
-    std::ifstream in(log);
-    std::string line, last;
-    while (std::getline(in, line)) {
-        if (line.find_first_not_of(" \t\r") != std::string::npos)
-            last = line;
-    }
+    const std::string last = sim::last_nonblank_line(log);
     for (const char* prefix : {"hetsim: error: ", "hetsim: internal error: "}) {
         if (last.starts_with(prefix))
             return last.substr(std::strlen(prefix));
@@ -100,7 +96,8 @@ public:
         // A point that runs again (resumed after a kill, or retried) starts from nothing.
         fs::remove_all(dir);
         fs::create_directories(dir);
-        std::vector<std::string> args{options_.program.string(), "run", spec_.study.string()};
+        const fs::path& study = point.study.empty() ? spec_.study : point.study;
+        std::vector<std::string> args{options_.program.string(), "run", study.string()};
         for (const std::string& a : point.assignments) {
             args.push_back("--set");
             args.push_back(a);
@@ -109,6 +106,7 @@ public:
         args.push_back(dir.string());
         if (spec_.trace)
             args.push_back("--trace");
+        args.insert(args.end(), options_.worker_arguments.begin(), options_.worker_arguments.end());
         std::vector<char*> argv;
         for (auto& a : args)
             argv.push_back(a.data());
@@ -207,7 +205,9 @@ private:
                 error = e.what();
             }
         }
-        return store_.failed_point(job.point, options_.study_name, error, seconds);
+        return store_.failed_point(
+            job.point, job.point.study_name.empty() ? options_.study_name : job.point.study_name,
+            error, seconds);
     }
 
     const SweepSpec& spec_;

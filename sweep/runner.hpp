@@ -26,8 +26,9 @@ struct RunOptions {
     int jobs = 1;  // workers per process (per rank under MPI)
     bool resume = false;
     bool retry_failed = false;
-    std::filesystem::path program;  // the hetsim executable that runs a point
-    std::string study_name;         // the base study's name (a failed point's `study` column)
+    std::filesystem::path program;              // the hetsim executable that runs a point
+    std::vector<std::string> worker_arguments;  // appended to every `hetsim run` of a point
+    std::string study_name;  // the base study's name (a failed point's `study` column)
     std::vector<std::string> study_header;  // the study's results.csv columns
     std::ostream* log = nullptr;            // progress and messages (stderr)
     bool terminal = false;                  // `log` is a terminal: a redrawn bar, else lines

@@ -19,6 +19,7 @@
 #include "tools/app/agree.hpp"
 #include "tools/app/calibrate.hpp"
 #include "tools/app/check_partition.hpp"
+#include "tools/app/compare.hpp"
 #include "tools/app/dataset.hpp"
 #include "tools/app/fit.hpp"
 #include "tools/app/inspect.hpp"
@@ -59,7 +60,7 @@ std::string default_study() {
 
 int cmd_run(const std::string& file, const std::vector<std::string>& overrides,
             const std::string& out, bool trace, std::size_t trace_limit_bytes,
-            const std::string& trace_format) {
+            const std::string& trace_format, bool keep_infeasible) {
     std::vector<app::PointRun> runs;
     for (auto& point : app::load_study_points(file, overrides)) {
         app::StudyResult result =
@@ -76,7 +77,7 @@ int cmd_run(const std::string& file, const std::vector<std::string>& overrides,
                 reason = fmt::format("{}: {}", row.placer, row.metrics.infeasible_reason);
         }
     }
-    if (!any_feasible) {
+    if (!any_feasible && !keep_infeasible) {
         for (const auto& [study, result] : runs)
             std::cout << app::format_table(study, result);
         throw sim::InputError(file, "", 0,
@@ -152,6 +153,10 @@ int main(int argc, char** argv) {
     run->add_option("--set", overrides, "override a YAML path: --set workload.seq_len=32");
     run->add_option("--out", out_dir, "output directory (default: out/<study>)");
     run->add_flag("--trace", trace, "write a Perfetto trace per placer");
+    bool keep_infeasible = false;
+    run->add_flag("--keep-infeasible", keep_infeasible,
+                  "write the results even when no placement is feasible, and exit 0 (hetsim "
+                  "compare's workers: an infeasible placer is a result there)");
     std::string trace_format = "perfetto_json";
     run->add_option("--trace-format", trace_format,
                     "perfetto_json (default; .trace.json) or perfetto_proto (native protobuf "
@@ -172,6 +177,23 @@ int main(int argc, char** argv) {
     sweep->add_flag("--retry-failed", sweep_request.retry_failed,
                     "with --resume: run the failed points again");
     sweep->add_option("--out", sweep_request.out, "output directory (default: out/<sweep>)");
+    sweep->add_flag("--dry-run", sweep_request.dry_run,
+                    "expand and check every point, list them; run nothing, write nothing");
+
+    app::CompareRequest compare_request;
+    auto* compare = cli.add_subcommand(
+        "compare",
+        "every listed placer on every listed study, each run in its own worker process: "
+        "leaderboard.csv and leaderboard.md (also under mpirun)");
+    compare->add_option("compare", compare_request.file, "compare YAML (configs/compare/)")
+        ->required();
+    compare->add_option("-j,--jobs", compare_request.jobs, "worker processes at a time (default 1)")
+        ->check(CLI::PositiveNumber);
+    compare->add_flag("--resume", compare_request.resume,
+                      "skip the runs already in OUT/results.csv");
+    compare->add_option("--out", compare_request.out, "output directory (default: out/<compare>)");
+    compare->add_flag("--dry-run", compare_request.dry_run,
+                      "check the compare file and every study, list the runs; run nothing");
 
     std::string report_dir;
     auto* report = cli.add_subcommand(
@@ -364,12 +386,19 @@ int main(int argc, char** argv) {
                 throw sim::InputError("", "--trace-limit", 0, "must be at least 1 B");
             (void)traces::make_trace_writer(trace_format);  // an unknown format is bad input
             return cmd_run(study_file.empty() ? default_study() : study_file, overrides, out_dir,
-                           trace, static_cast<std::size_t>(limit_bytes), trace_format);
+                           trace, static_cast<std::size_t>(limit_bytes), trace_format,
+                           keep_infeasible);
         }
         if (sweep->parsed()) {
             int exit_code = 0;
             std::cout << app::run_sweep(sweep_request, std::cerr, isatty(STDERR_FILENO) != 0,
                                         exit_code);
+            return exit_code;
+        }
+        if (compare->parsed()) {
+            int exit_code = 0;
+            std::cout << app::run_compare(compare_request, std::cerr, isatty(STDERR_FILENO) != 0,
+                                          exit_code);
             return exit_code;
         }
         if (report->parsed()) {

@@ -453,6 +453,43 @@ def draw_pareto(plt, columns, points, front, colors, note, out_png):
 
 # ---------------------------------------------------------------------------------------------
 
+def draw_leaderboards(plt, leaderboard_csv, out_dir):
+    """One horizontal bar chart per study of a `hetsim compare` leaderboard: its ok placers
+    sorted by result, best at the top. Returns the dump entries {"kind": "leaderboard", "file",
+    "study", "metric", "bars": [{"placer", "value"}]}."""
+    with open(leaderboard_csv, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    studies = []
+    for r in rows:
+        if r["study"] not in studies:
+            studies.append(r["study"])
+    figures = []
+    for study in studies:
+        ok = [r for r in rows if r["study"] == study and r["status"] == "ok" and r["rank"]]
+        if not ok:
+            continue
+        ok.sort(key=lambda r: int(r["rank"]))
+        throughput = ok[0]["objective"] == "throughput"
+        metric = "throughput_per_s" if throughput else "latency_s"
+        bars = [{"placer": r["placer"], "value": float(r[metric])} for r in ok]
+        height = max(2.0, 0.28 * len(bars) + 1.0)
+        fig, ax = plt.subplots(figsize=(8, height))
+        labels = [b["placer"] for b in bars][::-1]
+        values = [b["value"] * (1.0 if throughput else 1e3) for b in bars][::-1]
+        ax.barh(labels, values, color=["#c44" if i == len(values) - 1 else "#48a"
+                                       for i in range(len(values))])
+        ax.set_xlabel("throughput (1/s)" if throughput else "latency (ms)")
+        ax.set_title(f"{study}: placers sorted by {'throughput' if throughput else 'latency'}")
+        ax.tick_params(axis="y", labelsize=7)
+        fig.tight_layout()
+        name = f"leaderboard_{file_safe(study)}.png"
+        fig.savefig(os.path.join(out_dir, name), dpi=100)
+        plt.close(fig)
+        figures.append({"kind": "leaderboard", "file": name, "study": study, "metric": metric,
+                        "bars": bars})
+    return figures
+
+
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("input", help="a sweep directory or its results.csv")
@@ -503,6 +540,14 @@ def main(argv):
     #  "front": [...] sorted by x}.
     figures = []
     written = []
+    leaderboard_csv = os.path.join(os.path.dirname(csv_path) or ".", "leaderboard.csv")
+    if os.path.exists(leaderboard_csv):
+        # `hetsim compare`: its axes are the study and the placer, so a bar chart per study
+        # replaces the axis and Pareto plots.
+        axes, columns = [], []
+        for figure in draw_leaderboards(plt, leaderboard_csv, out_dir):
+            written.append(os.path.join(out_dir, figure["file"]))
+            figures.append(figure)
     for axis in axes:
         panels, others_vary = axis_series(axis, plotted, placers)
         png = os.path.join(out_dir, f"axis_{file_safe(axis.name)}.png")
@@ -511,7 +556,7 @@ def main(argv):
         figures.append({"kind": "axis", "file": os.path.basename(png), "axis": axis.name,
                         "numeric": axis.numeric, "unit": axis.unit, "log_x": log_x,
                         "others_vary": others_vary, "panels": panels})
-    points, front = pareto_data(plotted, columns)
+    points, front = pareto_data(plotted, columns) if columns else ([], [])
     if points:
         png = os.path.join(out_dir,
                            f"pareto_{file_safe(columns[0][0])}_vs_{file_safe(columns[1][0])}.png")

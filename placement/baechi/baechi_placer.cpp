@@ -2,9 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
+#include <string>
+#include <vector>
 
+#include "placement/baechi/m_sct.hpp"
 #include "placement/classic/list_scheduling.hpp"
 #include "placement/placer_args.hpp"
 
@@ -13,7 +17,15 @@ namespace hetsim::placement::baechi {
 namespace {
 
 const char* mode_name(BaechiMode mode) {
-    return mode == BaechiMode::m_topo ? "baechi.m_topo" : "baechi.m_etf";
+    switch (mode) {
+        case BaechiMode::m_topo:
+            return "baechi.m_topo";
+        case BaechiMode::m_etf:
+            return "baechi.m_etf";
+        case BaechiMode::m_sct:
+            return "baechi.m_sct";
+    }
+    return "baechi.m_topo";
 }
 
 // m-TOPO (Baechi §4.1).
@@ -99,12 +111,25 @@ std::string BaechiPlacer::name() const {
 }
 
 PlacerInfo BaechiPlacer::info(BaechiMode mode) {
-    const char* description =
-        mode == BaechiMode::m_topo
-            ? "Baechi m-TOPO (Jeon et al., SoCC 2020): topological order filling the processors "
-              "one by one up to their memory share; says which op fits nowhere"
-            : "Baechi m-ETF (Jeon et al., SoCC 2020): ETF where a task may go only where it "
-              "fits in memory; says which op fits nowhere";
+    const char* description = "";
+    switch (mode) {
+        case BaechiMode::m_topo:
+            description =
+                "Baechi m-TOPO (Jeon et al., SoCC 2020): topological order filling the processors "
+                "one by one up to their memory share; says which op fits nowhere";
+            break;
+        case BaechiMode::m_etf:
+            description =
+                "Baechi m-ETF (Jeon et al., SoCC 2020): ETF where a task may go only where it "
+                "fits in memory; says which op fits nowhere";
+            break;
+        case BaechiMode::m_sct:
+            description =
+                "Baechi m-SCT (Jeon et al., SoCC 2020, §4.3): Hanen-Munier's favourite-child LP "
+                "(solved on CBC) picks a child to run right after each op on its processor, then "
+                "m-ETF with that child urgent where it fits; says which op fits nowhere";
+            break;
+    }
     return PlacerInfo{mode_name(mode), mode_name(mode), description, [mode](const std::string& a) {
                           return std::make_unique<BaechiPlacer>(mode, a);
                       }};
@@ -117,8 +142,29 @@ PlacementResult BaechiPlacer::place(const PlacementContext& context) {
     PlacementResult result;
     if (mode_ == BaechiMode::m_topo) {
         result.placement = m_topo(context.graph, problem, limits);
-    } else {
+    } else if (mode_ == BaechiMode::m_etf) {
         result.placement = classic::to_placement(problem, classic::etf(problem, &limits));
+    } else {
+        const FavouriteChildren favourites = favourite_children(problem);
+        std::vector<std::string> names;
+        for (int t = 0; t < problem.tasks; ++t)
+            names.push_back(context.graph.op(t).name);
+        std::vector<FavouriteOutcome> outcomes;
+        const classic::ListSchedule s = m_sct(problem, favourites, &limits, &outcomes, &names);
+        result.placement = classic::to_placement(problem, s);
+        const auto outcome_count = [&](FavouriteOutcome o) {
+            return std::to_string(std::count(outcomes.begin(), outcomes.end(), o));
+        };
+        result.stats["favourite_children"] = std::to_string(favourites.count());
+        result.stats["favourites_kept"] = outcome_count(FavouriteOutcome::kept);
+        result.stats["favourites_displaced_memory"] = outcome_count(FavouriteOutcome::no_memory);
+        result.stats["lp_makespan_s"] = fmt::format("{:.6g}", favourites.makespan_s);
+        result.stats["planned_makespan_s"] = fmt::format("{:.6g}", s.makespan());
+        result.summary = fmt::format(
+            "m-SCT: {} favourite children, {} kept on their parent's processor; LP makespan "
+            "{:.6g} s, planned {:.6g} s",
+            favourites.count(), outcome_count(FavouriteOutcome::kept), favourites.makespan_s,
+            s.makespan());
     }
     return result;
 }

@@ -7,8 +7,11 @@
 //                  fit, goes to the next one with room.
 //   baechi.m_etf   §4.2: ETF (classic/list_scheduling.hpp) where a (task, processor) pair is a
 //                  candidate only if the task fits in what the processor has left.
-// Both say which op fits nowhere, with what it needs and what is left, instead of returning a
-// placement that overflows. (m-SCT's favourite-child LP is not built yet.)
+//   baechi.m_sct   §4.3: Hanen and Munier's SCT: a favourite-child LP (on CBC) picks for each
+//                  op at most one child to run right after it on its processor, then m-ETF
+//                  with the favourite child urgent (placement/baechi/m_sct.hpp).
+// All three say which op fits nowhere, with what it needs and what is left, instead of
+// returning a placement that overflows.
 #pragma once
 
 #include <string>
@@ -17,7 +20,7 @@
 
 namespace hetsim::placement::baechi {
 
-enum class BaechiMode { m_topo, m_etf };
+enum class BaechiMode { m_topo, m_etf, m_sct };
 
 class BaechiPlacer final : public Placer {
 public:

@@ -7,7 +7,8 @@ namespace hetsim::placement::baechi {
 void register_placers(PlacerRegistry& registry) {
     registry.family("baechi", "Jeon et al. SoCC 2020 Baechi: memory-constrained placement")
         .add(BaechiPlacer::info(BaechiMode::m_topo))
-        .add(BaechiPlacer::info(BaechiMode::m_etf));
+        .add(BaechiPlacer::info(BaechiMode::m_etf))
+        .add(BaechiPlacer::info(BaechiMode::m_sct));
 }
 
 }  // namespace hetsim::placement::baechi

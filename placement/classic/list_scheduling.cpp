@@ -14,20 +14,22 @@
 
 namespace hetsim::placement::classic {
 
-namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
-// a < b beyond rounding: means summed in another order must not break a tie differently.
-bool less(double a, double b) {
+bool cost_less(double a, double b) {
     if (std::isinf(a) || std::isinf(b))
         return a < b;
     return a < b - 1e-9 * std::max({1.0, std::abs(a), std::abs(b)});
 }
 
-bool same(double a, double b) {
-    return !less(a, b) && !less(b, a);
+bool cost_equal(double a, double b) {
+    return !cost_less(a, b) && !cost_less(b, a);
 }
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+constexpr auto less = cost_less;
+constexpr auto same = cost_equal;
 
 // One processor's busy intervals, for insertion-based scheduling (HEFT §4.1: a task may take
 // the earliest idle slot between two scheduled tasks that is long enough).

@@ -67,6 +67,11 @@ struct GivenEdge {
 SchedulingProblem scheduling_problem(const std::vector<std::vector<double>>& cost,
                                      const std::vector<GivenEdge>& edges);
 
+// a < b beyond rounding (1e-9 relative): means summed in another order must not break a tie
+// differently. Every list scheduler, Baechi's included, compares costs with these.
+bool cost_less(double a, double b);
+bool cost_equal(double a, double b);  // neither is cost_less than the other: a tie
+
 // Topcuoglu et al. 2002 Eq. 7: makespan over the sum of the minimum costs along CP_MIN, the
 // longest path when every task takes its minimum cost and edges cost nothing (a lower bound of
 // any schedule's makespan, so SLR >= 1).

@@ -22,6 +22,7 @@
 
 #include "sim/config.hpp"
 #include "sim/csv.hpp"
+#include "tools/app/compare.hpp"
 #include "tools/app/study.hpp"
 
 namespace hetsim::app {
@@ -73,17 +74,6 @@ struct Plots {
     std::string note;     // plot.py's count of skipped rows
     std::string problem;  // why there are no plots, "" when there are
 };
-
-// A finite number of a CSV cell; nullopt for "", "nan" and text.
-std::optional<double> parse_number(const std::string& cell) {
-    if (cell.empty())
-        return std::nullopt;
-    char* end = nullptr;
-    const double value = std::strtod(cell.c_str(), &end);
-    if (end != cell.c_str() + cell.size() || !std::isfinite(value))
-        return std::nullopt;
-    return value;
-}
 
 SweepInfo read_sweep_json(const fs::path& dir) {
     SweepInfo info;
@@ -201,8 +191,8 @@ std::vector<PointSummary> read_points(const fs::path& dir, SweepInfo& info) {
             point.error = cell("error").empty() ? cell("status") : cell("error");
             continue;
         }
-        const auto latency_s = parse_number(cell("latency_s"));
-        const auto throughput_per_s = parse_number(cell("throughput_per_s"));
+        const auto latency_s = sim::csv_number(cell("latency_s"));
+        const auto throughput_per_s = sim::csv_number(cell("throughput_per_s"));
         if (cell("feasible") != "1" || !latency_s || !throughput_per_s)
             continue;
         ++point.feasible_rows;
@@ -229,17 +219,6 @@ std::vector<PointSummary> read_points(const fs::path& dir, SweepInfo& info) {
             point.log = (folder / "log.txt").generic_string();
     }
     return points;
-}
-
-// The last non-empty line of a file (plot.py's error message), "" when none.
-std::string last_line(const fs::path& file) {
-    std::ifstream in(file);
-    std::string line, last;
-    while (std::getline(in, line)) {
-        if (!line.empty())
-            last = line;
-    }
-    return last;
 }
 
 // Runs `argv` without a shell (no quoting of paths), stdout and stderr into `output`.
@@ -289,7 +268,7 @@ Plots draw_plots(const fs::path& dir, std::ostream& log) {
                                   plot_dir.string(), "--dump-data", data_file.string()},
                                  log_file);
     if (code != 0 || !fs::exists(data_file)) {
-        const std::string why = last_line(log_file);
+        const std::string why = sim::last_nonblank_line(log_file);
         plots.problem = fmt::format("tools/plot.py failed (exit code {}){}{}", code,
                                     why.empty() ? "" : ": ", why);
         log << "report: no plots: " << plots.problem << " (see " << log_file.string() << ")\n";
@@ -302,7 +281,11 @@ Plots draw_plots(const fs::path& dir, std::ostream& log) {
         for (const auto& figure : data.at("figures")) {
             const std::string file = figure.at("file").get<std::string>();
             std::string caption;
-            if (figure.at("kind") == "axis") {
+            if (figure.at("kind") == "leaderboard") {
+                caption =
+                    fmt::format("{}: placers sorted by {}", figure.at("study").get<std::string>(),
+                                figure.at("metric").get<std::string>());
+            } else if (figure.at("kind") == "axis") {
                 caption = fmt::format("latency_s and throughput_per_s against {}",
                                       figure.at("axis").get<std::string>());
             } else {
@@ -329,29 +312,6 @@ std::string url_path(const std::string& path) {
             out += static_cast<char>(c);
         else
             out += fmt::format("%{:02X}", c);
-    }
-    return out;
-}
-
-std::string html_escape(const std::string& text) {
-    std::string out;
-    for (char c : text) {
-        switch (c) {
-            case '&':
-                out += "&amp;";
-                break;
-            case '<':
-                out += "&lt;";
-                break;
-            case '>':
-                out += "&gt;";
-                break;
-            case '"':
-                out += "&quot;";
-                break;
-            default:
-                out += c;
-        }
     }
     return out;
 }
@@ -403,7 +363,8 @@ std::string counts_line(const Counts& c) {
 }
 
 std::string render_markdown(const SweepInfo& info, const std::vector<PointSummary>& points,
-                            const Plots& plots) {
+                            const Plots& plots,
+                            const std::optional<std::vector<LeaderboardRow>>& leaderboard) {
     const Counts counts = count_points(points, info);
     std::ostringstream md;
     md << "# Sweep " << info.name << "\n\n";
@@ -414,6 +375,8 @@ std::string render_markdown(const SweepInfo& info, const std::vector<PointSummar
     if (!info.study.empty() || !info.sampling.empty())
         md << ".\n\n";
     md << "**" << counts_line(counts) << "**\n\n";
+    if (leaderboard)
+        md << leaderboard_markdown(*leaderboard);
 
     md << "## Best placer per point\n\n"
        << "The lowest latency_s (objective `latency`) or the highest throughput_per_s (objective "
@@ -502,7 +465,8 @@ std::string html_link(const std::string& target, const std::string& text) {
 }
 
 std::string render_html(const SweepInfo& info, const std::vector<PointSummary>& points,
-                        const Plots& plots) {
+                        const Plots& plots,
+                        const std::optional<std::vector<LeaderboardRow>>& leaderboard) {
     const Counts counts = count_points(points, info);
     std::ostringstream h;
     h << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -518,6 +482,8 @@ std::string render_html(const SweepInfo& info, const std::vector<PointSummary>& 
         h << ".</p>\n";
     }
     h << "<p><strong>" << html_escape(counts_line(counts)) << "</strong></p>\n";
+    if (leaderboard)
+        h << leaderboard_html(*leaderboard);
 
     h << "<h2>Best placer per point</h2>\n<p>The lowest latency_s (objective <code>latency</code>) "
          "or the highest throughput_per_s (objective <code>throughput</code>) among the "
@@ -590,6 +556,29 @@ std::string render_html(const SweepInfo& info, const std::vector<PointSummary>& 
 
 }  // namespace
 
+std::string html_escape(const std::string& text) {
+    std::string out;
+    for (char c : text) {
+        switch (c) {
+            case '&':
+                out += "&amp;";
+                break;
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            case '"':
+                out += "&quot;";
+                break;
+            default:
+                out += c;
+        }
+    }
+    return out;
+}
+
 std::string write_report(const fs::path& dir, std::ostream& log) {
     if (!fs::is_regular_file(dir / "results.csv"))
         throw sim::InputError((dir / "results.csv").string(), "", 0,
@@ -599,11 +588,13 @@ std::string write_report(const fs::path& dir, std::ostream& log) {
     SweepInfo info = read_sweep_json(dir);
     const std::vector<PointSummary> points = read_points(dir, info);
     const Plots plots = draw_plots(dir, log);
+    // `hetsim compare`'s output: its leaderboard leads the report.
+    const std::optional<std::vector<LeaderboardRow>> leaderboard = read_leaderboard(dir);
     const fs::path md = dir / "report.md";
     const fs::path html = dir / "report.html";
     try {
-        write_file_atomically(md, render_markdown(info, points, plots));
-        write_file_atomically(html, render_html(info, points, plots));
+        write_file_atomically(md, render_markdown(info, points, plots, leaderboard));
+        write_file_atomically(html, render_html(info, points, plots, leaderboard));
     } catch (const std::exception& e) {
         throw sim::InputError(dir.string(), "", 0,
                               fmt::format("cannot write the report: {}", e.what()));

@@ -19,4 +19,7 @@ namespace hetsim::app {
 // Throws sim::InputError when DIR has no readable results.csv of the sweep format.
 std::string write_report(const std::filesystem::path& dir, std::ostream& log);
 
+// `text` with &, <, >, " and ' as HTML entities.
+std::string html_escape(const std::string& text);
+
 }  // namespace hetsim::app

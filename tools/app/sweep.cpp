@@ -15,6 +15,37 @@ namespace hetsim::app {
 
 namespace fs = std::filesystem;
 
+void write_sweep_manifest(const fs::path& out, const SweepManifest& m) {
+    nlohmann::ordered_json manifest;
+    manifest["sweep"] = m.name;
+    if (m.compare)
+        manifest["compare"] = true;
+    manifest["file"] = fs::absolute(m.file).string();
+    manifest["study"] = fs::absolute(m.study).string();
+    manifest["axes"] = sweep::axis_columns(results_csv_columns(), m.axis_paths);
+    manifest["axis_paths"] = m.axis_paths;
+    manifest["points"] = m.points;
+    manifest["removed_by_where"] = m.removed_by_where;
+    manifest["sampling"] = m.sampling;
+    fs::create_directories(out);
+    write_file_atomically(out / "sweep.json", manifest.dump(2) + "\n");
+}
+
+sweep::RunOptions worker_options(const fs::path& out, int jobs, bool resume,
+                                 const std::string& study_name, std::ostream& progress,
+                                 bool terminal) {
+    sweep::RunOptions options;
+    options.out_dir = out;
+    options.jobs = jobs;
+    options.resume = resume;
+    options.program = fs::read_symlink("/proc/self/exe");
+    options.study_name = study_name;
+    options.study_header = results_csv_columns();
+    options.log = &progress;
+    options.terminal = terminal;
+    return options;
+}
+
 std::string run_sweep(const SweepRequest& request, std::ostream& progress, bool terminal,
                       int& exit_code) {
     const sweep::SweepSpec spec = sweep::load_sweep(request.file);
@@ -28,23 +59,38 @@ std::string run_sweep(const SweepRequest& request, std::ostream& progress, bool 
                 "a sweep's study cannot list `points:`; make them axes of the sweep");
         }
     }
-    const StudyConfig first = load_study(study_file, space.points.front().assignments);
+    // Every point is built and checked before any runs: a bad value on a later axis is bad
+    // input now (exit 2, nothing written), not a failure of each of its points later.
+    std::string first_name;
+    for (std::size_t i = 0; i < space.points.size(); ++i) {
+        const sweep::DesignPoint& point = space.points[i];
+        try {
+            const StudyConfig config = load_study(study_file, point.assignments);
+            if (i == 0)
+                first_name = config.name;
+        } catch (const sim::InputError& e) {
+            throw sim::InputError(spec.file.string(), "axes", 0,
+                                  fmt::format("point {} of {} ({}) is not a valid study: {}", i + 1,
+                                              space.points.size(), point.label(), e.what()));
+        }
+    }
+    if (request.dry_run) {
+        exit_code = 0;
+        std::string text;
+        for (const sweep::DesignPoint& point : space.points)
+            text += fmt::format("{}  {}\n", point.id, point.label());
+        return text +
+               fmt::format("sweep {}: {} points ({}{}) of {}, every one a valid study\n", spec.name,
+                           space.points.size(), sweep::to_string(spec.sampling),
+                           space.skipped ? fmt::format(", {} removed by where", space.skipped) : "",
+                           study_file);
+    }
 
     const fs::path out = request.out.empty() ? fs::path("out") / spec.name : fs::path(request.out);
     if (sweep::writes_results()) {
-        nlohmann::ordered_json manifest;
-        manifest["sweep"] = spec.name;
-        manifest["file"] = fs::absolute(spec.file).string();
-        manifest["study"] = fs::absolute(spec.study).string();
-        const std::vector<std::string> paths = spec.axis_paths();
-        // `axes`: the results.csv columns (what tools/plot.py reads); `axis_paths`: the paths.
-        manifest["axes"] = sweep::axis_columns(results_csv_columns(), paths);
-        manifest["axis_paths"] = paths;
-        manifest["points"] = space.points.size();
-        manifest["removed_by_where"] = space.skipped;
-        manifest["sampling"] = sweep::to_string(spec.sampling);
-        fs::create_directories(out);
-        write_file_atomically(out / "sweep.json", manifest.dump(2) + "\n");
+        write_sweep_manifest(out, SweepManifest{spec.name, spec.file.string(), spec.study.string(),
+                                                spec.axis_paths(), space.points.size(),
+                                                space.skipped, sweep::to_string(spec.sampling)});
         progress << fmt::format(
                         "sweep {}: {} points ({}{}) of {}, {} worker(s){}\n", spec.name,
                         space.points.size(), sweep::to_string(spec.sampling),
@@ -53,16 +99,9 @@ std::string run_sweep(const SweepRequest& request, std::ostream& progress, bool 
                  << std::flush;
     }
 
-    sweep::RunOptions options;
-    options.out_dir = out;
-    options.jobs = request.jobs;
-    options.resume = request.resume || request.retry_failed;
+    sweep::RunOptions options = worker_options(
+        out, request.jobs, request.resume || request.retry_failed, first_name, progress, terminal);
     options.retry_failed = request.retry_failed;
-    options.program = fs::read_symlink("/proc/self/exe");
-    options.study_name = first.name;
-    options.study_header = results_csv_columns();
-    options.log = &progress;
-    options.terminal = terminal;
     const sweep::SweepSummary s = sweep::run_sweep(spec, space, options);
     if (!s.writer) {
         exit_code = 0;

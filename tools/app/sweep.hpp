@@ -1,8 +1,13 @@
 // `hetsim sweep SWEEP.yaml`: the app side of a design-space sweep (sweep/ runs it).
 #pragma once
 
+#include <cstddef>
+#include <filesystem>
 #include <ostream>
 #include <string>
+#include <vector>
+
+#include "sweep/runner.hpp"
 
 namespace hetsim::app {
 
@@ -12,12 +17,31 @@ struct SweepRequest {
     int jobs = 1;
     bool resume = false;
     bool retry_failed = false;
+    bool dry_run = false;  // check every point and list them; run nothing, write nothing
 };
 
-// Loads and checks the sweep (its base study and first point, so that a typo fails here with
-// exit 2, not in every worker), writes DIR/sweep.json, runs the points and returns the closing
-// summary. Returns the exit code through `exit_code`: 0 when every point ran, 1 when some
-// failed, 130 when interrupted.
+// DIR/sweep.json, which `hetsim report` and tools/plot.py read: `axes` are the results.csv
+// columns of the axes, `axis_paths` their YAML paths.
+struct SweepManifest {
+    std::string name;
+    std::string file, study;  // made absolute
+    std::vector<std::string> axis_paths;
+    std::size_t points = 0, removed_by_where = 0;
+    std::string sampling;
+    bool compare = false;  // written by `hetsim compare` (the report adds its leaderboard)
+};
+void write_sweep_manifest(const std::filesystem::path& out, const SweepManifest& manifest);
+
+// The runner's options for points run as `hetsim run` workers of this executable, whose rows
+// have the study's results.csv columns.
+sweep::RunOptions worker_options(const std::filesystem::path& out, int jobs, bool resume,
+                                 const std::string& study_name, std::ostream& progress,
+                                 bool terminal);
+
+// Loads and checks the sweep (its base study at every point, so that a typo or a bad value fails
+// here with exit 2 naming the point, not in its workers), writes DIR/sweep.json, runs the points
+// and returns the closing summary. Returns the exit code through `exit_code`: 0 when every point
+// ran, 1 when some failed, 130 when interrupted.
 std::string run_sweep(const SweepRequest& request, std::ostream& progress, bool terminal,
                       int& exit_code);
 
