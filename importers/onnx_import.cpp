@@ -1,6 +1,7 @@
 #include "importers/onnx_import.hpp"
 
 #include <fcntl.h>
+
 #include <fmt/format.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <climits>
 #include <cstring>
 #include <filesystem>
@@ -148,6 +150,9 @@ private:
         throw OnnxImportError(fmt::format("{}: {}", path_, message));
     }
 
+    // The file an external-data `location` names, which must resolve inside the model's folder
+    // (symlinks followed): a model file must not make hetsim read /etc/passwd.
+    fs::path external_data_file(const std::string& location, const std::string& tensor) const;
     void parse();
     void check_versions();
     void bind_dims();
@@ -346,22 +351,42 @@ ConstTensor Importer::read_tensor(const onnx::TensorProto& t, bool want_values) 
         std::string location;
         std::int64_t offset = 0;
         std::int64_t length = -1;
+        // ONNX writes offset and length as decimal text; anything else is a broken file.
+        const auto byte_count = [&](const std::string& key, const std::string& text) {
+            std::int64_t v = -1;
+            const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+            if (ec != std::errc() || end != text.data() + text.size() || v < 0)
+                fail(fmt::format("external data of tensor '{}': {} '{}' is not a byte count",
+                                 t.name(), key, text));
+            return v;
+        };
         for (const auto& kv : t.external_data()) {
             if (kv.key() == "location")
                 location = kv.value();
             else if (kv.key() == "offset")
-                offset = std::stoll(kv.value());
+                offset = byte_count("offset", kv.value());
             else if (kv.key() == "length")
-                length = std::stoll(kv.value());
+                length = byte_count("length", kv.value());
         }
-        const fs::path file = fs::path(path_).parent_path() / location;
+        const fs::path file = external_data_file(location, t.name());
+        std::error_code size_error;
+        const auto file_bytes = static_cast<std::int64_t>(fs::file_size(file, size_error));
+        if (size_error)
+            fail(fmt::format("external data '{}' of tensor '{}' cannot be opened", file.string(),
+                             t.name()));
+        if (length < 0)
+            length = n * element_size_bytes(c.elem_type);
+        // Checked before anything is allocated: a length from the file is not trusted.
+        if (offset > file_bytes || length > file_bytes - offset)
+            fail(
+                fmt::format("external data '{}' of tensor '{}' is truncated: {} bytes at offset "
+                            "{} asked, the file has {}",
+                            file.string(), t.name(), length, offset, file_bytes));
         std::ifstream in(file, std::ios::binary);
         if (!in)
             fail(fmt::format("external data '{}' of tensor '{}' cannot be opened", file.string(),
                              t.name()));
         in.seekg(offset);
-        if (length < 0)
-            length = n * element_size_bytes(c.elem_type);
         raw.resize(static_cast<std::size_t>(length));
         in.read(raw.data(), length);
         if (in.gcount() != length)
@@ -1303,6 +1328,38 @@ sim::Graph Importer::build_graph() {
         fail(e.what());
     }
     return graph;
+}
+
+fs::path Importer::external_data_file(const std::string& location,
+                                      const std::string& tensor) const {
+    const fs::path folder =
+        fs::path(path_).parent_path().empty() ? fs::path(".") : fs::path(path_).parent_path();
+    const fs::path relative(location);
+    const auto refuse = [&](const std::string& why) {
+        fail(
+            fmt::format("external data '{}' of tensor '{}' {}; it must be a file inside the "
+                        "model's folder '{}'",
+                        location, tensor, why, folder.string()));
+    };
+    if (location.empty())
+        refuse("has no location");
+    if (relative.is_absolute())
+        refuse("is an absolute path");
+    std::error_code ec;
+    const fs::path root = fs::canonical(folder, ec);
+    if (ec)
+        refuse("cannot be resolved");
+    const fs::path file = fs::canonical(folder / relative, ec);
+    if (ec) {
+        fail(fmt::format("external data '{}' of tensor '{}' cannot be opened",
+                         (folder / relative).string(), tensor));
+    }
+    const fs::path inside = file.lexically_relative(root);
+    if (inside.empty() || *inside.begin() == "..")
+        refuse(fmt::format("resolves to '{}', outside the model's folder", file.string()));
+    if (!fs::is_regular_file(file))
+        refuse("is not a regular file");
+    return file;
 }
 
 OnnxImportResult Importer::run() {

@@ -581,4 +581,33 @@ void apply_override(YAML::Node& root, std::string_view assignment_text) {
     assign(root, assignment, 0);
 }
 
+std::optional<std::string> assignment_behind(const InputError& error,
+                                             const std::vector<std::string>& assignments,
+                                             const std::vector<std::string>& also_under) {
+    if (error.yaml_path().empty() || error.file() == kOverrideLabel)
+        return std::nullopt;
+    std::vector<std::string> reported{error.yaml_path()};
+    for (const std::string& prefix : also_under)
+        reported.push_back(prefix + "." + error.yaml_path());
+    for (auto it = assignments.rbegin(); it != assignments.rend(); ++it) {
+        const std::size_t equals = it->find('=');
+        if (equals == std::string::npos)
+            continue;
+        const std::string path(trim(std::string_view(*it).substr(0, equals)));
+        const std::size_t dot = path.rfind('.');
+        const std::string parent = dot == std::string::npos ? "" : path.substr(0, dot);
+        const std::string key = path.substr(dot == std::string::npos ? 0 : dot + 1);
+        for (const std::string& at : reported) {
+            // At the assigned path, or inside the mapping it assigned.
+            if (at == path || at.starts_with(path + "."))
+                return *it;
+            // A key the assignment added where the schema has none.
+            if (at == parent &&
+                error.message().find("unknown key '" + key + "'") != std::string::npos)
+                return *it;
+        }
+    }
+    return std::nullopt;
+}
+
 }  // namespace hetsim::sim

@@ -119,4 +119,13 @@ private:
 // Throws InputError when the assignment has no '=' or the path crosses a scalar.
 void apply_override(YAML::Node& root, std::string_view assignment);
 
+// The assignment among `assignments` ("path=value", as given to apply_override, last one
+// first) that an error found after applying them comes from, when one does: the error is at
+// its path or inside the value it set, or is an unknown key it added. `also_under` lists
+// prefixes whose files report paths without them (a platform file inlined under "platform."
+// reports "components.x" for "platform.components.x"). nullopt when the error is the file's own.
+std::optional<std::string> assignment_behind(const InputError& error,
+                                             const std::vector<std::string>& assignments,
+                                             const std::vector<std::string>& also_under = {});
+
 }  // namespace hetsim::sim

@@ -318,6 +318,18 @@ DesignSpace enumerate_points(const SweepSpec& spec) {
     std::mt19937_64 rng(spec.seed);
     switch (spec.sampling) {
         case Sampling::grid:
+            // Counted before it is listed: a grid of billions of points would hang here.
+            if (grid_size > kListableGrid) {
+                std::vector<std::string> sizes;
+                for (const Axis& axis : spec.axes)
+                    sizes.push_back(std::to_string(axis.values.size()));
+                throw sim::InputError(
+                    spec.file.string(), "axes", 0,
+                    fmt::format(
+                        "the grid has {:.0f} points ({}), more than the limit of {:.0f}; "
+                        "use `random: {{n: N}}` or `latin_hypercube: {{n: N}}` to sample it",
+                        grid_size, fmt::join(sizes, " x "), kListableGrid));
+            }
             for (std::size_t i = 0; i < static_cast<std::size_t>(grid_size); ++i)
                 builder.offer(grid_values(spec, i));
             break;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <optional>
@@ -55,6 +56,7 @@ struct Expression::Node {
     double value = 0.0;
     std::string str;  // text, name or the comparison operator
     std::unique_ptr<Node> left, right;
+    int depth = 1;  // of the subtree: evaluation and destruction recurse this deep
 };
 
 namespace {
@@ -67,8 +69,13 @@ NodePtr make(Node::Kind kind, NodePtr left = nullptr, NodePtr right = nullptr) {
     n->kind = kind;
     n->left = std::move(left);
     n->right = std::move(right);
+    n->depth = 1 + std::max(n->left ? n->left->depth : 0, n->right ? n->right->depth : 0);
     return n;
 }
+
+// Deeper expressions are refused: parsing, evaluating and freeing one recurse once per level,
+// and a `where:` of thousands of nested parentheses or terms would exhaust the stack.
+constexpr int kMaxExpressionDepth = 200;
 
 class Parser {
 public:
@@ -83,6 +90,25 @@ public:
     }
 
 private:
+    // make() with the depth limit, and one level of parser recursion counted while it runs.
+    NodePtr node(Node::Kind kind, NodePtr left = nullptr, NodePtr right = nullptr) {
+        NodePtr n = make(kind, std::move(left), std::move(right));
+        if (n->depth > kMaxExpressionDepth)
+            fail(fmt::format("more than {} levels of operators or parentheses",
+                             kMaxExpressionDepth));
+        return n;
+    }
+    struct Nesting {
+        explicit Nesting(Parser& p) : parser(p) {
+            if (++parser.nesting_ > kMaxExpressionDepth)
+                parser.fail(fmt::format("more than {} levels of operators or parentheses",
+                                        kMaxExpressionDepth));
+        }
+        ~Nesting() { --parser.nesting_; }
+        Parser& parser;
+    };
+    int nesting_ = 0;
+
     [[noreturn]] void fail(const std::string& what) const {
         throw ExpressionError(
             fmt::format("where: '{}': {} at column {}", s_, what, std::min(pos_, s_.size()) + 1));
@@ -108,25 +134,27 @@ private:
     NodePtr parse_or() {
         NodePtr left = parse_and();
         while (accept("or"))
-            left = make(Node::or_, std::move(left), parse_and());
+            left = node(Node::or_, std::move(left), parse_and());
         return left;
     }
     NodePtr parse_and() {
         NodePtr left = parse_not();
         while (accept("and"))
-            left = make(Node::and_, std::move(left), parse_not());
+            left = node(Node::and_, std::move(left), parse_not());
         return left;
     }
     NodePtr parse_not() {
-        if (accept("not"))
-            return make(Node::not_, parse_not());
+        if (accept("not")) {
+            const Nesting level(*this);
+            return node(Node::not_, parse_not());
+        }
         return parse_compare();
     }
     NodePtr parse_compare() {
         NodePtr left = parse_sum();
         for (const char* op : {"==", "!=", "<=", ">=", "<", ">"}) {
             if (accept(op)) {
-                NodePtr n = make(Node::cmp, std::move(left), parse_sum());
+                NodePtr n = node(Node::cmp, std::move(left), parse_sum());
                 n->str = op;
                 return n;
             }
@@ -137,9 +165,9 @@ private:
         NodePtr left = parse_product();
         while (true) {
             if (accept("+"))
-                left = make(Node::add, std::move(left), parse_product());
+                left = node(Node::add, std::move(left), parse_product());
             else if (accept("-"))
-                left = make(Node::sub, std::move(left), parse_product());
+                left = node(Node::sub, std::move(left), parse_product());
             else
                 return left;
         }
@@ -148,16 +176,18 @@ private:
         NodePtr left = parse_unary();
         while (true) {
             if (accept("*"))
-                left = make(Node::mul, std::move(left), parse_unary());
+                left = node(Node::mul, std::move(left), parse_unary());
             else if (accept("/"))
-                left = make(Node::div, std::move(left), parse_unary());
+                left = node(Node::div, std::move(left), parse_unary());
             else
                 return left;
         }
     }
     NodePtr parse_unary() {
-        if (accept("-"))
-            return make(Node::negate, parse_unary());
+        if (accept("-")) {
+            const Nesting level(*this);
+            return node(Node::negate, parse_unary());
+        }
         return parse_atom();
     }
     NodePtr parse_atom() {
@@ -166,6 +196,7 @@ private:
             fail("expected a value");
         const char c = s_[pos_];
         if (accept("(")) {
+            const Nesting level(*this);
             NodePtr inner = parse_or();
             if (!accept(")"))
                 fail("expected ')'");
@@ -175,7 +206,7 @@ private:
             const std::size_t close = s_.find(c, pos_ + 1);
             if (close == std::string::npos)
                 fail("unterminated string");
-            NodePtr n = make(Node::text);
+            NodePtr n = node(Node::text);
             n->str = s_.substr(pos_ + 1, close - pos_ - 1);
             pos_ = close + 1;
             return n;
@@ -187,7 +218,7 @@ private:
             while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) ||
                                         s_[pos_] == '_' || s_[pos_] == '.'))
                 ++pos_;
-            NodePtr n = make(Node::name);
+            NodePtr n = node(Node::name);
             n->str = s_.substr(start, pos_ - start);
             return n;
         }
@@ -225,7 +256,7 @@ private:
                 fail(fmt::format("'{}' is not a unit hetsim knows", unit));
             }
         }
-        NodePtr n = make(Node::number);
+        NodePtr n = node(Node::number);
         n->value = v;
         return n;
     }

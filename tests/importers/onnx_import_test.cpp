@@ -20,6 +20,8 @@
 namespace hetsim::importers {
 namespace {
 
+namespace fs = std::filesystem;
+
 using ::testing::HasSubstr;
 using Dim = std::variant<std::int64_t, std::string>;
 
@@ -260,6 +262,58 @@ TEST(OnnxImport, LoadsExternalData) {
     const auto r = import_onnx(save(m, dir.path() / "dense.onnx"), {{{"batch", 2}}, {}});
     EXPECT_EQ(r.graph.total_weight_bytes(), (16 * 8 + 8) * 4);
     EXPECT_EQ(r.graph.op_count(), 3);
+}
+
+// An external-data location may only name a file inside the model's folder, symlinks followed;
+// offsets and lengths are checked against the file before anything is allocated or read.
+TEST(OnnxImport, ExternalDataStaysInsideTheModelFolder) {
+    hetsim::testing::TempDir dir;
+    const fs::path models = dir.path() / "models";
+    fs::create_directories(models);
+    std::string weights;
+    {
+        const auto m = dense_model();
+        weights = m.graph().initializer(0).raw_data();
+    }
+    std::ofstream(dir.path() / "outside.data", std::ios::binary) << weights;
+    std::ofstream(models / "inside.data", std::ios::binary) << weights;
+    fs::create_symlink(dir.path() / "outside.data", models / "link.data");
+    const auto import_with = [&](const std::vector<std::pair<std::string, std::string>>& keys) {
+        auto m = dense_model();
+        auto* w = m.mutable_graph()->mutable_initializer(0);
+        w->clear_raw_data();
+        w->set_data_location(onnx::TensorProto::EXTERNAL);
+        for (const auto& [key, value] : keys) {
+            auto* kv = w->add_external_data();
+            kv->set_key(key);
+            kv->set_value(value);
+        }
+        return import_onnx(save(m, models / "m.onnx"), {{{"batch", 1}}, {}});
+    };
+    const auto expect_refused = [&](const std::vector<std::pair<std::string, std::string>>& keys,
+                                    const std::string& what) {
+        try {
+            import_with(keys);
+            FAIL() << "expected a refusal: " << what;
+        } catch (const OnnxImportError& e) {
+            EXPECT_THAT(e.what(), HasSubstr("m.onnx"));
+            EXPECT_THAT(e.what(), HasSubstr(what));
+        }
+    };
+    EXPECT_EQ(import_with({{"location", "inside.data"}}).graph.total_weight_bytes(),
+              (16 * 8 + 8) * 4);
+    expect_refused({{"location", "../outside.data"}}, "outside the model's folder");
+    expect_refused({{"location", "link.data"}}, "outside the model's folder");
+    // ONNX's checker joins an absolute location to the model's folder, and refuses a file that is
+    // not there, before hetsim's own check (which refuses absolute paths too) is reached.
+    expect_refused({{"location", (dir.path() / "outside.data").string()}}, "not accessible");
+    expect_refused({{"location", "/etc/hostname"}}, "not accessible");
+    expect_refused({{"location", "missing.data"}}, "not accessible");
+    expect_refused({{"location", "."}}, "not a regular file");
+    expect_refused({{"location", "inside.data"}, {"length", "12abc"}}, "is not a byte count");
+    expect_refused({{"location", "inside.data"}, {"offset", "-4"}}, "is not a byte count");
+    expect_refused({{"location", "inside.data"}, {"length", "99999999999999999"}}, "truncated");
+    expect_refused({{"location", "inside.data"}, {"offset", "600"}}, "truncated");
 }
 
 TEST(OnnxImport, BadFilesAreClearErrorsNamingTheFile) {

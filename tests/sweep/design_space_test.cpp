@@ -72,6 +72,22 @@ TEST(SweepDesignSpace, GridIsEveryCombinationLastAxisFastest) {
     EXPECT_EQ(point_id(List{"a.x=1"}), point_id(List{"a.x=1"}));
 }
 
+// A grid is counted before it is listed: 10^10 points is bad input at once, not a hang.
+TEST(SweepDesignSpace, HugeGridsAreRefusedBeforeTheyAreListed) {
+    TempDir dir;
+    std::string axes = "axes:\n";
+    for (int a = 0; a < 10; ++a)
+        axes += "  a.x" + std::to_string(a) + ": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]\n";
+    const SweepSpec spec = spec_from(dir, axes);
+    try {
+        enumerate_points(spec);
+        FAIL() << "a grid of 10^10 points was listed";
+    } catch (const sim::InputError& e) {
+        EXPECT_THAT(e.what(), ::testing::HasSubstr("the grid has 10000000000 points (10 x 10"));
+        EXPECT_THAT(e.what(), ::testing::HasSubstr("random"));
+    }
+}
+
 TEST(SweepDesignSpace, WhereRemovesCombinations) {
     TempDir dir;
     const SweepSpec spec = spec_from(dir,
@@ -222,6 +238,36 @@ TEST(SweepExpression, ArithmeticUnitsTextAndNames) {
     EXPECT_EQ(std::get<double>(axis_value("2 GB/s")), 2e9);
     EXPECT_EQ(std::get<double>(axis_value("16")), 16.0);
     EXPECT_EQ(std::get<std::string>(axis_value("ddr4-2400")), "ddr4-2400");
+}
+
+// Parsing, evaluating and freeing recurse once per level: deep input is refused with a message
+// instead of exhausting the stack (it used to end in a segmentation fault).
+TEST(SweepExpression, DeepNestingAndLongSumsAreRefusedNotCrashed) {
+    const auto refused = [](const std::string& text) {
+        try {
+            Expression::parse(text);
+        } catch (const ExpressionError& e) {
+            return std::string(e.what()).find("more than 200 levels") != std::string::npos;
+        }
+        return false;
+    };
+    const std::size_t n = 100000;
+    EXPECT_TRUE(refused(std::string(n, '(') + "1" + std::string(n, ')') + " == 1"));
+    std::string sum = "1";
+    for (std::size_t i = 1; i < n; ++i)
+        sum += " + 1";
+    EXPECT_TRUE(refused(sum + " == 100000"));
+    std::string nots;
+    for (std::size_t i = 0; i < n; ++i)
+        nots += "not ";
+    EXPECT_TRUE(refused(nots + "1 < 2"));
+    EXPECT_TRUE(refused(std::string(n, '-') + "1 < 2"));
+    // Within the limit they still evaluate.
+    EXPECT_TRUE(holds(std::string(150, '(') + "1" + std::string(150, ')') + " == 1"));
+    std::string short_sum = "1";
+    for (int i = 1; i < 150; ++i)
+        short_sum += " + 1";
+    EXPECT_TRUE(holds(short_sum + " == 150"));
 }
 
 // --- results files ---------------------------------------------------------------------------

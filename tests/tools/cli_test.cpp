@@ -373,6 +373,28 @@ TEST(CliErrors, BadOverride) {
     expect_input_error(dir, study, "expected PATH=VALUE", "--set workload.seq_len");
 }
 
+// A mistake in a --set value is reported against the --set argument, not against the line of
+// the study or platform file whose value it replaced.
+TEST(CliErrors, SetMistakesNameTheSetArgument) {
+    const std::string study = std::string(HETSIM_SOURCE_DIR) + "/configs/studies/default.yaml";
+    const auto expect_named = [&](const std::string& set, const std::string& message) {
+        const Outcome o = run_hetsim("run " + study + " --set '" + set + "' --out /nonexistent/x");
+        EXPECT_EQ(o.exit_code, 2) << o.output;
+        EXPECT_THAT(o.output, HasSubstr("hetsim: error: --set " + set + ": " + message));
+    };
+    expect_named("workload.seqlen=32", "unknown key 'seqlen' (did you mean 'seq_len'?)");
+    expect_named("workload.seq_len=abc", "expected an integer, got 'abc'");
+    expect_named("objective=speed", "expected 'latency' or 'throughput', got 'speed'");
+    expect_named("platform.components.dma.forward.bandwidth=fast", "expected a bandwidth");
+    // A mistake of the file itself still names the file.
+    TempDir dir;
+    const auto bad = dir.write("s.yaml", study_with(kPlatform) + "objectiv: latency\n");
+    const Outcome o = run_hetsim("run " + bad.string() + " --set workload.seq_len=8");
+    EXPECT_EQ(o.exit_code, 2);
+    EXPECT_THAT(o.output, HasSubstr("s.yaml"));
+    EXPECT_THAT(o.output, HasSubstr("unknown key 'objectiv'"));
+}
+
 // --- hetsim place ---------------------------------------------------------------------------
 
 const std::string kTarnawski =

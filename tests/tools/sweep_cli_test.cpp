@@ -24,6 +24,7 @@ namespace hetsim::testing {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 namespace fs = std::filesystem;
 
 // Arguments as one command line (test paths hold no spaces).
@@ -250,6 +251,36 @@ TEST(CliSweep, ProgressLinesAndBadInput) {
     const Outcome bad_key = run_hetsim(fmt_args({"sweep", typo.string()}));
     EXPECT_EQ(bad_key.exit_code, 2);
     EXPECT_THAT(bad_key.output, HasSubstr("typo.yaml"));
+}
+
+// Every point is built before any runs: a bad value on the last axis fails the whole sweep with
+// exit 2, names the sweep file, the point and the assignment, and writes nothing.
+TEST(CliSweep, EveryPointIsCheckedBeforeAnyRuns) {
+    TempDir dir;
+    const std::string head = std::string("sweep: t\nstudy: ") + HETSIM_SOURCE_DIR +
+                             "/configs/studies/default.yaml\naxes:\n  workload.seq_len: [8, 16]\n";
+    const fs::path bad = dir.write(
+        "late.yaml", head + "  platform.components.dma.forward.bandwidth: [1 GB/s, fast]\n");
+    const fs::path out = dir.path() / "o";
+    const Outcome o = run_hetsim(fmt_args({"sweep", bad.string(), "--out", out.string()}));
+    EXPECT_EQ(o.exit_code, 2) << o.output;
+    EXPECT_THAT(o.output, HasSubstr("late.yaml: axes: point 2 of 4"));
+    EXPECT_THAT(o.output,
+                HasSubstr("--set platform.components.dma.forward.bandwidth=fast: expected a "
+                          "bandwidth"));
+    EXPECT_THAT(o.output, Not(HasSubstr("[1/4]")));  // nothing ran
+    EXPECT_FALSE(fs::exists(out));
+
+    // --dry-run: every point listed and checked, nothing run or written.
+    const fs::path good = dir.write(
+        "good.yaml", head + "  platform.components.dma.forward.bandwidth: [1 GB/s, 2 GB/s]\n");
+    const Outcome dry =
+        run_hetsim(fmt_args({"sweep", good.string(), "--dry-run", "--out", out.string()}));
+    ASSERT_EQ(dry.exit_code, 0) << dry.output;
+    EXPECT_THAT(dry.output, HasSubstr("seq_len=16, bandwidth=2 GB/s"));
+    EXPECT_THAT(dry.output, HasSubstr("4 points (grid)"));
+    EXPECT_THAT(dry.output, HasSubstr("every one a valid study"));
+    EXPECT_FALSE(fs::exists(out));
 }
 
 TEST(CliSweep, MpiRanksGiveTheRowsOfAJobsRun) {

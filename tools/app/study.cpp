@@ -321,8 +321,10 @@ YAML::Node load_with_overrides(const std::string& file, const std::vector<std::s
 
 }  // namespace
 
-std::vector<StudyConfig> load_study_points(const std::string& file,
-                                           const std::vector<std::string>& overrides) {
+namespace {
+
+std::vector<StudyConfig> load_points(const std::string& file,
+                                     const std::vector<std::string>& overrides) {
     YAML::Node raw = load_with_overrides(file, overrides);
     const sim::ConfigNode base(raw, file, "");
     if (!base.has("points"))
@@ -367,6 +369,21 @@ std::vector<StudyConfig> load_study_points(const std::string& file,
             break;
     }
     return points;
+}
+
+}  // namespace
+
+std::vector<StudyConfig> load_study_points(const std::string& file,
+                                           const std::vector<std::string>& overrides) {
+    try {
+        return load_points(file, overrides);
+    } catch (const sim::InputError& e) {
+        // A mistake in a --set value is the --set argument's, not the line of the study or
+        // platform file that its value replaced: name the argument.
+        if (const auto assignment = sim::assignment_behind(e, overrides, {"platform"}))
+            throw sim::InputError("--set " + *assignment, "", 0, e.message());
+        throw;
+    }
 }
 
 StudyConfig load_study(const std::string& file, const std::vector<std::string>& overrides) {
