@@ -487,6 +487,31 @@ TEST(ReportTest, MissingColumnIsAnInputError) {
     }
 }
 
+// A feasible row without its numbers is a damaged file: exit 2 naming the record and column, not a
+// report that silently leaves the row out.
+TEST(ReportTest, NonNumericCellsOfAFeasibleRowAreAnInputError) {
+    const auto message_for = [](const std::string& bad_row) {
+        TempDir dir;
+        write_sweep(dir, results_csv() + bad_row);
+        std::ostringstream log;
+        try {
+            app::write_report(dir.path(), log);
+        } catch (const sim::InputError& e) {
+            EXPECT_FALSE(fs::exists(dir.path() / "report.md"));
+            return e.message();
+        }
+        return std::string("no error");
+    };
+    EXPECT_EQ(message_for(row("p000000000007", "x", "abc", "600", "1", "8", "1 GB/s")),
+              "record 18: column 'latency_s' holds 'abc', expected a finite number");
+    EXPECT_EQ(message_for(row("p000000000007", "x", "0.001", "nan", "1", "8", "1 GB/s")),
+              "record 18: column 'throughput_per_s' holds 'nan', expected a finite number");
+    EXPECT_EQ(message_for(row("p000000000007", "x", "0.001", "600", "yes", "8", "1 GB/s")),
+              "record 18: column 'feasible' holds 'yes', expected 1 or 0");
+    // An infeasible row may lack them.
+    EXPECT_EQ(message_for(row("p000000000007", "x", "", "", "0", "8", "1 GB/s")), "no error");
+}
+
 TEST(CsvTest, ReadsTheSweepHeader) {
     std::istringstream in(results_csv());
     const auto records = sim::read_csv(in);

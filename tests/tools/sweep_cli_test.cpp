@@ -177,10 +177,12 @@ TEST(CliSweep, SigintFinishesThePointsInFlight) {
 
 TEST(CliSweep, FailedAndTimedOutPointsAreRowsWithTheirReason) {
     TempDir dir;
-    // seq_len 0 is bad input for the bert generator: the point fails, the sweep goes on.
+    // A valid study whose baseline refuses the graph when it runs (exhaustive over more than 10
+    // placements): the point fails, the sweep goes on.
     const fs::path sweep = dir.write(
         "sweep.yaml", std::string("sweep: t\nstudy: ") + HETSIM_SOURCE_DIR +
-                          "/configs/studies/default.yaml\naxes:\n  workload.seq_len: [8, 0, 16]\n");
+                          "/configs/studies/default.yaml\naxes:\n"
+                          "  baseline: [single:CPU_S, 'exhaustive:10', single:PIM]\n");
     const fs::path out = dir.path() / "out";
     const Outcome first = run_hetsim(fmt_args({"sweep", sweep.string(), "--out", out.string()}));
     EXPECT_EQ(first.exit_code, 1) << first.output;
@@ -192,8 +194,8 @@ TEST(CliSweep, FailedAndTimedOutPointsAreRowsWithTheirReason) {
     for (std::size_t i = 1; i < rows.size(); ++i) {
         if (rows[i][status] == "failed") {
             ++failed;
-            EXPECT_THAT(rows[i][error], HasSubstr("seq_len"));
-            EXPECT_EQ(rows[i].back(), "0");  // the axis column
+            EXPECT_THAT(rows[i][error], HasSubstr("more than the limit of 10"));
+            EXPECT_EQ(rows[i].back(), "exhaustive:10");  // the axis column
             EXPECT_EQ(rows[i][2], "");       // no placer
         } else {
             EXPECT_EQ(rows[i][status], "ok");

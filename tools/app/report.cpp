@@ -193,8 +193,22 @@ std::vector<PointSummary> read_points(const fs::path& dir, SweepInfo& info) {
         }
         const auto latency_s = sim::csv_number(cell("latency_s"));
         const auto throughput_per_s = sim::csv_number(cell("throughput_per_s"));
-        if (cell("feasible") != "1" || !latency_s || !throughput_per_s)
+        if (cell("feasible") != "1" && cell("feasible") != "0")
+            throw sim::InputError(file.string(), "", 0,
+                                  fmt::format("record {}: column 'feasible' holds '{}', expected "
+                                              "1 or 0",
+                                              r + 1, cell("feasible")));
+        if (cell("feasible") != "1")
             continue;
+        // A feasible run has both numbers: anything else is a damaged file, not a result.
+        for (const auto& [column, value] :
+             {std::pair{"latency_s", latency_s}, std::pair{"throughput_per_s", throughput_per_s}}) {
+            if (!value)
+                throw sim::InputError(
+                    file.string(), "", 0,
+                    fmt::format("record {}: column '{}' holds '{}', expected a finite number",
+                                r + 1, column, cell(column)));
+        }
         ++point.feasible_rows;
         const PlacerResult result{cell("placer"), *latency_s, *throughput_per_s};
         // Ties keep the first row (the study's baseline comes first).

@@ -228,8 +228,17 @@ StudyConfig parse_study(const sim::ConfigNode& root) {
         root["evaluator"].fail(
             fmt::format("expected 'des' or 'analytic', got '{}'", study.evaluator));
     }
-    study.seed = static_cast<std::uint64_t>(root.get_int("seed", 1));
-    study.samples = static_cast<int>(root.get_int("samples", 8));
+    const std::int64_t seed = root.get_int("seed", 1);
+    if (seed < 0)
+        root["seed"].fail(fmt::format("expected an integer >= 0, got {}", seed));
+    study.seed = static_cast<std::uint64_t>(seed);
+    // Past 2^31 - 1 the count would wrap in the int that holds it (2^32 + 1 became 1); below it,
+    // the evaluator's memory limit decides.
+    constexpr std::int64_t kMaxSamples = std::numeric_limits<int>::max();
+    const std::int64_t samples = root.get_int("samples", 8);
+    if (samples > kMaxSamples)
+        root["samples"].fail(fmt::format("expected at most {}, got {}", kMaxSamples, samples));
+    study.samples = static_cast<int>(samples);
     if (study.samples < 1)
         root["samples"].fail("must be >= 1");
     study.point = root.get_string("point", "default");

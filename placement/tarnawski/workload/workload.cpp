@@ -154,6 +154,8 @@ Workload parse_workload(const json& j, const std::string& source) {
     const json& nodes = member(j, "nodes", source, "");
     if (!nodes.is_array())
         fail(source, "/nodes", fmt::format("expected an array, got {}", type_name(nodes)));
+    if (nodes.empty())
+        fail(source, "/nodes", "expected at least one node: a workload with nothing to place");
     for (std::size_t i = 0; i < nodes.size(); ++i) {
         const json& n = nodes[i];
         const std::string at = pointer("nodes", i);

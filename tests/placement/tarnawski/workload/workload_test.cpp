@@ -98,6 +98,11 @@ TEST(TarnawskiWorkload, ErrorsNameFileAndLocation) {
     EXPECT_NE(msg.find("/edges/0/destId: no node with id 42"), std::string::npos) << msg;
     msg = broken([](json& j) { j["edges"][0]["cost"] = -1; });
     EXPECT_NE(msg.find("/edges/0/cost: expected a non-negative number"), std::string::npos) << msg;
+    msg = broken([](json& j) {
+        j["nodes"] = json::array();
+        j["edges"] = json::array();
+    });
+    EXPECT_NE(msg.find("in.json: /nodes: expected at least one node"), std::string::npos) << msg;
     msg = broken([](json& j) { j["nodes"][0].erase("fpgaLatency"); });
     EXPECT_NE(msg.find("/nodes/0: missing required field \"fpgaLatency\""), std::string::npos)
         << msg;
