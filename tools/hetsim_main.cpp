@@ -15,6 +15,7 @@
 #include "sim/exec_graph.hpp"
 #include "sim/op_table.hpp"
 #include "sim/units.hpp"
+#include "sim/version.hpp"
 #include "sim/workloads/model_zoo.hpp"
 #include "tools/app/agree.hpp"
 #include "tools/app/calibrate.hpp"
@@ -143,6 +144,7 @@ int cmd_list(const std::string& what) {
 
 int main(int argc, char** argv) {
     CLI::App cli{"hetsim: simulate heterogeneous DL hardware and compare operator placements"};
+    cli.set_version_flag("--version", sim::version_line(), "print hetsim's version and commit");
     cli.require_subcommand(1);
 
     std::string study_file, out_dir;

@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/version.hpp"
+
 namespace hetsim::traces {
 
 namespace {
@@ -321,6 +323,8 @@ void PerfettoJsonWriter::write(const sim::Trace& trace, std::ostream& out) const
     Json other_data;
     other_data["title"] = trace.title;
     other_data["generator"] = "hetsim";
+    other_data["hetsim_version"] = std::string(sim::version());
+    other_data["hetsim_commit"] = std::string(sim::git_commit());
 
     // One event per line: the file stays valid JSON yet diffs and greps line by line.
     out << "{\"displayTimeUnit\":\"ns\",\n\"otherData\":" << dump(other_data)

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 #include <string>
 
@@ -64,6 +65,39 @@ TEST(Cli, RunWritesEveryOutput) {
     for (const auto& entry : fs::directory_iterator(out)) {
         EXPECT_NE(entry.path().extension(), ".tmp") << entry.path();
     }
+}
+
+// `hetsim --version` prints the version and commit, and every output records the same: the
+// results, the resolved study, the traces and a sweep's manifest.
+TEST(Cli, VersionIsRecordedInEveryOutput) {
+    const Outcome v = run_hetsim("--version");
+    ASSERT_EQ(v.exit_code, 0) << v.output;
+    const std::regex line(
+        R"(hetsim (\d+\.\d+(\.\d+)?) \(commit ([0-9a-f]{12}(-dirty)?|unknown)\)\n)");
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(v.output, m, line)) << v.output;
+    const std::string version = m[1], commit = m[3];
+
+    TempDir dir;
+    auto study = dir.write("s.yaml", study_with(kPlatform));
+    auto out = dir.path() / "out";
+    ASSERT_EQ(run_hetsim("run " + study.string() + " --trace --out " + out.string()).exit_code, 0);
+    const auto results = nlohmann::json::parse(read(out / "results.json"));
+    EXPECT_EQ(results["hetsim"]["version"], version);
+    EXPECT_EQ(results["hetsim"]["commit"], commit);
+    EXPECT_THAT(read(out / "study.resolved.yaml"), HasSubstr("# resolved by " + v.output));
+    const auto trace = nlohmann::json::parse(read(out / "single_CPU_S.trace.json"));
+    EXPECT_EQ(trace["otherData"]["hetsim_version"], version);
+    EXPECT_EQ(trace["otherData"]["hetsim_commit"], commit);
+
+    auto sweep = dir.write(
+        "w.yaml", "sweep: w\nstudy: " + study.string() + "\naxes:\n  workload.seq_len: [8]\n");
+    ASSERT_EQ(
+        run_hetsim("sweep " + sweep.string() + " --out " + (dir.path() / "w").string()).exit_code,
+        0);
+    const auto manifest = nlohmann::json::parse(read(dir.path() / "w" / "sweep.json"));
+    EXPECT_EQ(manifest["hetsim"]["version"], version);
+    EXPECT_EQ(manifest["hetsim"]["commit"], commit);
 }
 
 // Structure of a real trace: a process/thread name for every track, slices never overlap on

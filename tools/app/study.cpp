@@ -1,6 +1,5 @@
 #include "tools/app/study.hpp"
 
-#include "sim/passes/fuse.hpp"
 
 #include <fmt/format.h>
 
@@ -16,9 +15,11 @@
 #include "placement/placer_args.hpp"
 #include "sim/device_role.hpp"
 #include "sim/exec_graph.hpp"
+#include "sim/passes/fuse.hpp"
 #include "sim/placement_file.hpp"
 #include "sim/placement_rules.hpp"
 #include "sim/units.hpp"
+#include "sim/version.hpp"
 #include "sim/workloads/json_graph.hpp"
 #include "sim/workloads/model_zoo.hpp"
 #include "tools/app/registration.hpp"
@@ -701,12 +702,14 @@ void write_outputs(const std::vector<PointRun>& runs, const fs::path& out_dir, b
     }
     nlohmann::ordered_json doc;
     doc["study"] = runs.front().config.name;
+    doc["hetsim"] = {{"version", sim::version()}, {"commit", sim::git_commit()}};
     doc["rows"] = rows;
     files[out_dir / "results.csv"] = csv.str();
     files[out_dir / "results.json"] = doc.dump(2) + "\n";
     YAML::Emitter emitter;
     emitter << runs.front().config.resolved;
-    files[out_dir / "study.resolved.yaml"] = std::string(emitter.c_str()) + "\n";
+    files[out_dir / "study.resolved.yaml"] =
+        "# resolved by " + sim::version_line() + "\n" + std::string(emitter.c_str()) + "\n";
 
     try {
         fs::create_directories(out_dir);

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/config.hpp"
+#include "sim/version.hpp"
 #include "sweep/design_space.hpp"
 #include "sweep/results_store.hpp"
 #include "sweep/runner.hpp"
@@ -18,6 +19,7 @@ namespace fs = std::filesystem;
 void write_sweep_manifest(const fs::path& out, const SweepManifest& m) {
     nlohmann::ordered_json manifest;
     manifest["sweep"] = m.name;
+    manifest["hetsim"] = {{"version", sim::version()}, {"commit", sim::git_commit()}};
     if (m.compare)
         manifest["compare"] = true;
     manifest["file"] = fs::absolute(m.file).string();
