@@ -61,7 +61,7 @@ std::string default_study() {
 
 int cmd_run(const std::string& file, const std::vector<std::string>& overrides,
             const std::string& out, bool trace, std::size_t trace_limit_bytes,
-            const std::string& trace_format, bool keep_infeasible) {
+            const std::string& trace_format, bool keep_infeasible, bool deterministic) {
     std::vector<app::PointRun> runs;
     for (auto& point : app::load_study_points(file, overrides)) {
         app::StudyResult result =
@@ -86,7 +86,8 @@ int cmd_run(const std::string& file, const std::vector<std::string>& overrides,
     }
     const auto& first = runs.front().config;
     const fs::path out_dir = out.empty() ? fs::path("out") / first.name : fs::path(out);
-    app::write_outputs(runs, out_dir, trace, trace_limit_bytes, &std::cerr, trace_format);
+    app::write_outputs(runs, out_dir, trace, trace_limit_bytes, &std::cerr, trace_format,
+                       deterministic);
     for (const auto& [study, result] : runs)
         std::cout << app::format_table(study, result);
     std::cout << fmt::format(
@@ -155,6 +156,10 @@ int main(int argc, char** argv) {
     run->add_option("--set", overrides, "override a YAML path: --set workload.seq_len=32");
     run->add_option("--out", out_dir, "output directory (default: out/<study>)");
     run->add_flag("--trace", trace, "write a Perfetto trace per placer");
+    bool deterministic = false;
+    run->add_flag("--deterministic", deterministic,
+                  "leave wall-clock quantities (placer_time_s, stats named *wall_s) out of the "
+                  "files, so that the same inputs and seed give the same bytes");
     bool keep_infeasible = false;
     run->add_flag("--keep-infeasible", keep_infeasible,
                   "write the results even when no placement is feasible, and exit 0 (hetsim "
@@ -179,6 +184,8 @@ int main(int argc, char** argv) {
     sweep->add_flag("--retry-failed", sweep_request.retry_failed,
                     "with --resume: run the failed points again");
     sweep->add_option("--out", sweep_request.out, "output directory (default: out/<sweep>)");
+    sweep->add_flag("--deterministic", sweep_request.deterministic,
+                    "run every point with `hetsim run --deterministic`");
     sweep->add_flag("--dry-run", sweep_request.dry_run,
                     "expand and check every point, list them; run nothing, write nothing");
 
@@ -194,6 +201,8 @@ int main(int argc, char** argv) {
     compare->add_flag("--resume", compare_request.resume,
                       "skip the runs already in OUT/results.csv");
     compare->add_option("--out", compare_request.out, "output directory (default: out/<compare>)");
+    compare->add_flag("--deterministic", compare_request.deterministic,
+                      "run every placer with `hetsim run --deterministic` (no placer times)");
     compare->add_flag("--dry-run", compare_request.dry_run,
                       "check the compare file and every study, list the runs; run nothing");
 
@@ -389,7 +398,7 @@ int main(int argc, char** argv) {
             (void)traces::make_trace_writer(trace_format);  // an unknown format is bad input
             return cmd_run(study_file.empty() ? default_study() : study_file, overrides, out_dir,
                            trace, static_cast<std::size_t>(limit_bytes), trace_format,
-                           keep_infeasible);
+                           keep_infeasible, deterministic);
         }
         if (sweep->parsed()) {
             int exit_code = 0;

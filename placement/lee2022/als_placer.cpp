@@ -387,8 +387,8 @@ PlacementResult AlsPlacer::place(const PlacementContext& context) {
     stats["pim_capable_nodes"] = std::to_string(dcg.pim_capable_nodes());
     stats["node_runs"] = std::to_string(node_runs);
     stats["edge_runs"] = std::to_string(edge_runs);
-    stats["traversal_s"] = fmt::format("{:.6f}", profiled.traversal_s);
-    stats["dp_s"] = fmt::format("{:.6f}", dp_s);
+    stats["traversal_wall_s"] = fmt::format("{:.6f}", profiled.traversal_s);
+    stats["dp_wall_s"] = fmt::format("{:.6f}", dp_s);
     stats["dp_max_states"] = std::to_string(solution.max_states);
     stats["dp_max_live_tensors"] = std::to_string(solution.max_live_tensors);
     stats["predicted_latency_ps"] = std::to_string(solution.cost_ps);

@@ -662,6 +662,8 @@ std::string run_compare(const CompareRequest& request, std::ostream& progress, b
     sweep::RunOptions options = worker_options(out, request.jobs, request.resume,
                                                spec.studies.front().name, progress, terminal);
     options.worker_arguments = {"--keep-infeasible"};
+    if (request.deterministic)
+        options.worker_arguments.push_back("--deterministic");
     const sweep::SweepSummary s = sweep::run_sweep(sweep_spec, space, options);
     if (!s.writer) {
         exit_code = 0;

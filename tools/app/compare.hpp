@@ -50,6 +50,7 @@ struct CompareRequest {
     int jobs = 1;
     bool resume = false;
     bool dry_run = false;  // list the runs and the placers not run; run nothing, write nothing
+    bool deterministic = false;  // workers run with --deterministic (no placer times)
 };
 
 // Loads and checks the compare file and every study in it (exit 2 before anything runs), runs

@@ -1,6 +1,5 @@
 #include "tools/app/study.hpp"
 
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -583,9 +582,13 @@ const std::vector<std::string>& results_csv_columns() {
     return columns;
 }
 
+bool is_wall_clock_stat(const std::string& name) {
+    return name.ends_with("wall_s");
+}
+
 void write_outputs(const std::vector<PointRun>& runs, const fs::path& out_dir, bool traces,
                    std::size_t trace_limit_bytes, std::ostream* warnings,
-                   const std::string& trace_format) {
+                   const std::string& trace_format, bool deterministic) {
     // Render everything first: a failure here leaves no file behind.
     std::map<fs::path, std::string> files;
     std::ostringstream csv;
@@ -595,10 +598,12 @@ void write_outputs(const std::vector<PointRun>& runs, const fs::path& out_dir, b
         // With several points, every per-placer file carries the point in its name.
         const std::string prefix = runs.size() > 1 ? file_safe(study.point) + "_" : "";
         for (const auto& r : result.rows) {
+            const std::string placer_time =
+                deterministic ? std::string() : fmt::format("{:.6g}", r.placer_time_s);
             csv << fmt::format(
-                "{},\"{}\",\"{}\",{},{:.9g},{:.9g},{:.6g},{:.6g},{},{},\"{}\",{},{},\"{}\",{}\n",
+                "{},\"{}\",\"{}\",{},{:.9g},{:.9g},{:.6g},{},{},{},\"{}\",{},{},\"{}\",{}\n",
                 study.name, study.point, r.placer, objective_name(study.objective),
-                r.metrics.latency_s, r.metrics.throughput_per_s, r.speedup, r.placer_time_s,
+                r.metrics.latency_s, r.metrics.throughput_per_s, r.speedup, placer_time,
                 r.profile_runs, study.evaluator, study.workload_label, study.platform.name,
                 r.metrics.feasible ? 1 : 0, r.metrics.infeasible_reason,
                 std::isnan(r.eop_at_s) ? std::string() : fmt::format("{:.9g}", r.eop_at_s));
@@ -610,7 +615,8 @@ void write_outputs(const std::vector<PointRun>& runs, const fs::path& out_dir, b
             row["latency_s"] = r.metrics.latency_s;
             row["throughput_per_s"] = r.metrics.throughput_per_s;
             row["speedup"] = r.speedup;
-            row["placer_time_s"] = r.placer_time_s;
+            if (!deterministic)
+                row["placer_time_s"] = r.placer_time_s;
             row["profile_runs"] = r.profile_runs;
             row["evaluator"] = study.evaluator;
             row["workload"] = study.workload_label;
@@ -620,7 +626,12 @@ void write_outputs(const std::vector<PointRun>& runs, const fs::path& out_dir, b
             row["resource_busy_s"] = r.metrics.resource_busy_s;
             row["link_bytes"] = r.metrics.link_bytes;
             row["time_by_kind_s"] = r.metrics.time_by_kind_s;
-            row["stats"] = r.stats;
+            nlohmann::ordered_json stats = nlohmann::ordered_json::object();
+            for (const auto& [name, value] : r.stats) {
+                if (!deterministic || !is_wall_clock_stat(name))
+                    stats[name] = value;
+            }
+            row["stats"] = stats;
             if (!std::isnan(r.eop_at_s))
                 row["eop_at_s"] = r.eop_at_s;
             if (!r.summary.empty())

@@ -102,7 +102,12 @@ const std::vector<std::string>& results_csv_columns();
 void write_outputs(const std::vector<PointRun>& runs, const std::filesystem::path& out_dir,
                    bool traces, std::size_t trace_limit_bytes = traces::kDefaultTraceLimitBytes,
                    std::ostream* warnings = nullptr,
-                   const std::string& trace_format = "perfetto_json");
+                   const std::string& trace_format = "perfetto_json", bool deterministic = false);
+// With `deterministic`, the wall-clock quantities are left out: results.csv's placer_time_s cells
+// are empty, results.json has no placer_time_s, and every placer stat whose name ends in
+// "wall_s" (the only names wall-clock stats may have) is dropped. What is left is the same
+// bytes in every run with the same inputs and seed.
+bool is_wall_clock_stat(const std::string& name);
 
 // A placer spec as a file-name part: "priority:CPU_P,PIM" -> "priority_CPU_P_PIM".
 std::string file_safe(const std::string& spec);

@@ -104,6 +104,8 @@ std::string run_sweep(const SweepRequest& request, std::ostream& progress, bool 
     sweep::RunOptions options = worker_options(
         out, request.jobs, request.resume || request.retry_failed, first_name, progress, terminal);
     options.retry_failed = request.retry_failed;
+    if (request.deterministic)
+        options.worker_arguments.push_back("--deterministic");
     const sweep::SweepSummary s = sweep::run_sweep(spec, space, options);
     if (!s.writer) {
         exit_code = 0;

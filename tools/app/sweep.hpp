@@ -17,7 +17,8 @@ struct SweepRequest {
     int jobs = 1;
     bool resume = false;
     bool retry_failed = false;
-    bool dry_run = false;  // check every point and list them; run nothing, write nothing
+    bool dry_run = false;        // check every point and list them; run nothing, write nothing
+    bool deterministic = false;  // workers run with --deterministic (no wall-clock fields)
 };
 
 // DIR/sweep.json, which `hetsim report` and tools/plot.py read: `axes` are the results.csv

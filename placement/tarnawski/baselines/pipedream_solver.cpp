@@ -419,7 +419,7 @@ public:
         out.stats["chain_length"] = std::to_string(r.chain.size());
         out.stats["segments"] = std::to_string(r.segments);
         out.stats["chain_dp"] = fmt::format("{:.9g}", r.objective);
-        out.stats["seconds"] = fmt::format("{:.6f}", seconds);
+        out.stats["wall_s"] = fmt::format("{:.6f}", seconds);
         if (r.assignment.device_of_node.empty()) {
             // No feasible split of the chain (only possible without CPUs): as the DP does, an
             // empty split with objective ∞.

@@ -365,7 +365,7 @@ public:
         out.stats["vertices"] = std::to_string(r.vertices);
         out.stats["cpu_classes"] = std::to_string(r.cpu_classes);
         out.stats["scale"] = fmt::format("{:.6g}", r.scale);
-        out.stats["seconds"] = fmt::format("{:.6f}", seconds);
+        out.stats["wall_s"] = fmt::format("{:.6f}", seconds);
         double latency = kInf;
         try {
             latency = split_latency(w, r.assignment);

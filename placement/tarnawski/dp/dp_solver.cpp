@@ -48,7 +48,7 @@ public:
         out.stats["groups"] = std::to_string(r.stats.groups);
         out.stats["ideals"] = std::to_string(r.stats.ideals);
         out.stats["pairs"] = std::to_string(r.stats.pairs);
-        out.stats["dp_s"] = fmt::format("{:.6f}", r.stats.dp_seconds);
+        out.stats["dp_wall_s"] = fmt::format("{:.6f}", r.stats.dp_seconds);
         out.stats["time_limit_hit"] = std::to_string(r.stats.stopped_at_deadline ? 1 : 0);
         if (options.progress != nullptr) {
             *options.progress << fmt::format("{}: {} groups, {} ideals, max load {:.6g}\n", spec_,

@@ -79,8 +79,8 @@ SolveResult to_result(const std::string& spec, const Workload& w, const IpRun& r
     out.stats["columns"] = std::to_string(run.columns);
     out.stats["rows"] = std::to_string(run.rows);
     out.stats["nonzeros"] = std::to_string(run.nonzeros);
-    out.stats["mip_s"] = fmt::format("{:.3f}", run.mip_seconds);
-    out.stats["total_s"] = fmt::format("{:.3f}", run.seconds);
+    out.stats["mip_wall_s"] = fmt::format("{:.3f}", run.mip_seconds);
+    out.stats["total_wall_s"] = fmt::format("{:.3f}", run.seconds);
     if (options.progress) {
         *options.progress << fmt::format(
             "{}: {} {} {:.6g} (bound {:.6g}, gap {:.2f}%), warm start {} {:.6g}, {:.1f} s\n", spec,

@@ -258,7 +258,7 @@ SolveResult place_for_latency(const Workload& w, const SolveOptions& options,
     out.stats["time_limit_hit"] = time_limit_hit ? "1" : "0";
     out.stats["improvements"] = std::to_string(improvements);
     out.stats["evaluations"] = std::to_string(scorer.evaluations());
-    out.stats["seconds"] =
+    out.stats["wall_s"] =
         fmt::format("{:.3f}", std::chrono::duration<double>(Clock::now() - started).count());
     if (options.progress != nullptr)
         *options.progress << fmt::format("{}: {} seeds (best {}), {} rounds, objective {:.6g}\n",
