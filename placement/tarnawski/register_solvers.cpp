@@ -26,7 +26,10 @@ ArgumentSchema dp_arguments(const char* name) {
         .integer("cpu_replicas", 1, 1024, "1", "largest replication of a CPU set")
         .positive_number("bandwidth", "inf", "AllReduce bandwidth B between accelerators")
         .positive_number("cpu_bandwidth", "inf", "AllReduce bandwidth B between CPUs")
-        .boolean("overlap", "0", "synchronisation overlaps the work (App. C.1, ⊕ = max)");
+        .boolean("overlap", "0", "synchronisation overlaps the work (App. C.1, ⊕ = max)")
+        .number("time", 0.0, kInfinity, "",
+                "wall-time limit in s: past it the full DP stops and DPL's split is returned "
+                "(default --time-limit; 0 = none)");
 }
 
 // The keys both MIPs take; `warm` lists the warm starts the IP knows.

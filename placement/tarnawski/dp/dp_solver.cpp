@@ -1,6 +1,7 @@
 #include "placement/tarnawski/dp/dp_solver.hpp"
 
 #include <chrono>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -13,8 +14,12 @@ namespace {
 
 class DpSolver final : public SplitSolver {
 public:
-    DpSolver(std::string spec, bool linearize, ReplicationOptions replication)
-        : spec_(std::move(spec)), linearize_(linearize), replication_(replication) {}
+    DpSolver(std::string spec, bool linearize, ReplicationOptions replication,
+             std::optional<double> time_limit_s)
+        : spec_(std::move(spec)),
+          linearize_(linearize),
+          replication_(replication),
+          time_limit_s_(time_limit_s) {}
     std::string name() const override { return spec_; }
 
     SolveResult solve(const Workload& workload, const SolveOptions& options) const override {
@@ -22,10 +27,12 @@ public:
         dp.linearize = linearize_;
         dp.replication = replication_;
         // Past the time limit the full DP stops and DPL's split is the answer (max_load_dp.hpp).
-        if (options.time_limit_s > 0.0)
+        // Its own time=S first, else the command's --time-limit.
+        const double limit_s = time_limit_s_.value_or(options.time_limit_s);
+        if (limit_s > 0.0)
             dp.deadline = std::chrono::steady_clock::now() +
                           std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                              std::chrono::duration<double>(options.time_limit_s));
+                              std::chrono::duration<double>(limit_s));
         DpResult r;
         try {
             r = solve_max_load(workload, dp);
@@ -61,6 +68,7 @@ private:
     std::string spec_;
     bool linearize_;
     ReplicationOptions replication_;
+    std::optional<double> time_limit_s_;
 };
 
 }  // namespace
@@ -73,7 +81,9 @@ std::unique_ptr<SplitSolver> make_dp_solver(const std::string& spec,
     replication.accelerator_bandwidth = arguments.number("bandwidth");
     replication.cpu_bandwidth = arguments.number("cpu_bandwidth");
     replication.overlap_sync = arguments.boolean("overlap");
-    return std::make_unique<DpSolver>(spec, linearize, replication);
+    const std::optional<double> time_limit_s =
+        arguments.has("time") ? std::optional<double>(arguments.number("time")) : std::nullopt;
+    return std::make_unique<DpSolver>(spec, linearize, replication, time_limit_s);
 }
 
 }  // namespace hetsim::placement::tarnawski
