@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -46,13 +47,26 @@ AttrValue to_attr(const json& v, const std::string& label, const std::string& wh
     bad(label, where, "attribute must be a number, a string or a list of numbers");
 }
 
+// An optional text field: its value, `fallback` when absent, an error naming it when it is not
+// a string (json::value would throw a bare type_error).
+std::string text_or(const json& object, const char* key, const char* fallback,
+                    const std::string& label, const std::string& where) {
+    if (!object.is_object() || !object.contains(key))
+        return fallback;
+    const json& value = object.at(key);
+    if (!value.is_string())
+        bad(label, where + "/" + key, fmt::format("expected a string, got {}", value.dump()));
+    return value.get<std::string>();
+}
+
 }  // namespace
 
 Graph parse_json_graph(const std::string& text, const std::string& label) {
     json doc;
     try {
         doc = json::parse(text);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {
+        // parse_error, and out_of_range for a number JSON allows but no double holds (1e999).
         throw std::invalid_argument(fmt::format("{}: not valid JSON: {}", label, e.what()));
     }
     Graph graph(doc.is_object() && doc.contains("name") && doc["name"].is_string()
@@ -73,11 +87,11 @@ Graph parse_json_graph(const std::string& text, const std::string& label) {
                 bad(label, where + "/shape", "expected integers");
             dims.push_back(d.get<std::int64_t>());
         }
-        const std::string dtype_text = t.value("dtype", std::string("float32"));
+        const std::string dtype_text = text_or(t, "dtype", "float32", label, where);
         auto dtype = parse_dtype(dtype_text);
         if (!dtype)
             bad(label, where + "/dtype", fmt::format("unknown dtype '{}'", dtype_text));
-        const std::string kind_text = t.value("kind", std::string("activation"));
+        const std::string kind_text = text_or(t, "kind", "activation", label, where);
         TensorKind kind = TensorKind::activation;
         if (kind_text == "input") {
             kind = TensorKind::input;
@@ -215,6 +229,9 @@ std::string write_json_graph(const Graph& graph) {
 }
 
 Graph load_json_graph(const std::string& file) {
+    if (std::filesystem::is_directory(file))
+        throw std::invalid_argument(
+            fmt::format("{}: is a directory, expected a JSON graph file", file));
     std::ifstream in(file);
     if (!in)
         throw std::invalid_argument(fmt::format("{}: cannot read file", file));

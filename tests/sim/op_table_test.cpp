@@ -4,7 +4,9 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
 #include <set>
 #include <string>
 #include <vector>
@@ -154,6 +156,38 @@ TEST(OpTable, JsonGraphWithAnUnknownOpTypeNamesFileNodeAndType) {
                                     "'Frobnicate'"));
         EXPECT_EQ(what.find('\n'), std::string::npos) << what;
     }
+}
+
+// Hostile JSON graphs end as one-line input errors naming the file and the JSON pointer, never
+// as a library exception (they used to exit 1 as "internal error").
+TEST(OpTable, HostileJsonGraphsAreInputErrors) {
+    const auto error_of = [](const std::string& tensor) {
+        const std::string text = "{\"tensors\": [" + tensor + "], \"ops\": []}";
+        try {
+            (void)workloads::parse_json_graph(text, "g.json");
+        } catch (const std::invalid_argument& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    EXPECT_THAT(error_of(R"({"name": "x", "shape": [1e999], "kind": "input"})"),
+                HasSubstr("g.json: not valid JSON"));
+    EXPECT_THAT(error_of(R"({"name": "x", "shape": [1], "dtype": 7})"),
+                HasSubstr("g.json: /tensors/0/dtype: expected a string, got 7"));
+    EXPECT_THAT(error_of(R"({"name": "x", "shape": [1], "kind": ["input"]})"),
+                HasSubstr("g.json: /tensors/0/kind: expected a string"));
+    EXPECT_THAT(error_of(R"({"name": "x", "shape": [1.5]})"),
+                HasSubstr("g.json: /tensors/0/shape: expected integers"));
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("hetsim_graph_dir_" + std::to_string(::getpid()) + ".json");
+    std::filesystem::create_directories(dir);
+    try {
+        (void)workloads::load_json_graph(dir.string());
+        ADD_FAILURE() << "a directory was read as a graph";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_THAT(e.what(), HasSubstr("is a directory, expected a JSON graph file"));
+    }
+    std::filesystem::remove_all(dir);
 }
 
 }  // namespace
