@@ -216,8 +216,15 @@ SweepSpec load_sweep(const fs::path& file) {
         const std::int64_t n = s.at("n").as_int();
         if (n < 1)
             s.at("n").fail("n must be at least 1");
+        // The points are listed, each a worker run: past a million that is a typo, and past
+        // the memory it would be a crash (n = 10^11 ended in bad_alloc).
+        if (n > static_cast<std::int64_t>(kListableGrid))
+            s.at("n").fail(fmt::format("n must be at most {:.0f}, got {}", kListableGrid, n));
         spec.samples = static_cast<std::size_t>(n);
-        spec.seed = static_cast<std::uint64_t>(s.get_int("seed", 1));
+        const std::int64_t seed = s.get_int("seed", 1);
+        if (seed < 0)
+            s.at("seed").fail(fmt::format("expected an integer >= 0, got {}", seed));
+        spec.seed = static_cast<std::uint64_t>(seed);
         spec.sampling = std::string(key) == "random" ? Sampling::random : Sampling::latin_hypercube;
     }
     for (const Axis& axis : spec.axes) {

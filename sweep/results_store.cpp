@@ -144,6 +144,7 @@ std::map<std::string, std::string> ResultsStore::open(bool resume, bool retry_fa
     fs::create_directories(dir_);
     // Two sweeps appending to one folder would interleave their points and run each twice.
     const fs::path lock = dir_ / ".lock";
+    const bool lock_existed = fs::exists(lock);
     lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (lock_fd_ < 0 || ::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
         throw sim::InputError(dir_.string(), "--out", 0,
@@ -158,6 +159,13 @@ std::map<std::string, std::string> ResultsStore::open(bool resume, bool retry_fa
     }
     const std::vector<std::string> csv_lines = complete_lines(sim::read_text_file(csv_path()));
     if (csv_lines.empty() || csv_lines.front() != header_line()) {
+        // Refused: leave the folder as it was, without the lock this call made.
+        ::close(lock_fd_);
+        lock_fd_ = -1;
+        if (!lock_existed) {
+            std::error_code ec;
+            fs::remove(lock, ec);
+        }
         throw sim::InputError(
             csv_path().string(), "", 1,
             "has other columns than this sweep writes (another sweep's results?): use another "

@@ -88,6 +88,24 @@ TEST(SweepDesignSpace, HugeGridsAreRefusedBeforeTheyAreListed) {
     }
 }
 
+TEST(SweepDesignSpace, HugeSampleCountsAndNegativeSeedsAreRefused) {
+    TempDir dir;
+    const std::string axes = "axes:\n  workload.seq_len: {min: 1, max: 64}\n";
+    const auto message = [&](const std::string& sampling) {
+        try {
+            spec_from(dir, axes + sampling);
+        } catch (const sim::InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    EXPECT_THAT(message("latin_hypercube: {n: 100000000000, seed: 1}\n"),
+                ::testing::HasSubstr("n must be at most 1000000, got 100000000000"));
+    EXPECT_THAT(message("random: {n: 10, seed: -2}\n"),
+                ::testing::HasSubstr("expected an integer >= 0, got -2"));
+    EXPECT_EQ(message("random: {n: 1000000, seed: 2}\n"), "accepted");
+}
+
 TEST(SweepDesignSpace, WhereRemovesCombinations) {
     TempDir dir;
     const SweepSpec spec = spec_from(dir,

@@ -146,6 +146,8 @@ TEST(CliDataset, BadSpecsNameTheYamlPath) {
          "sources.0: expected a source with one of the keys model, random_dag, onnx, export"},
         {"name: x\nsplit: {train: -1}\nsources:\n  - {model: lstm}\n",
          "split.train: expected a count or a fraction >= 0"},
+        {"name: x\nsplit: {train: 0}\nsources:\n  - {model: lstm}\n",
+         "split: the split sizes sum to 0"},
         {"name: x\nnodes: [10, 100]\nsplit: {train: 1}\nsources:\n  - {model: lstm, knobs: "
          "{seq_len: [2, 8]}}\n",
          "sources.0: lstm(layers=1,hidden=256,input=256,seq_len=8,batch=1,fused=0) has 129 ops, "
@@ -158,6 +160,8 @@ TEST(CliDataset, BadSpecsNameTheYamlPath) {
         EXPECT_EQ(o.exit_code, 2) << c.spec << o.output;
         EXPECT_THAT(o.output, HasSubstr(c.message)) << c.spec;
         EXPECT_THAT(o.output, HasSubstr("x.yaml")) << c.spec;
+        // Refused, even after graphs were built: nothing of the dataset stays.
+        EXPECT_FALSE(fs::exists(dir.path() / "out")) << c.spec;
     }
     const auto missing = build(dir.path() / "none.yaml", dir.path() / "out");
     EXPECT_EQ(missing.exit_code, 2);

@@ -179,10 +179,10 @@ TEST(CliSweep, FailedAndTimedOutPointsAreRowsWithTheirReason) {
     TempDir dir;
     // A valid study whose baseline refuses the graph when it runs (exhaustive over more than 10
     // placements): the point fails, the sweep goes on.
-    const fs::path sweep = dir.write(
-        "sweep.yaml", std::string("sweep: t\nstudy: ") + HETSIM_SOURCE_DIR +
-                          "/configs/studies/default.yaml\naxes:\n"
-                          "  baseline: [single:CPU_S, 'exhaustive:10', single:PIM]\n");
+    const fs::path sweep =
+        dir.write("sweep.yaml", std::string("sweep: t\nstudy: ") + HETSIM_SOURCE_DIR +
+                                    "/configs/studies/default.yaml\naxes:\n"
+                                    "  baseline: [single:CPU_S, 'exhaustive:10', single:PIM]\n");
     const fs::path out = dir.path() / "out";
     const Outcome first = run_hetsim(fmt_args({"sweep", sweep.string(), "--out", out.string()}));
     EXPECT_EQ(first.exit_code, 1) << first.output;
@@ -196,7 +196,7 @@ TEST(CliSweep, FailedAndTimedOutPointsAreRowsWithTheirReason) {
             ++failed;
             EXPECT_THAT(rows[i][error], HasSubstr("more than the limit of 10"));
             EXPECT_EQ(rows[i].back(), "exhaustive:10");  // the axis column
-            EXPECT_EQ(rows[i][2], "");       // no placer
+            EXPECT_EQ(rows[i][2], "");                   // no placer
         } else {
             EXPECT_EQ(rows[i][status], "ok");
         }
@@ -283,6 +283,31 @@ TEST(CliSweep, EveryPointIsCheckedBeforeAnyRuns) {
     EXPECT_THAT(dry.output, HasSubstr("4 points (grid)"));
     EXPECT_THAT(dry.output, HasSubstr("every one a valid study"));
     EXPECT_FALSE(fs::exists(out));
+}
+
+// A refused --resume (the folder holds another sweep's results) leaves the folder as it was: no
+// sweep.json of this sweep, no lock file.
+TEST(CliSweep, ARefusedResumeLeavesNoTrace) {
+    TempDir dir;
+    const fs::path out = dir.path() / "o";
+    fs::create_directories(out);
+    dir.write("o/results.csv", "some,other,columns\n1,2,3\n");
+    const fs::path sweep =
+        dir.write("s.yaml", std::string("sweep: t\nstudy: ") + HETSIM_SOURCE_DIR +
+                                "/configs/studies/default.yaml\naxes:\n  workload.seq_len: [8]\n");
+    const Outcome o =
+        run_hetsim(fmt_args({"sweep", sweep.string(), "--resume", "--out", out.string()}));
+    EXPECT_EQ(o.exit_code, 2) << o.output;
+    EXPECT_THAT(o.output, HasSubstr("has other columns than this sweep writes"));
+    EXPECT_FALSE(fs::exists(out / "sweep.json"));
+    EXPECT_FALSE(fs::exists(out / ".lock"));
+    EXPECT_EQ(read_file(out / "results.csv"), "some,other,columns\n1,2,3\n");
+    // An earlier manifest is put back as it was.
+    dir.write("o/sweep.json", "{\"sweep\": \"earlier\"}\n");
+    EXPECT_EQ(run_hetsim(fmt_args({"sweep", sweep.string(), "--resume", "--out", out.string()}))
+                  .exit_code,
+              2);
+    EXPECT_EQ(read_file(out / "sweep.json"), "{\"sweep\": \"earlier\"}\n");
 }
 
 TEST(CliSweep, MpiRanksGiveTheRowsOfAJobsRun) {

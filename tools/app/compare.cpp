@@ -641,6 +641,7 @@ std::string run_compare(const CompareRequest& request, std::ostream& progress, b
     std::size_t not_run = 0;
     for (const auto& s : spec.studies)
         not_run += s.not_run.size();
+    std::optional<ManifestWrite> manifest_write;
     if (sweep::writes_results()) {
         SweepManifest manifest{spec.name,
                                spec.file.string(),
@@ -650,7 +651,7 @@ std::string run_compare(const CompareRequest& request, std::ostream& progress, b
                                0,
                                "compare"};
         manifest.compare = true;
-        write_sweep_manifest(out, manifest);
+        manifest_write.emplace(out, manifest);
         progress << fmt::format(
                         "compare {}: {} studies, {} runs ({} placers not run: they need "
                         "arguments), {} worker(s){}\n",
@@ -665,6 +666,8 @@ std::string run_compare(const CompareRequest& request, std::ostream& progress, b
     if (request.deterministic)
         options.worker_arguments.push_back("--deterministic");
     const sweep::SweepSummary s = sweep::run_sweep(sweep_spec, space, options);
+    if (manifest_write)
+        manifest_write->keep();
     if (!s.writer) {
         exit_code = 0;
         return "";

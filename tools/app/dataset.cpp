@@ -257,6 +257,51 @@ std::vector<std::size_t> split_sizes(const sim::ConfigNode& split,
 
 }  // namespace
 
+namespace {
+
+// What a dataset build adds to its folder, removed again unless the build completes: the folder
+// itself and graphs/ when they are new, else the graph files that were not there before.
+class PartialOutput {
+public:
+    explicit PartialOutput(fs::path out) : out_(std::move(out)) {
+        created_out_ = !fs::exists(out_);
+        created_graphs_ = !fs::exists(out_ / "graphs");
+        std::error_code ec;
+        if (!created_graphs_) {
+            for (const auto& entry : fs::directory_iterator(out_ / "graphs", ec))
+                before_.insert(entry.path());
+        }
+    }
+    ~PartialOutput() {
+        if (kept_)
+            return;
+        std::error_code ec;
+        if (created_out_) {
+            fs::remove_all(out_, ec);
+        } else if (created_graphs_) {
+            fs::remove_all(out_ / "graphs", ec);
+        } else {
+            std::vector<fs::path> added;
+            for (const auto& entry : fs::directory_iterator(out_ / "graphs", ec)) {
+                if (!before_.count(entry.path()))
+                    added.push_back(entry.path());
+            }
+            for (const auto& file : added)
+                fs::remove(file, ec);
+        }
+    }
+    PartialOutput(const PartialOutput&) = delete;
+    PartialOutput& operator=(const PartialOutput&) = delete;
+    void keep() { kept_ = true; }
+
+private:
+    fs::path out_;
+    bool created_out_ = false, created_graphs_ = false, kept_ = false;
+    std::set<fs::path> before_;
+};
+
+}  // namespace
+
 std::string build_dataset(const DatasetRequest& request, std::ostream& warnings) {
     const sim::ConfigNode root = sim::ConfigNode::load_file(request.spec);
     root.expect_map();
@@ -278,7 +323,11 @@ std::string build_dataset(const DatasetRequest& request, std::ostream& warnings)
     if (sources.size() == 0)
         sources.fail("expected at least one source");
 
+    (void)split_sizes(split, split_names, 1);  // the split's own checks, before any graph
     const fs::path out_dir = request.out;
+    // Graphs are written as they are built; a build refused later (a split that does not fit
+    // the graphs, a graph outside `nodes`) removes what it wrote, so no partial dataset stays.
+    PartialOutput partial(out_dir);
     try {
         fs::create_directories(out_dir / "graphs");
     } catch (const fs::filesystem_error& e) {
@@ -357,6 +406,7 @@ std::string build_dataset(const DatasetRequest& request, std::ostream& warnings)
                               {"split", split_json},
                               {"graphs", graphs}};
     write_file_atomically(out_dir / "manifest.json", manifest.dump(1) + "\n");
+    partial.keep();
 
     std::vector<std::string> split_text;
     for (std::size_t s = 0; s < sizes.size(); ++s)

@@ -48,6 +48,31 @@ sweep::RunOptions worker_options(const fs::path& out, int jobs, bool resume,
     return options;
 }
 
+ManifestWrite::ManifestWrite(const fs::path& out, const SweepManifest& manifest)
+    : file_(out / "sweep.json") {
+    created_dir_ = !fs::exists(out);
+    if (fs::is_regular_file(file_))
+        old_ = sim::read_text_file(file_);
+    write_sweep_manifest(out, manifest);
+}
+
+ManifestWrite::~ManifestWrite() {
+    if (kept_)
+        return;
+    std::error_code ec;
+    if (old_) {
+        try {
+            write_file_atomically(file_, *old_);
+        } catch (const std::exception&) {
+            // Best effort on the way out of a refused sweep.
+        }
+    } else {
+        fs::remove(file_, ec);
+    }
+    if (created_dir_)
+        fs::remove(file_.parent_path(), ec);  // only when empty: nothing else was written
+}
+
 std::string run_sweep(const SweepRequest& request, std::ostream& progress, bool terminal,
                       int& exit_code) {
     const sweep::SweepSpec spec = sweep::load_sweep(request.file);
@@ -89,10 +114,11 @@ std::string run_sweep(const SweepRequest& request, std::ostream& progress, bool 
     }
 
     const fs::path out = request.out.empty() ? fs::path("out") / spec.name : fs::path(request.out);
+    std::optional<ManifestWrite> manifest;
     if (sweep::writes_results()) {
-        write_sweep_manifest(out, SweepManifest{spec.name, spec.file.string(), spec.study.string(),
-                                                spec.axis_paths(), space.points.size(),
-                                                space.skipped, sweep::to_string(spec.sampling)});
+        manifest.emplace(out, SweepManifest{spec.name, spec.file.string(), spec.study.string(),
+                                            spec.axis_paths(), space.points.size(), space.skipped,
+                                            sweep::to_string(spec.sampling)});
         progress << fmt::format(
                         "sweep {}: {} points ({}{}) of {}, {} worker(s){}\n", spec.name,
                         space.points.size(), sweep::to_string(spec.sampling),
@@ -107,6 +133,8 @@ std::string run_sweep(const SweepRequest& request, std::ostream& progress, bool 
     if (request.deterministic)
         options.worker_arguments.push_back("--deterministic");
     const sweep::SweepSummary s = sweep::run_sweep(spec, space, options);
+    if (manifest)
+        manifest->keep();
     if (!s.writer) {
         exit_code = 0;
         return "";

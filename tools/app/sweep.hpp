@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -32,6 +33,23 @@ struct SweepManifest {
     bool compare = false;  // written by `hetsim compare` (the report adds its leaderboard)
 };
 void write_sweep_manifest(const std::filesystem::path& out, const SweepManifest& manifest);
+
+// Writes DIR/sweep.json and, unless kept, puts back what was there (the old file, or none) when
+// it goes out of scope: a sweep refused after the manifest was written leaves no trace.
+class ManifestWrite {
+public:
+    ManifestWrite(const std::filesystem::path& out, const SweepManifest& manifest);
+    ~ManifestWrite();
+    ManifestWrite(const ManifestWrite&) = delete;
+    ManifestWrite& operator=(const ManifestWrite&) = delete;
+    void keep() { kept_ = true; }
+
+private:
+    std::filesystem::path file_;
+    std::optional<std::string> old_;  // the file's previous content
+    bool created_dir_ = false;
+    bool kept_ = false;
+};
 
 // The runner's options for points run as `hetsim run` workers of this executable, whose rows
 // have the study's results.csv columns.
