@@ -164,9 +164,9 @@ IterationStats Agent::iterate(Environment& env, std::mt19937_64& rng, bool learn
     }
     stats.mean_reward = sum / played;
     stats.best_reward = best;
-    // Past the budget (time or samples) an update could only delay the return: the samples
-    // are scored and the best is kept. A time limit is a promise.
-    if (!learn || played < 2 || env.scorer().done())
+    // Past the time limit an update could only delay the return: the samples are scored and
+    // the best is kept. A time limit is a promise.
+    if (!learn || played < 2 || env.scorer().out_of_time())
         return stats;
 
     std::vector<double> rewards;
@@ -181,9 +181,9 @@ IterationStats Agent::iterate(Environment& env, std::mt19937_64& rng, bool learn
     // policy is factorised over ops and rounds, so the clipped ratio is taken per op and round
     // and averaged; every op and round of a rollout shares the rollout's advantage.
     const int batches = std::min(c.ppo.minibatches, count);
-    for (int epoch = 0; epoch < c.ppo.epochs && !env.scorer().done(); ++epoch) {
+    for (int epoch = 0; epoch < c.ppo.epochs && !env.scorer().out_of_time(); ++epoch) {
         const std::vector<int> order = random_order(count, rng);
-        for (int b = 0; b < batches && !env.scorer().done(); ++b) {
+        for (int b = 0; b < batches && !env.scorer().out_of_time(); ++b) {
             const int lo = b * count / batches, hi = (b + 1) * count / batches;
             PpoBatch batch;
             batch.rows = (hi - lo) * rounds;

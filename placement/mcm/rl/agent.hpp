@@ -45,6 +45,8 @@ public:
     virtual void failed() = 0;
     // True once the budget is spent (no further rollout is started).
     virtual bool done() const = 0;
+    // True once a wall-clock limit has passed: no PPO update is started or continued then.
+    virtual bool out_of_time() const { return false; }
 };
 
 // The §5.1 analytical model as a scorer (pre-training's, and validation's with a budget): a

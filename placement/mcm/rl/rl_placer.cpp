@@ -4,6 +4,8 @@
 // real hardware). The convergence table and summary are the other mcm placers' (search.hpp).
 #include <fmt/format.h>
 
+#include <chrono>
+
 #include <cmath>
 #include <filesystem>
 
@@ -58,6 +60,9 @@ public:
     double time_per_sample_s(const std::vector<int>& p) override { return search_->evaluate(p); }
     void failed() override { search_->record_failed_sample(); }
     bool done() const override { return search_->done(); }
+    bool out_of_time() const override {
+        return search_->deadline() && std::chrono::steady_clock::now() >= *search_->deadline();
+    }
 
 private:
     Search* search_;
