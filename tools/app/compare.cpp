@@ -507,48 +507,84 @@ std::optional<std::vector<LeaderboardRow>> read_leaderboard(const fs::path& dir)
     return rows;
 }
 
-std::string leaderboard_markdown(const std::vector<LeaderboardRow>& rows) {
-    std::ostringstream md;
-    const auto cell = [](const std::string& text) {
-        std::string out;
-        for (char c : text)
-            out += c == '|' ? std::string("\\|") : c == '\n' ? std::string(" ") : std::string(1, c);
-        return out;
-    };
-    md << "## Summary\n\n"
-       << "Per study the best placer, the best classic list scheduler or ML heuristic (heft, "
-          "cpop, peft, etf, mcmc, baechi.*) and the best placer of the paper the workload comes "
-          "from, each with its gap to the best-known result.\n\n"
-       << "| study | platform | objective | best known | best classic scheduler | best of the "
-          "paper | ok / not |\n|---|---|---|---|---|---|---|\n";
+namespace {
+
+// The leaderboard as tables of text, rendered once as Markdown and once as HTML.
+struct TextTable {
+    std::string title;  // a section heading ("" for none)
+    std::string note;   // a paragraph under it
+    std::vector<std::string> header;
+    std::vector<std::vector<std::string>> rows;
+};
+
+std::vector<TextTable> leaderboard_tables(const std::vector<LeaderboardRow>& rows) {
+    std::vector<TextTable> tables;
+    TextTable summary{"Summary",
+                      "Per study the best placer, the best classic list scheduler or ML heuristic "
+                      "(heft, cpop, peft, etf, mcmc, baechi.*) and the best placer of the paper "
+                      "the workload comes from, each with its gap to the best-known result.",
+                      {"study", "platform", "objective", "best known", "best classic scheduler",
+                       "best of the paper", "ok / not"},
+                      {}};
     const auto groups = by_study(rows);
     for (const auto& group : groups) {
         const SummaryLine s = summarize(group);
         const LeaderboardRow& first = *group.front();
-        md << "| " << cell(first.study) << " | " << cell(first.platform) << " | " << first.objective
-           << " | "
-           << (s.best ? cell(fmt::format("{} {} ({})", s.best->placer, result_text(*s.best),
-                                         s.best->best_kind))
-                      : "none ok")
-           << " | " << cell(with_gap(s.classic)) << " | "
-           << (first.paper.empty() ? "" : cell(first.paper + ": " + with_gap(s.paper))) << " | "
-           << s.ok << " / " << s.not_ok << " |\n";
+        summary.rows.push_back({first.study, first.platform, first.objective,
+                                s.best ? fmt::format("{} {} ({})", s.best->placer,
+                                                     result_text(*s.best), s.best->best_kind)
+                                       : "none ok",
+                                with_gap(s.classic),
+                                first.paper.empty() ? "" : first.paper + ": " + with_gap(s.paper),
+                                fmt::format("{} / {}", s.ok, s.not_ok)});
     }
-    md << "\n";
+    tables.push_back(std::move(summary));
     for (const auto& group : groups) {
         const LeaderboardRow& first = *group.front();
-        md << "## " << cell(first.study) << " (" << cell(first.platform) << ", " << first.objective
-           << ")\n\n";
-        md << "| rank | placer | family | status | " << first.objective
-           << " | speedup | gap to best | placer time | reason |\n"
-              "|---|---|---|---|---|---|---|---|---|\n";
+        TextTable t{fmt::format("{} ({}, {})", first.study, first.platform, first.objective),
+                    "",
+                    {"rank", "placer", "family", "status", first.objective, "speedup",
+                     "gap to best", "placer time", "reason"},
+                    {}};
         for (const LeaderboardRow* r : group) {
-            md << "| " << (r->rank ? std::to_string(r->rank) : "") << " | " << cell(r->placer)
-               << " | " << cell(r->family) << " | " << r->status << " | " << result_text(*r)
-               << " | " << (r->speedup ? fmt::format("{:.2f}x", *r->speedup) : "") << " | "
-               << percent(r->gap_to_best) << " | "
-               << (r->placer_time_s ? human_time(*r->placer_time_s) : "") << " | "
-               << cell(r->reason) << " |\n";
+            t.rows.push_back({r->rank ? std::to_string(r->rank) : "", r->placer, r->family,
+                              r->status, result_text(*r),
+                              r->speedup ? fmt::format("{:.2f}x", *r->speedup) : "",
+                              percent(r->gap_to_best),
+                              r->placer_time_s ? human_time(*r->placer_time_s) : "", r->reason});
+        }
+        tables.push_back(std::move(t));
+    }
+    return tables;
+}
+
+std::string md_cell(const std::string& text) {
+    std::string out;
+    for (char c : text)
+        out += c == '|' ? std::string("\\|") : c == '\n' ? std::string(" ") : std::string(1, c);
+    return out;
+}
+
+}  // namespace
+
+std::string leaderboard_markdown(const std::vector<LeaderboardRow>& rows) {
+    std::ostringstream md;
+    for (const TextTable& t : leaderboard_tables(rows)) {
+        md << "## " << md_cell(t.title) << "\n\n";
+        if (!t.note.empty())
+            md << t.note << "\n\n";
+        md << "|";
+        for (const auto& h : t.header)
+            md << " " << md_cell(h) << " |";
+        md << "\n|";
+        for (std::size_t i = 0; i < t.header.size(); ++i)
+            md << "---|";
+        md << "\n";
+        for (const auto& row : t.rows) {
+            md << "|";
+            for (const auto& cell : row)
+                md << " " << md_cell(cell) << " |";
+            md << "\n";
         }
         md << "\n";
     }
@@ -557,42 +593,19 @@ std::string leaderboard_markdown(const std::vector<LeaderboardRow>& rows) {
 
 std::string leaderboard_html(const std::vector<LeaderboardRow>& rows) {
     std::ostringstream h;
-    h << "<h2>Summary</h2>\n<p>Per study the best placer, the best classic list scheduler or ML "
-         "heuristic (heft, cpop, peft, etf, mcmc, baechi.*) and the best placer of the paper the "
-         "workload comes from, each with its gap to the best-known result.</p>\n"
-      << "<table>\n<tr><th>study</th><th>platform</th><th>objective</th><th>best known</th>"
-         "<th>best classic scheduler</th><th>best of the paper</th><th>ok / not</th></tr>\n";
-    const auto groups = by_study(rows);
-    for (const auto& group : groups) {
-        const SummaryLine s = summarize(group);
-        const LeaderboardRow& first = *group.front();
-        h << "<tr><td>" << html_escape(first.study) << "</td><td>" << html_escape(first.platform)
-          << "</td><td>" << html_escape(first.objective) << "</td><td>"
-          << html_escape(s.best ? fmt::format("{} {} ({})", s.best->placer, result_text(*s.best),
-                                              s.best->best_kind)
-                                : "none ok")
-          << "</td><td>" << html_escape(with_gap(s.classic)) << "</td><td>"
-          << html_escape(first.paper.empty() ? "" : first.paper + ": " + with_gap(s.paper))
-          << "</td><td class=\"num\">" << s.ok << " / " << s.not_ok << "</td></tr>\n";
-    }
-    h << "</table>\n";
-    for (const auto& group : groups) {
-        const LeaderboardRow& first = *group.front();
-        h << "<h2>" << html_escape(first.study) << " (" << html_escape(first.platform) << ", "
-          << html_escape(first.objective) << ")</h2>\n<table>\n<tr><th>rank</th><th>placer</th>"
-          << "<th>family</th><th>status</th><th>" << html_escape(first.objective)
-          << "</th><th>speedup</th><th>gap to best</th><th>placer time</th><th>reason</th></tr>\n";
-        for (const LeaderboardRow* r : group) {
-            h << "<tr><td class=\"num\">" << (r->rank ? std::to_string(r->rank) : "") << "</td><td>"
-              << html_escape(r->placer) << "</td><td>" << html_escape(r->family) << "</td><td>"
-              << html_escape(r->status) << "</td><td class=\"num\">" << html_escape(result_text(*r))
-              << "</td><td class=\"num\">"
-              << (r->speedup ? fmt::format("{:.2f}x", *r->speedup) : "")
-              << "</td><td class=\"num\">" << html_escape(percent(r->gap_to_best))
-              << "</td><td class=\"num\">"
-              << html_escape(r->placer_time_s ? human_time(*r->placer_time_s) : "") << "</td>"
-              << "<td" << (r->status == "ok" ? "" : " class=\"error\"") << ">"
-              << html_escape(r->reason) << "</td></tr>\n";
+    for (const TextTable& t : leaderboard_tables(rows)) {
+        h << "<h2>" << html_escape(t.title) << "</h2>\n";
+        if (!t.note.empty())
+            h << "<p>" << html_escape(t.note) << "</p>\n";
+        h << "<table>\n<tr>";
+        for (const auto& head : t.header)
+            h << "<th>" << html_escape(head) << "</th>";
+        h << "</tr>\n";
+        for (const auto& row : t.rows) {
+            h << "<tr>";
+            for (const auto& cell : row)
+                h << "<td>" << html_escape(cell) << "</td>";
+            h << "</tr>\n";
         }
         h << "</table>\n";
     }
