@@ -1,6 +1,7 @@
 #include "sim/csv.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <stdexcept>
@@ -100,6 +101,15 @@ std::optional<double> csv_number(const std::string& cell) {
     char* end = nullptr;
     const double value = std::strtod(cell.c_str(), &end);
     if (end != cell.c_str() + cell.size() || !std::isfinite(value))
+        return std::nullopt;
+    return value;
+}
+
+std::optional<std::int64_t> csv_integer(const std::string& cell) {
+    std::int64_t value = 0;
+    const char* end = cell.data() + cell.size();
+    const auto [stop, ec] = std::from_chars(cell.data(), end, value);
+    if (cell.empty() || ec != std::errc() || stop != end)
         return std::nullopt;
     return value;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <istream>
 #include <optional>
 #include <string>
@@ -28,6 +29,20 @@ std::string csv_field(std::string_view field);
 std::optional<std::size_t> csv_column(const CsvRow& header, std::string_view column);
 // A cell holding a finite number, written whole ("1e-3"); nullopt for "", "nan", "inf" and text.
 std::optional<double> csv_number(const std::string& cell);
+// A cell holding a whole decimal integer ("-12"), within int64; nullopt otherwise ("1.0", "1e3").
+std::optional<std::int64_t> csv_integer(const std::string& cell);
+
+// A text value (a placer stat, a trace slice's argument) as the JSON value it holds: an integer,
+// a finite number, else the text. `Json` is nlohmann::json or ordered_json (a template, so that
+// this header needs no JSON library).
+template <class Json>
+Json typed_json_value(const std::string& text) {
+    if (const auto i = csv_integer(text))
+        return Json(*i);
+    if (const auto d = csv_number(text))
+        return Json(*d);
+    return Json(text);
+}
 // Column name -> index for a header row; the first wins when a name repeats.
 std::unordered_map<std::string, std::size_t> csv_columns(const CsvRow& header);
 

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/csv.hpp"
 #include "sim/version.hpp"
 
 namespace hetsim::traces {
@@ -250,9 +251,8 @@ std::vector<Event> timed_events(const sim::Trace& trace, const Layout& layout) {
         event.json["ts"] = event.ts;
         event.json["dur"] = end_us(slice) - to_us(slice.start_s);
         Json args = Json::object();
-        for (const auto& [key, value] : slice.args) {
-            args[key] = value;
-        }
+        for (const auto& [key, value] : slice.args)
+            args[key] = sim::typed_json_value<Json>(value);  // numbers as JSON numbers
         event.json["args"] = std::move(args);
         events.push_back(std::move(event));
     }

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "tests/fixtures/cli_fixtures.hpp"
@@ -57,8 +58,19 @@ TEST(Determinism, AStudyRunTwiceWritesTheSameBytes) {
     // The wall-clock fields are what the flag leaves out.
     const std::string csv = read_file(dir.path() / "a" / "results.csv");
     EXPECT_THAT(csv, ::testing::HasSubstr(",1,,0,des,"));  // speedup 1, no placer time, 0 runs
-    EXPECT_THAT(read_file(dir.path() / "a" / "results.json"),
-                ::testing::Not(::testing::HasSubstr("wall_s")));
+    const std::string results = read_file(dir.path() / "a" / "results.json");
+    EXPECT_THAT(results, ::testing::Not(::testing::HasSubstr("wall_s")));
+    // Stats are JSON numbers where they hold numbers, text otherwise.
+    const auto doc = nlohmann::json::parse(results);
+    bool checked = false;
+    for (const auto& row : doc["rows"]) {
+        if (row["placer"] != "tarnawski.dp")
+            continue;
+        EXPECT_TRUE(row["stats"]["groups"].is_number_integer()) << row["stats"];
+        EXPECT_TRUE(row["stats"]["max_load"].is_number_float()) << row["stats"];
+        checked = true;
+    }
+    EXPECT_TRUE(checked);
 }
 
 TEST(Determinism, ASweepAtOneAndTwoJobsWritesTheSameBytes) {

@@ -12,6 +12,7 @@
 #include "importers/onnx_import.hpp"
 #include "placement/eop/eop_placer.hpp"
 #include "placement/placer_args.hpp"
+#include "sim/csv.hpp"
 #include "sim/device_role.hpp"
 #include "sim/exec_graph.hpp"
 #include "sim/passes/fuse.hpp"
@@ -629,7 +630,7 @@ void write_outputs(const std::vector<PointRun>& runs, const fs::path& out_dir, b
             nlohmann::ordered_json stats = nlohmann::ordered_json::object();
             for (const auto& [name, value] : r.stats) {
                 if (!deterministic || !is_wall_clock_stat(name))
-                    stats[name] = value;
+                    stats[name] = sim::typed_json_value<nlohmann::ordered_json>(value);
             }
             row["stats"] = stats;
             if (!std::isnan(r.eop_at_s))
