@@ -134,4 +134,14 @@ std::array<int, 2> cpu_and_gpu(const sim::Platform& platform, const std::string&
     return {cpu, gpu};
 }
 
+double time_fraction(std::chrono::steady_clock::time_point start,
+                     std::optional<std::chrono::steady_clock::time_point> deadline) {
+    if (!deadline || *deadline <= start)
+        return 0.0;
+    const double used =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double all = std::chrono::duration<double>(*deadline - start).count();
+    return std::clamp(used / all, 0.0, 1.0);
+}
+
 }  // namespace hetsim::placement

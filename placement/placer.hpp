@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -22,12 +23,33 @@ namespace hetsim::placement {
 
 enum class Objective { latency, throughput };
 
+// How far a search is: `done` of `total` units (samples, steps), its best so far as text ("2.42
+// ms", "" before there is one), and the time limit's share used (0 without one). A placer that
+// searches reports it as it goes; the study runner shows it on a terminal once a step has taken
+// 2 s (samples, best so far, ETA).
+struct SearchProgress {
+    long done = 0, total = 0;
+    std::string unit = "samples";
+    std::string best;
+    double time_fraction = 0.0;
+};
+using ProgressSink = std::function<void(const SearchProgress&)>;
+// The share of [start, deadline] that has passed, in [0, 1]; 0 without a deadline.
+double time_fraction(std::chrono::steady_clock::time_point start,
+                     std::optional<std::chrono::steady_clock::time_point> deadline);
+
 struct PlacementContext {
     const sim::Graph& graph;
     const sim::Platform& platform;
     sim::Evaluator& evaluator;  // the study's evaluator; profile runs go through it
     Objective objective = Objective::latency;
     std::uint64_t seed = 1;
+    ProgressSink progress = {};  // may be empty: report through report_progress()
+
+    void report_progress(const SearchProgress& p) const {
+        if (progress)
+            progress(p);
+    }
 };
 
 struct PlacementResult {

@@ -48,8 +48,9 @@ PlacerInfo McmcPlacer::info() {
 
 PlacementResult McmcPlacer::place(const PlacementContext& context) {
     using Clock = std::chrono::steady_clock;
-    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                             std::chrono::duration<double>(time_s_));
+    const auto start = Clock::now();
+    const auto deadline =
+        start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(time_s_));
     const sim::Graph& graph = context.graph;
     const int n = graph.op_count();
     std::vector<std::vector<int>> capable;
@@ -90,6 +91,10 @@ PlacementResult McmcPlacer::place(const PlacementContext& context) {
     long steps = 0, accepted = 0;
     bool timed_out = false;
     for (; steps < samples_ && !movable.empty(); ++steps) {
+        context.report_progress(
+            {steps, static_cast<long>(samples_), "steps",
+             std::isfinite(best_cost) ? fmt::format("cost {:.4g}", best_cost) : "",
+             time_fraction(start, deadline)});
         if (Clock::now() >= deadline) {
             timed_out = true;
             break;

@@ -123,11 +123,20 @@ double Search::evaluate(const std::vector<int>& chip_of_op) {
         }
     }
     convergence_.push_back({best_.empty() ? 0.0 : throughput_of(best_time_s_), valid});
+    report_progress();
     return time_s;
 }
 
 void Search::record_failed_sample() {
     convergence_.push_back({best_.empty() ? 0.0 : throughput_of(best_time_s_), false});
+    report_progress();
+}
+
+void Search::report_progress() const {
+    context_->report_progress(
+        {static_cast<long>(samples()), static_cast<long>(settings_.samples), "samples",
+         best_.empty() ? "" : fmt::format("{:.2f}/s", throughput_of(best_time_s_)),
+         time_fraction(start_, deadline_)});
 }
 
 PlacementResult Search::finish(const std::string& placer, const std::vector<int>& fallback) {

@@ -89,6 +89,7 @@ public:
     PlacementResult finish(const std::string& placer, const std::vector<int>& fallback = {});
 
 private:
+    void report_progress() const;  // samples and the best throughput so far, to the context
     const PlacementContext* context_;
     SearchSettings settings_;
     std::unique_ptr<McmProblem> problem_;

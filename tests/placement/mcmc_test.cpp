@@ -67,5 +67,30 @@ TEST(Mcmc, NeverWorseThanItsStartSeededAndStopsAtItsBudget) {
                 ::testing::ThrowsMessage<PlacementError>(::testing::HasSubstr("samples")));
 }
 
+// The search reports how far it is to the context's progress sink: every step, in order, out of
+// its budget, with the best cost once there is one.
+TEST(Mcmc, ReportsItsProgressStepByStep) {
+    McmcRun run;
+    app::register_all();
+    std::vector<SearchProgress> reports;
+    PlacementContext context{run.graph,
+                             run.platform,
+                             run.evaluator,
+                             Objective::latency,
+                             1,
+                             [&](const SearchProgress& p) { reports.push_back(p); }};
+    const PlacementResult r = PlacerRegistry::instance().create("mcmc:samples=30")->place(context);
+    ASSERT_EQ(reports.size(), 30u);
+    for (std::size_t i = 0; i < reports.size(); ++i) {
+        EXPECT_EQ(reports[i].done, static_cast<long>(i));
+        EXPECT_EQ(reports[i].total, 30);
+        EXPECT_EQ(reports[i].unit, "steps");
+        EXPECT_THAT(reports[i].best, ::testing::StartsWith("cost "));
+        EXPECT_GE(reports[i].time_fraction, 0.0);
+        EXPECT_LE(reports[i].time_fraction, 1.0);
+    }
+    EXPECT_EQ(r.stats.at("steps"), "30");
+}
+
 }  // namespace
 }  // namespace hetsim::placement::classic

@@ -18,6 +18,7 @@
 #include "sim/passes/fuse.hpp"
 #include "sim/placement_file.hpp"
 #include "sim/placement_rules.hpp"
+#include "sim/progress.hpp"
 #include "sim/units.hpp"
 #include "sim/version.hpp"
 #include "sim/workloads/json_graph.hpp"
@@ -444,6 +445,31 @@ StudyResult run_study(const StudyConfig& study, bool record_traces, std::ostream
         auto placer = registry.create(spec);
         placement::PlacementContext context{*study.graph, study.platform, *evaluator,
                                             study.objective, study.seed};
+        // A search that has run for 2 s shows how far it is on a terminal: a bar, the units
+        // done, the best so far and an ETA, redrawn at most 5 times a second.
+        if (progress && terminal) {
+            const auto step_start = std::chrono::steady_clock::now();
+            auto last_drawn = step_start;
+            context.progress = [&, step_start, last_drawn,
+                                i](const placement::SearchProgress& p) mutable {
+                const auto now = std::chrono::steady_clock::now();
+                const double elapsed = std::chrono::duration<double>(now - step_start).count();
+                if (elapsed < 2.0 || std::chrono::duration<double>(now - last_drawn).count() < 0.2)
+                    return;
+                last_drawn = now;
+                const double by_units = p.total > 0 ? static_cast<double>(p.done) / p.total : 0.0;
+                const double fraction = std::clamp(std::max(by_units, p.time_fraction), 0.0, 1.0);
+                const std::string eta =
+                    fraction > 0.0 ? sim::duration_text(elapsed * (1.0 - fraction) / fraction)
+                                   : "?";
+                *progress << "\r\033[K" << who << ": "
+                          << fmt::format("[{}/{}] {} {} {}/{} {}, best {}, ETA {}", i + 1,
+                                         specs.size(), spec, sim::progress_bar(fraction, 16),
+                                         p.done, p.total, p.unit,
+                                         p.best.empty() ? "none yet" : p.best, eta)
+                          << std::flush;
+            };
+        }
         PlacerRow row;
         row.placer = spec;
         const auto t0 = std::chrono::steady_clock::now();
