@@ -46,6 +46,8 @@ struct PlacementContext {
     std::uint64_t seed = 1;
     ProgressSink progress = {};  // may be empty: report through report_progress()
 
+    // Whether anyone listens: a search builds its report (a formatted best) only then.
+    bool wants_progress() const { return static_cast<bool>(progress); }
     void report_progress(const SearchProgress& p) const {
         if (progress)
             progress(p);

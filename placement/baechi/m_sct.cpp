@@ -18,12 +18,11 @@ namespace {
 using classic::ListSchedule;
 using classic::MemoryLimits;
 using classic::SchedulingProblem;
+// The list schedulers' tie tolerance, so that m-SCT breaks ties exactly as m-ETF.
+using classic::cost_equal;
+using classic::cost_less;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-// The list schedulers' tolerance, so that m-SCT breaks ties exactly as m-ETF.
-constexpr auto less = classic::cost_less;
-constexpr auto same = classic::cost_equal;
 
 std::size_t at(int i) {
     return static_cast<std::size_t>(i);
@@ -283,7 +282,7 @@ ListSchedule m_sct(const SchedulingProblem& p, const FavouriteChildren& fav,
             if (q < 0)
                 continue;
             const double start = start_on(t, q);
-            if (best_t < 0 || less(start, best_start)) {
+            if (best_t < 0 || cost_less(start, best_start)) {
                 best_t = t;
                 best_q = q;
                 best_start = start;
@@ -306,10 +305,10 @@ ListSchedule m_sct(const SchedulingProblem& p, const FavouriteChildren& fav,
                     continue;
                 }
                 const double start = start_on(t, q);
-                const bool better = best_t < 0 || less(start, best_start) ||
-                                    (same(start, best_start) &&
-                                     (less(level[at(best_t)], level[at(t)]) ||
-                                      (same(level[at(best_t)], level[at(t)]) && t < best_t)));
+                const bool better = best_t < 0 || cost_less(start, best_start) ||
+                                    (cost_equal(start, best_start) &&
+                                     (cost_less(level[at(best_t)], level[at(t)]) ||
+                                      (cost_equal(level[at(best_t)], level[at(t)]) && t < best_t)));
                 if (better) {
                     best_t = t;
                     best_q = q;

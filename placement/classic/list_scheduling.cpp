@@ -28,9 +28,6 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-constexpr auto less = cost_less;
-constexpr auto same = cost_equal;
-
 // One processor's busy intervals, for insertion-based scheduling (HEFT §4.1: a task may take
 // the earliest idle slot between two scheduled tasks that is long enough).
 class Timeline {
@@ -45,7 +42,7 @@ public:
                                        [&](const auto& b) { return b.second <= ready; });
         double t = ready;
         for (; it != busy_.end(); ++it) {
-            if (!less(it->first, t + duration))  // fits before this interval
+            if (!cost_less(it->first, t + duration))  // fits before this interval
                 return t;
             t = std::max(t, it->second);
         }
@@ -119,7 +116,7 @@ struct Builder {
             if (std::isinf(cost(t, q)))
                 continue;
             const double v = score(q);
-            if (best < 0 || less(v, best_score)) {
+            if (best < 0 || cost_less(v, best_score)) {
                 best = q;
                 best_score = v;
             }
@@ -154,7 +151,7 @@ ListSchedule by_priority(const SchedulingProblem& p, const std::vector<double>& 
         for (std::size_t k = 1; k < ready.size(); ++k) {
             const double a = priority[static_cast<std::size_t>(ready[pick])];
             const double c = priority[static_cast<std::size_t>(ready[k])];
-            if (less(a, c) || (same(a, c) && ready[k] < ready[pick]))
+            if (cost_less(a, c) || (cost_equal(a, c) && ready[k] < ready[pick]))
                 pick = k;
         }
         const int t = ready[pick];
@@ -235,7 +232,7 @@ SchedulingProblem scheduling_problem(const sim::Graph& graph, const sim::Platfor
                     continue;
                 const double c = device.model->op_time_s(graph, op);
                 auto& best = p.cost[static_cast<std::size_t>(t)][static_cast<std::size_t>(r)];
-                if (less(c, best) || std::isinf(best)) {
+                if (cost_less(c, best) || std::isinf(best)) {
                     best = c;
                     p.device[static_cast<std::size_t>(t)][static_cast<std::size_t>(r)] = d;
                 }
@@ -447,8 +444,8 @@ ListSchedule cpop(const SchedulingProblem& p) {
     int t = -1;
     for (int s = 0; s < p.tasks; ++s) {
         if (p.in_edges[static_cast<std::size_t>(s)].empty() &&
-            (t < 0 ||
-             less(priority[static_cast<std::size_t>(t)], priority[static_cast<std::size_t>(s)])))
+            (t < 0 || cost_less(priority[static_cast<std::size_t>(t)],
+                                priority[static_cast<std::size_t>(s)])))
             t = s;
     }
     const double cp = t >= 0 ? priority[static_cast<std::size_t>(t)] : 0.0;
@@ -457,7 +454,7 @@ ListSchedule cpop(const SchedulingProblem& p) {
         int next = -1;
         for (int e : p.out_edges[static_cast<std::size_t>(t)]) {
             const int j = p.edges[static_cast<std::size_t>(e)].to;
-            if (same(priority[static_cast<std::size_t>(j)], cp) && (next < 0 || j < next))
+            if (cost_equal(priority[static_cast<std::size_t>(j)], cp) && (next < 0 || j < next))
                 next = j;
         }
         t = next;
@@ -471,7 +468,7 @@ ListSchedule cpop(const SchedulingProblem& p) {
             if (critical[static_cast<std::size_t>(s)])
                 sum += p.cost[static_cast<std::size_t>(s)][static_cast<std::size_t>(q)];
         }
-        if (cp_processor < 0 || less(sum, best)) {
+        if (cp_processor < 0 || cost_less(sum, best)) {
             cp_processor = q;
             best = sum;
         }
@@ -585,13 +582,13 @@ ListSchedule etf(const SchedulingProblem& p, const MemoryLimits* limits) {
                     continue;
                 }
                 const double start = b.start_on(t, q, false);
-                const bool better =
-                    best_t < 0 || less(start, best_start) ||
-                    (same(start, best_start) && (less(level[static_cast<std::size_t>(best_t)],
-                                                      level[static_cast<std::size_t>(t)]) ||
-                                                 (same(level[static_cast<std::size_t>(best_t)],
-                                                       level[static_cast<std::size_t>(t)]) &&
-                                                  t < best_t)));
+                const bool better = best_t < 0 || cost_less(start, best_start) ||
+                                    (cost_equal(start, best_start) &&
+                                     (cost_less(level[static_cast<std::size_t>(best_t)],
+                                                level[static_cast<std::size_t>(t)]) ||
+                                      (cost_equal(level[static_cast<std::size_t>(best_t)],
+                                                  level[static_cast<std::size_t>(t)]) &&
+                                       t < best_t)));
                 if (better) {
                     best_t = t;
                     best_q = q;

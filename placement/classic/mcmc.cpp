@@ -91,10 +91,12 @@ PlacementResult McmcPlacer::place(const PlacementContext& context) {
     long steps = 0, accepted = 0;
     bool timed_out = false;
     for (; steps < samples_ && !movable.empty(); ++steps) {
-        context.report_progress(
-            {steps, static_cast<long>(samples_), "steps",
-             std::isfinite(best_cost) ? fmt::format("cost {:.4g}", best_cost) : "",
-             time_fraction(start, deadline)});
+        if (context.wants_progress()) {
+            context.report_progress(
+                {steps, static_cast<long>(samples_), "steps",
+                 std::isfinite(best_cost) ? fmt::format("cost {:.4g}", best_cost) : "",
+                 time_fraction(start, deadline)});
+        }
         if (Clock::now() >= deadline) {
             timed_out = true;
             break;

@@ -133,6 +133,8 @@ void Search::record_failed_sample() {
 }
 
 void Search::report_progress() const {
+    if (!context_->wants_progress())
+        return;
     context_->report_progress(
         {static_cast<long>(samples()), static_cast<long>(settings_.samples), "samples",
          best_.empty() ? "" : fmt::format("{:.2f}/s", throughput_of(best_time_s_)),

@@ -558,13 +558,6 @@ std::vector<TextTable> leaderboard_tables(const std::vector<LeaderboardRow>& row
     return tables;
 }
 
-std::string md_cell(const std::string& text) {
-    std::string out;
-    for (char c : text)
-        out += c == '|' ? std::string("\\|") : c == '\n' ? std::string(" ") : std::string(1, c);
-    return out;
-}
-
 }  // namespace
 
 std::string leaderboard_markdown(const std::vector<LeaderboardRow>& rows) {

@@ -331,18 +331,6 @@ std::string url_path(const std::string& path) {
 }
 
 // A Markdown table cell: no line breaks, '|' escaped.
-std::string md_cell(const std::string& text) {
-    std::string out;
-    for (char c : text) {
-        if (c == '|')
-            out += "\\|";
-        else if (c == '\n' || c == '\r')
-            out += ' ';
-        else
-            out += c;
-    }
-    return out;
-}
 
 std::string base_name(const std::string& path) {
     return fs::path(path).filename().string();
@@ -569,6 +557,19 @@ std::string render_html(const SweepInfo& info, const std::vector<PointSummary>& 
 }
 
 }  // namespace
+
+std::string md_cell(const std::string& text) {
+    std::string out;
+    for (char c : text) {
+        if (c == '|')
+            out += "\\|";
+        else if (c == '\n' || c == '\r')
+            out += ' ';
+        else
+            out += c;
+    }
+    return out;
+}
 
 std::string html_escape(const std::string& text) {
     std::string out;

@@ -19,6 +19,8 @@ namespace hetsim::app {
 // Throws sim::InputError when DIR has no readable results.csv of the sweep format.
 std::string write_report(const std::filesystem::path& dir, std::ostream& log);
 
+// `text` as one Markdown table cell: '|' escaped, line breaks as spaces.
+std::string md_cell(const std::string& text);
 // `text` with &, <, >, " and ' as HTML entities.
 std::string html_escape(const std::string& text);
 
