@@ -30,32 +30,26 @@ void simulate(const ExecGraph& exec, int samples, RunRecorder& recorder) {
     std::priority_queue<Event, std::vector<Event>, std::greater<>> events;
     std::int64_t sequence = 0;
     std::int64_t now = 0;
-    auto dispatch = [&](std::vector<int>& slots) {
-        std::sort(slots.begin(), slots.end());
-        slots.erase(std::unique(slots.begin(), slots.end()), slots.end());
-        for (int slot : slots) {
-            for (const auto& started : dispatcher.start_ready(slot)) {
-                recorder.on_start(started, now);
-                const Task& task = exec.tasks[static_cast<std::size_t>(started.instance.task)];
-                events.push(Event{now + task.duration_ps, sequence++, started});
-            }
+    std::vector<StartedTask> started;
+    auto dispatch = [&] {
+        dispatcher.start_touched(started);
+        for (const StartedTask& s : started) {
+            recorder.on_start(s, now);
+            const Task& task = exec.tasks[static_cast<std::size_t>(s.instance.task)];
+            events.push(Event{now + task.duration_ps, sequence++, s});
         }
     };
-    std::vector<int> touched(static_cast<std::size_t>(dispatcher.slot_count()));
-    for (int s = 0; s < dispatcher.slot_count(); ++s)
-        touched[static_cast<std::size_t>(s)] = s;
-    dispatch(touched);
+    dispatch();
     while (!events.empty()) {
         now = events.top().time_ps;
         const std::int64_t wave_end = sequence;  // events pushed during this wave wait
-        touched.clear();
         while (!events.empty() && events.top().time_ps == now && events.top().sequence < wave_end) {
             Event e = events.top();
             events.pop();
             recorder.on_finish(e.started, now);
-            dispatcher.complete(e.started, touched);
+            dispatcher.complete(e.started);
         }
-        dispatch(touched);
+        dispatch();
     }
     if (!dispatcher.all_done()) {
         throw std::logic_error("AnalyticEvaluator: the run stopped with tasks left undone");

@@ -1,4 +1,5 @@
 #include "sim/config.hpp"
+#include <yaml-cpp/eventhandler.h>
 
 #include <fmt/format.h>
 
@@ -11,11 +12,19 @@
 #include <cstdlib>
 #include <cstring>
 #include <set>
+#include <sstream>
 #include <utility>
+
+#include "sim/config_keys.hpp"
 
 namespace hetsim::sim {
 
 namespace {
+
+KeyListener& key_listener() {
+    static KeyListener listener;
+    return listener;
+}
 
 std::string compose_message(const std::string& file, const std::string& yaml_path, int line,
                             const std::string& message) {
@@ -84,23 +93,85 @@ std::string_view strip_plus(std::string_view text) {
     return text;
 }
 
-YAML::Node parse_yaml(const std::string& yaml_text, const std::string& label) {
-    std::vector<YAML::Node> documents;
-    try {
-        documents = YAML::LoadAll(yaml_text);
-    } catch (const YAML::Exception& error) {
-        throw InputError(label, "", error.mark.is_null() ? 0 : error.mark.line + 1,
-                         fmt::format("invalid YAML: {}", error.msg));
+// Where each document of a YAML stream starts, and where its first node is, from yaml-cpp's
+// event parser, which builds no nodes.
+class DocumentStarts : public YAML::EventHandler {
+public:
+    std::vector<YAML::Mark> starts;
+    std::vector<YAML::Mark> first_nodes;  // the document's start when it has no node
+
+    void OnDocumentStart(const YAML::Mark& mark) override {
+        starts.push_back(mark);
+        first_nodes.push_back(mark);
+        nodes_ = 0;
     }
-    if (documents.empty()) {
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { node(mark); }
+    void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { node(mark); }
+    void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                  const std::string&) override {
+        node(mark);
+    }
+    void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                         YAML::EmitterStyle::value) override {
+        node(mark);
+    }
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                    YAML::EmitterStyle::value) override {
+        node(mark);
+    }
+    void OnMapEnd() override {}
+
+private:
+    void node(const YAML::Mark& mark) {
+        if (nodes_++ == 0)
+            first_nodes.back() = mark;
+    }
+    std::size_t nodes_ = 0;
+};
+
+InputError invalid_yaml(const std::string& label, const YAML::Exception& error) {
+    return InputError(label, "", error.mark.is_null() ? 0 : error.mark.line + 1,
+                      fmt::format("invalid YAML: {}", error.msg));
+}
+
+YAML::Node parse_yaml(const std::string& yaml_text, const std::string& label) {
+    // Documents are counted with yaml-cpp's event parser, not YAML::LoadAll: on some malformed
+    // streams (a stray ',' where a node should start) yaml-cpp 0.7 returns the same empty
+    // document forever, and LoadAll allocates until the process is killed (jbeder/yaml-cpp#1040,
+    // fixed upstream in #1318/#1319, after Debian 12's 0.7.0; found by tests/fuzz). A document
+    // that starts where the previous one started has consumed nothing: a syntax error.
+    DocumentStarts documents;
+    try {
+        std::istringstream stream(yaml_text);
+        YAML::Parser parser(stream);
+        while (parser.HandleNextDocument(documents)) {
+            const std::size_t n = documents.starts.size();
+            if (n >= 2 && documents.starts[n - 1].pos == documents.starts[n - 2].pos) {
+                const YAML::Mark& at = documents.starts[n - 1];
+                throw InputError(
+                    label, "", at.line + 1,
+                    fmt::format("invalid YAML: cannot parse past column {}", at.column + 1));
+            }
+        }
+    } catch (const YAML::Exception& error) {
+        throw invalid_yaml(label, error);
+    }
+    if (documents.starts.empty()) {
         return YAML::Node(YAML::NodeType::Null);
     }
-    if (documents.size() > 1) {
+    if (documents.starts.size() > 1) {
         // yaml-cpp's Load would silently drop everything after the first "---".
-        throw InputError(label, "", mark_line(documents[1]),
-                         fmt::format("expected one YAML document, found {}", documents.size()));
+        throw InputError(
+            label, "", documents.first_nodes[1].line + 1,
+            fmt::format("expected one YAML document, found {}", documents.starts.size()));
     }
-    return documents.front();
+    try {
+        return YAML::Load(yaml_text);
+    } catch (const YAML::Exception& error) {
+        throw invalid_yaml(label, error);
+    }
 }
 
 }  // namespace
@@ -268,7 +339,13 @@ std::vector<std::string> ConfigNode::keys() const {
     return result;
 }
 
+KeyListener set_key_listener(KeyListener listener) {
+    return std::exchange(key_listener(), std::move(listener));
+}
+
 void ConfigNode::expect_keys(const std::vector<std::string>& allowed) const {
+    if (key_listener())
+        key_listener()(*this, allowed);
     if (!defined()) {
         return;
     }

@@ -84,7 +84,7 @@ public:
     // SystemC binds a port to the module under construction.
     Engine(sc_core::sc_module_name name, const std::vector<MemoryTarget*>& destinations)
         : sc_module(name), chunk_(kChunkBytes, 0) {
-        SC_METHOD(dispatch);
+        SC_METHOD(on_begin);
         sensitive << dispatch_event_;
         dont_initialize();
         SC_METHOD(on_wake);
@@ -113,8 +113,6 @@ public:
         timers_ = {};
         flows_.clear();
         last_advance_ps_ = run_start_ps_;
-        for (int s = 0; s < dispatcher.slot_count(); ++s)
-            touched_.push_back(s);
         dispatch_event_.notify(sc_core::SC_ZERO_TIME);
     }
 
@@ -148,7 +146,7 @@ private:
         do {
             const auto length = static_cast<unsigned int>(std::min<std::int64_t>(
                 kChunkBytes, std::max<std::int64_t>(0, task.bytes - offset)));
-            tlm::tlm_generic_payload payload;
+            tlm::tlm_generic_payload& payload = payload_;
             payload.set_command(tlm::TLM_WRITE_COMMAND);
             payload.set_address(static_cast<sc_dt::uint64>(offset));
             payload.set_data_ptr(chunk_.data());
@@ -169,7 +167,7 @@ private:
         return static_cast<std::int64_t>(worst.value());
     }
 
-    void start(const StartedTask& started) {
+    void start(const StartedTask& started, std::int64_t now) {
         const Task& task = task_of(started);
         std::int64_t fixed = task.fixed_ps;
         if (task.kind == TaskKind::transfer)
@@ -177,27 +175,20 @@ private:
         const bool flows = task.flow_ps > 0 && !task.shared.empty();
         // A flow phase that crosses no shared resource always runs at its full rate.
         const std::int64_t phase = flows ? fixed : fixed + task.flow_ps;
-        push_timer(Timer{now_ps() + phase, sequence_++, started, flows});
+        timers_.push(Timer{now + phase, sequence_++, started, flows});
     }
 
-    void push_timer(Timer timer) {
-        const std::int64_t at = timer.time_ps;
-        timers_.push(std::move(timer));
-        wake_at(at);
-    }
-
-    void wake_at(std::int64_t time_ps) {
+    void wake_at(std::int64_t time_ps, std::int64_t now) {
         // sc_event keeps the earliest pending notification; a stale earlier wake-up finds
         // nothing due and schedules the next one.
-        wake_.notify(sc_core::sc_time(static_cast<double>(time_ps - now_ps()), sc_core::SC_PS));
+        // Whole picoseconds at SystemC's default 1 ps resolution: from_value skips sc_time's
+        // double arithmetic (a tenth of the DES's time, des_bench under perf).
+        wake_.notify(sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(time_ps - now)));
     }
 
-    void complete(const StartedTask& started) {
-        recorder_->on_finish(started, now_ps() - run_start_ps_);
-        dispatcher_->complete(started, touched_);
-        // Dispatch in the next delta, after every completion of this instant (the
-        // AnalyticEvaluator's waves do the same).
-        dispatch_event_.notify(sc_core::SC_ZERO_TIME);
+    void complete(const StartedTask& started, std::int64_t now) {
+        recorder_->on_finish(started, now - run_start_ps_);
+        dispatcher_->complete(started);
     }
 
     void advance_flows(std::int64_t now) {
@@ -210,44 +201,70 @@ private:
     }
 
     void allocate() {
-        std::vector<FluidFlow> demand;
-        demand.reserve(flows_.size());
+        demand_.clear();
         for (const auto& f : flows_) {
             const Task& task = task_of(f.started);
-            demand.push_back(FluidFlow{task.flow_rate_Bps, &task.shared});
+            demand_.push_back(FluidFlow{task.flow_rate_Bps, &task.shared});
         }
-        const std::vector<double> rates = max_min_fair_rates(capacity_Bps_, demand);
+        max_min_fair_rates(capacity_Bps_, demand_, rates_, fluid_scratch_);
         for (std::size_t i = 0; i < flows_.size(); ++i)
-            flows_[i].progress = rates[i] / demand[i].cap_Bps;
+            flows_[i].progress = rates_[i] / demand_[i].cap_Bps;
     }
 
     void on_wake() {
         const std::int64_t now = now_ps();
         advance_flows(now);
-        bool changed = false;
-        while (!timers_.empty() && timers_.top().time_ps <= now) {
-            Timer t = timers_.top();
-            timers_.pop();
-            if (t.then_flow) {
-                flows_.push_back(Flow{t.started, static_cast<double>(task_of(t.started).flow_ps)});
-                changed = true;
-            } else {
-                complete(t.started);
+        settle(now);
+    }
+
+    // The run's first instant: every slot dispatches.
+    void on_begin() {
+        const std::int64_t now = now_ps();
+        dispatch(now);
+        settle(now);
+    }
+
+    // Processes the instant `now` to its end, in waves as the AnalyticEvaluator does: every
+    // completion due, then the touched slots dispatch; what completes at once (a zero-time
+    // task) makes the next wave. Then one timed wake-up for the next due time. (One process
+    // activation per instant: a delta notification per wave and a second process to dispatch
+    // cost an activation each, for the same order of events.)
+    void settle(std::int64_t now) {
+        for (;;) {
+            bool changed = false;
+            bool completed = false;
+            while (!timers_.empty() && timers_.top().time_ps <= now) {
+                Timer t = timers_.top();
+                timers_.pop();
+                if (t.then_flow) {
+                    flows_.push_back(
+                        Flow{t.started, static_cast<double>(task_of(t.started).flow_ps)});
+                    changed = true;
+                } else {
+                    complete(t.started, now);
+                    completed = true;
+                }
             }
-        }
-        // A flow is done when less than half a picosecond of work is left (rates are
-        // rounded to whole picoseconds).
-        for (std::size_t i = 0; i < flows_.size();) {
-            if (flows_[i].remaining_ps <= 0.5) {
-                complete(flows_[i].started);
-                flows_.erase(flows_.begin() + static_cast<std::ptrdiff_t>(i));
-                changed = true;
-            } else {
-                ++i;
+            // A flow is done when less than half a picosecond of work is left (rates are
+            // rounded to whole picoseconds).
+            for (std::size_t i = 0; i < flows_.size();) {
+                if (flows_[i].remaining_ps <= 0.5) {
+                    complete(flows_[i].started, now);
+                    completed = true;
+                    flows_.erase(flows_.begin() + static_cast<std::ptrdiff_t>(i));
+                    changed = true;
+                } else {
+                    ++i;
+                }
             }
+            if (changed && !flows_.empty())
+                allocate();
+            if (!completed)
+                break;
+            dispatch(now);
+            if (timers_.empty() || timers_.top().time_ps > now)
+                break;
         }
-        if (changed && !flows_.empty())
-            allocate();
         std::int64_t next = timers_.empty() ? -1 : timers_.top().time_ps;
         for (const auto& f : flows_) {
             const std::int64_t end =
@@ -255,19 +272,14 @@ private:
             next = next < 0 ? end : std::min(next, end);
         }
         if (next >= 0)
-            wake_at(next);
+            wake_at(next, now);
     }
 
-    void dispatch() {
-        std::sort(touched_.begin(), touched_.end());
-        touched_.erase(std::unique(touched_.begin(), touched_.end()), touched_.end());
-        std::vector<int> slots;
-        slots.swap(touched_);
-        for (int slot : slots) {
-            for (const auto& started : dispatcher_->start_ready(slot)) {
-                recorder_->on_start(started, now_ps() - run_start_ps_);
-                start(started);
-            }
+    void dispatch(std::int64_t now) {
+        dispatcher_->start_touched(started_);
+        for (const StartedTask& started : started_) {
+            recorder_->on_start(started, now - run_start_ps_);
+            start(started, now);
         }
     }
 
@@ -275,8 +287,12 @@ private:
     Dispatcher* dispatcher_ = nullptr;
     RunRecorder* recorder_ = nullptr;
     std::int64_t run_start_ps_ = 0;
-    std::vector<int> touched_;
-    sc_core::sc_event dispatch_event_;
+    std::vector<StartedTask> started_;  // reused by dispatch()
+    std::vector<FluidFlow> demand_;     // reused by allocate()
+    std::vector<double> rates_;
+    FluidScratch fluid_scratch_;
+    tlm::tlm_generic_payload payload_;  // reused by write_transfer(): its constructor allocates
+    sc_core::sc_event dispatch_event_;  // the run's first instant (on_begin)
     sc_core::sc_event wake_;
     std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;
     std::vector<Flow> flows_;

@@ -15,6 +15,7 @@ Dispatcher::Dispatcher(const ExecGraph& exec, int samples, bool contention_free)
         s.lane_busy.assign(static_cast<std::size_t>(s.capacity > 0 ? s.capacity : 0), false);
         slots_.push_back(std::move(s));
     }
+    touched_.assign(slots_.size(), 1);  // the first start_touched looks at every slot
     const int n = static_cast<int>(exec.tasks.size());
     total_ = static_cast<std::int64_t>(n) * samples;
     remaining_preds_.resize(static_cast<std::size_t>(total_));
@@ -28,23 +29,23 @@ Dispatcher::Dispatcher(const ExecGraph& exec, int samples, bool contention_free)
         return;
     if (sequential_) {
         // ONNX Runtime's sequential executor: one task at a time in lowering order.
-        make_ready({0, 0}, nullptr);
+        make_ready({0, 0});
         return;
     }
     for (int s = 0; s < samples; ++s) {
         for (int t = 0; t < n; ++t) {
             if (exec.tasks[static_cast<std::size_t>(t)].predecessor_count == 0) {
-                make_ready({s, t}, nullptr);
+                make_ready({s, t});
             }
         }
     }
 }
 
-void Dispatcher::make_ready(TaskInstance inst, std::vector<int>* touched) {
-    int slot = exec_.tasks[static_cast<std::size_t>(inst.task)].resource;
-    slots_[static_cast<std::size_t>(slot)].ready.insert(inst);
-    if (touched != nullptr)
-        touched->push_back(slot);
+void Dispatcher::make_ready(TaskInstance inst) {
+    const auto slot =
+        static_cast<std::size_t>(exec_.tasks[static_cast<std::size_t>(inst.task)].resource);
+    slots_[slot].ready.insert(inst);
+    touched_[slot] = 1;
 }
 
 int Dispatcher::take_lanes(SlotState& slot, int units) {
@@ -75,9 +76,18 @@ int Dispatcher::take_lanes(SlotState& slot, int units) {
     return -1;
 }
 
-std::vector<StartedTask> Dispatcher::start_ready(int slot_index) {
+void Dispatcher::start_touched(std::vector<StartedTask>& started) {
+    started.clear();
+    for (std::size_t slot = 0; slot < slots_.size(); ++slot) {
+        if (touched_[slot]) {
+            touched_[slot] = 0;
+            start_ready(static_cast<int>(slot), started);
+        }
+    }
+}
+
+void Dispatcher::start_ready(int slot_index, std::vector<StartedTask>& started) {
     SlotState& slot = slots_[static_cast<std::size_t>(slot_index)];
-    std::vector<StartedTask> started;
     for (auto it = slot.ready.begin(); it != slot.ready.end();) {
         const Task& task = exec_.tasks[static_cast<std::size_t>(it->task)];
         const int units = slot.capacity < 0 ? 1 : task.units;
@@ -97,10 +107,9 @@ std::vector<StartedTask> Dispatcher::start_ready(int slot_index) {
         if (slot.capacity >= 0 && slot.free_units == 0)
             break;
     }
-    return started;
 }
 
-void Dispatcher::complete(const StartedTask& started, std::vector<int>& touched_slots) {
+void Dispatcher::complete(const StartedTask& started) {
     const TaskInstance inst = started.instance;
     const Task& task = exec_.tasks[static_cast<std::size_t>(inst.task)];
     SlotState& slot = slots_[static_cast<std::size_t>(task.resource)];
@@ -110,21 +119,21 @@ void Dispatcher::complete(const StartedTask& started, std::vector<int>& touched_
     }
     if (slot.capacity >= 0)
         slot.free_units += units;
-    touched_slots.push_back(task.resource);
+    touched_[static_cast<std::size_t>(task.resource)] = 1;
     ++done_;
     const int n = static_cast<int>(exec_.tasks.size());
     if (sequential_) {
         if (inst.task + 1 < n) {
-            make_ready({inst.sample, inst.task + 1}, &touched_slots);
+            make_ready({inst.sample, inst.task + 1});
         } else if (inst.sample + 1 < samples_) {
-            make_ready({inst.sample + 1, 0}, &touched_slots);
+            make_ready({inst.sample + 1, 0});
         }
         return;
     }
     for (int succ : task.successors) {
         int& remaining = remaining_preds_[static_cast<std::size_t>(inst.sample * n + succ)];
         if (--remaining == 0)
-            make_ready({inst.sample, succ}, &touched_slots);
+            make_ready({inst.sample, succ});
     }
 }
 

@@ -8,18 +8,30 @@ namespace hetsim::sim {
 
 std::vector<double> max_min_fair_rates(const std::vector<double>& capacity_Bps,
                                        const std::vector<FluidFlow>& flows) {
+    std::vector<double> rate;
+    FluidScratch scratch;
+    max_min_fair_rates(capacity_Bps, flows, rate, scratch);
+    return rate;
+}
+
+void max_min_fair_rates(const std::vector<double>& capacity_Bps,
+                        const std::vector<FluidFlow>& flows, std::vector<double>& rate,
+                        FluidScratch& scratch) {
     const std::size_t n_flows = flows.size();
-    std::vector<double> rate(n_flows, 0.0);
-    std::vector<bool> frozen(n_flows, false);
-    std::vector<double> left = capacity_Bps;               // unallocated capacity
-    std::vector<int> unfrozen_on(capacity_Bps.size(), 0);  // unfrozen flows per resource
+    rate.assign(n_flows, 0.0);
+    std::vector<char>& frozen = scratch.frozen;
+    frozen.assign(n_flows, 0);
+    std::vector<double>& left = scratch.left;  // unallocated capacity
+    left = capacity_Bps;
+    std::vector<int>& unfrozen_on = scratch.unfrozen_on;  // unfrozen flows per resource
+    unfrozen_on.assign(capacity_Bps.size(), 0);
     std::size_t active = 0;
     for (std::size_t f = 0; f < n_flows; ++f) {
         if (!(flows[f].cap_Bps > 0.0))
             throw std::invalid_argument("max_min_fair_rates: a flow's cap must be > 0");
         if (flows[f].resources == nullptr || flows[f].resources->empty()) {
             rate[f] = flows[f].cap_Bps;
-            frozen[f] = true;
+            frozen[f] = 1;
             continue;
         }
         for (int r : *flows[f].resources)
@@ -63,13 +75,12 @@ std::vector<double> max_min_fair_rates(const std::vector<double>& capacity_Bps,
                 stop = stop || full(r);
             if (!stop)
                 continue;
-            frozen[f] = true;
+            frozen[f] = 1;
             --active;
             for (int r : *flows[f].resources)
                 --unfrozen_on[static_cast<std::size_t>(r)];
         }
     }
-    return rate;
 }
 
 }  // namespace hetsim::sim

@@ -20,4 +20,15 @@ struct FluidFlow {
 std::vector<double> max_min_fair_rates(const std::vector<double>& capacity_Bps,
                                        const std::vector<FluidFlow>& flows);
 
+// The same rates, written to `rate`, with the working vectors kept in `scratch`: the DES
+// re-shares at every change of its flows and reuses both (no allocation per change).
+struct FluidScratch {
+    std::vector<char> frozen;
+    std::vector<double> left;
+    std::vector<int> unfrozen_on;
+};
+void max_min_fair_rates(const std::vector<double>& capacity_Bps,
+                        const std::vector<FluidFlow>& flows, std::vector<double>& rate,
+                        FluidScratch& scratch);
+
 }  // namespace hetsim::sim

@@ -22,6 +22,7 @@
 #include "tools/app/check_partition.hpp"
 #include "tools/app/compare.hpp"
 #include "tools/app/dataset.hpp"
+#include "tools/app/errors.hpp"
 #include "tools/app/fit.hpp"
 #include "tools/app/inspect.hpp"
 #include "tools/app/place.hpp"
@@ -37,16 +38,8 @@ using namespace hetsim;  // a .cpp file, not a header
 
 namespace {
 
-constexpr int kInputErrorExit = 2;
-
-// The exception types that mean "the user's input is wrong" (usage.md "Errors").
-bool is_input_error(const std::exception& e) {
-    return dynamic_cast<const sim::InputError*>(&e) != nullptr ||
-           dynamic_cast<const sim::GraphError*>(&e) != nullptr ||
-           dynamic_cast<const placement::PlacementError*>(&e) != nullptr ||
-           dynamic_cast<const sim::LoweringError*>(&e) != nullptr ||
-           dynamic_cast<const std::invalid_argument*>(&e) != nullptr;
-}
+using app::is_input_error;
+using app::kInputErrorExit;
 
 // A config hetsim ships, from the config search path (configs/<relative> when not found, so
 // that the error names the expected place).
@@ -207,9 +200,16 @@ int main(int argc, char** argv) {
                       "check the compare file and every study, list the runs; run nothing");
 
     std::string report_dir;
+    app::ReportOptions report_options;
     auto* report = cli.add_subcommand(
-        "report", "write report.md and report.html (plots, best placer per point) for a sweep");
+        "report", "write report.md and report.html (summary, plots, best placer per point)");
     report->add_option("dir", report_dir, "a `hetsim sweep` output directory")->required();
+    report->add_option("--x", report_options.x_axis,
+                       "a sweep axis: its line plot only, and the heatmap's x");
+    report->add_option("--y", report_options.y_axis, "a sweep axis: the heatmap's y");
+    report->add_option("--pareto", report_options.pareto,
+                       "COL_X,COL_Y: numeric columns of results.csv, each optionally min: or max: "
+                       "(default latency_s,throughput_per_s)");
 
     std::string list_what;
     auto* list = cli.add_subcommand(
@@ -413,7 +413,7 @@ int main(int argc, char** argv) {
             return exit_code;
         }
         if (report->parsed()) {
-            std::cout << app::write_report(report_dir, std::cerr);
+            std::cout << app::write_report(report_dir, std::cerr, report_options);
             return 0;
         }
         if (calibrate->parsed() && !calibrate_fit.empty()) {

@@ -3,6 +3,7 @@
 
 Usage:
   /usr/bin/python3 tools/plot.py DIR_OR_results.csv [--out PLOTDIR] [--pareto COL_X,COL_Y]
+                                 [--x AXIS] [--heatmap AXIS_X,AXIS_Y] [--context FILE.json]
                                  [--dump-data FILE.json]
 
 Reads DIR/results.csv (one row per design point x placer) and DIR/sweep.json (the axes; without
@@ -12,8 +13,15 @@ it, every column after `error` is an axis) and writes into PLOTDIR (default DIR/
                        placer. When other axes vary too, every row is a faint marker and the line
                        goes through the geometric mean of the rows at each x. Log x scale when a
                        numeric axis spans more than 20x.
+  heatmap_<x>_vs_<y>.png  (--heatmap, needs --context) per cell of the two axes: the best
+                       placer's metric (left) and its speedup over the baseline, with its name
+                       (right). When other axes vary, a cell is the geometric mean over its points
+                       and names the placer that is best at most of them.
   pareto_<x>_vs_<y>.png  every row as a point in (COL_X, COL_Y), the non-dominated front
-                       highlighted, connected and annotated with its placers.
+                       highlighted, connected and annotated with its placers. Drawn only when the
+                       rows show a trade-off: not when one column is a monotone function of the
+                       other over the rows (throughput = 1/latency), nor when one row is at least
+                       as good as every other in both; the dump says why ("pareto_skipped").
 
 Only rows with status `ok` and feasible = 1 are plotted; the others are counted as skipped (in
 the captions and on stdout). Axis values are numbers or quantities with a unit as written in
@@ -24,6 +32,11 @@ order of first appearance.
 --pareto: columns ending in `_s` (seconds, not `_per_s`) are minimised and every other column
 maximised, unless the column carries an explicit `min:` or `max:` prefix
 (--pareto min:latency_s,max:throughput_per_s).
+--x AXIS draws the line figure of AXIS only (default: one per axis).
+--context FILE.json is written by `hetsim report` (tools/app/report.cpp, which owns both): the
+readable label and unit of each column, {"labels": {column: {"label", "unit"}}}, and each
+point's best placer, {"best": {point: {"placer", "metric", "value", "speedup"}}}. Without it,
+axes are labelled with the column names.
 --dump-data writes exactly the numbers each figure plots, for tests (see dump layout in
 `main`). Prints the path of every PNG written. Exits 2 with a one-line message on bad input.
 """
@@ -43,6 +56,29 @@ FEW_FRONT_POINTS = 8  # up to this many front points are annotated with their po
 
 class InputError(Exception):
     """Bad input: main() prints it on one line and exits 2."""
+
+
+# Readable labels and units of the columns, {column: {"label", "unit"}}, from --context.
+LABELS = {}
+
+
+def column_label(column, unit=None, fallback_unit=""):
+    """'latency (ms)': the column's label from --context (its name without one) and a unit: the
+    one given (a display prefix), else the context's, else `fallback_unit`."""
+    entry = LABELS.get(column, {})
+    text = entry.get("label") or column
+    if unit is None:
+        unit = entry.get("unit") or fallback_unit
+    return f"{text} ({unit})" if unit else text
+
+
+def time_scale(values):
+    """(factor, unit) to show seconds in: the largest unit in which the biggest value is >= 1."""
+    top = max((abs(v) for v in values), default=0.0)
+    for factor, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "\u00b5s")):
+        if top >= factor:
+            return factor, unit
+    return 1e-9, "ns"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -122,7 +158,11 @@ class Axis:
         self.unit = next(iter(units)) if self.numeric and units else ""
         self.binary = self.numeric and any(p[2] for p in parsed)
         self.categories = []
-        if not self.numeric:
+        self.raw = {}  # numeric: SI value -> the cell as first written ("1 GB/s"), for ticks
+        if self.numeric:
+            for v in present:
+                self.raw.setdefault(parse_quantity(v)[0], v)
+        else:
             for v in present:
                 if v not in self.categories:
                     self.categories.append(v)
@@ -134,7 +174,7 @@ class Axis:
         return parse_quantity(text)[0] if self.numeric else text
 
     def label(self):
-        return f"{self.name} [{self.unit}]" if self.unit else self.name
+        return column_label(self.name, fallback_unit=self.unit)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -308,6 +348,37 @@ def pareto_front(points, senses):
     return front
 
 
+def is_monotone_function(points, a, b):
+    """Whether p[b] is a monotone (non-strict) function of p[a] over the points."""
+    by_a = {}
+    for p in points:
+        if by_a.setdefault(p[a], p[b]) != p[b]:
+            return False  # two rows with the same a and different b
+    values = [by_a[k] for k in sorted(by_a)]
+    pairs = list(zip(values, values[1:]))
+    return all(u <= v for u, v in pairs) or all(u >= v for u, v in pairs)
+
+
+def pareto_skip_reason(points, front, columns):
+    """Why the rows show no trade-off in the two columns (then no Pareto plot), or None."""
+    cx, cy = (column_label(c, "") for c, _ in columns)
+    distinct = {(p["x"], p["y"]) for p in points}
+    if len(distinct) < 2:
+        return f"all {len(points)} plotted rows have the same {cx} and {cy}"
+    # With two distinct rows any relation is monotone; from three on it says something.
+    if len(distinct) >= 3:
+        for a, b, ca, cb in (("x", "y", cx, cy), ("y", "x", cy, cx)):
+            if is_monotone_function(points, a, b):
+                return (f"{cb} is a monotone function of {ca} over the {len(points)} plotted "
+                        f"rows (as throughput = 1/latency is), so ranking by one ranks by the "
+                        f"other")
+    if len({(p["x"], p["y"]) for p in front}) == 1:
+        best = front[0]
+        return (f"{best['placer']} at point {best['point']} is at least as good as every other "
+                f"row in both {cx} and {cy}")
+    return None
+
+
 def pareto_data(rows, columns):
     (cx, sx), (cy, sy) = columns
     points = []
@@ -375,28 +446,30 @@ def draw_axis_figure(plt, axis, panels, others_vary, colors, note, out_png):
     log_x = False
     for ax, column in zip(axes, PANELS):
         xs_all = []
+        # Seconds in one readable unit (the label says which), rates with engineering prefixes.
+        scale, unit = 1.0, None
+        if column == "latency_s":
+            scale, unit = time_scale([y for s in panels[column] for y in s["y"]])
         for s in panels[column]:
             color = colors[s["placer"]]
             pos = (lambda xs: xs) if axis.numeric else (
                 lambda xs: [axis.categories.index(x) for x in xs])
             if s["markers"] is not None:
-                ax.scatter(pos(s["markers"]["x"]), s["markers"]["y"], s=16, alpha=0.35,
-                           color=color, linewidths=0)
-            (line,) = ax.plot(pos(s["x"]), s["y"], marker="o", markersize=4, color=color,
-                              label=s["placer"])
+                ax.scatter(pos(s["markers"]["x"]), [y / scale for y in s["markers"]["y"]], s=16,
+                           alpha=0.35, color=color, linewidths=0)
+            (line,) = ax.plot(pos(s["x"]), [y / scale for y in s["y"]], marker="o",
+                              markersize=4, color=color, label=s["placer"])
             handles[s["placer"]] = line
             xs_all += s["x"]
         log_x = style_x(ax, axis, xs_all) or log_x
         ax.set_xlabel(axis.label())
-        ax.set_ylabel(column)
-        if column == "latency_s":
-            ax.yaxis.set_major_formatter(_eng("s"))
-        else:
-            ax.yaxis.set_major_formatter(_eng("/s"))
+        ax.set_ylabel(column_label(column, unit))
+        if column != "latency_s":
+            ax.yaxis.set_major_formatter(_eng(""))
         ax.grid(True, which="major", alpha=0.3)
     mean = "lines: geometric mean over the other axes, faint markers: single rows; " \
         if others_vary else ""
-    fig.suptitle(f"latency and throughput vs {axis.name}")
+    fig.suptitle(f"latency and throughput vs {column_label(axis.name, unit='')}")
     fig.text(0.5, 0.01, f"{mean}{note}", ha="center", va="bottom", fontsize=8,
              color="dimgray")
     fig.legend(list(handles.values()), list(handles.keys()), loc="upper center",
@@ -439,9 +512,11 @@ def draw_pareto(plt, columns, points, front, colors, note, out_png):
         if unit:
             setter.set_major_formatter(_eng(unit))
     arrow = {"min": "lower is better", "max": "higher is better"}
-    ax.set_xlabel(f"{cx} ({arrow[sx]})")
-    ax.set_ylabel(f"{cy} ({arrow[sy]})")
-    ax.set_title(f"Pareto front: {sx} {cx}, {sy} {cy}")
+    # Ticks with a unit ("2 ms") leave it out of the label.
+    ax.set_xlabel(f"{column_label(cx, '' if _unit_of(cx) else None)}, {arrow[sx]}")
+    ax.set_ylabel(f"{column_label(cy, '' if _unit_of(cy) else None)}, {arrow[sy]}")
+    ax.set_title(f"Pareto front: {sx} {column_label(cx, unit='')}, "
+                 f"{sy} {column_label(cy, unit='')}")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8, loc="best")
     fig.text(0.5, 0.01, f"{len(front)} of {len(points)} rows on the front; {note}",
@@ -449,6 +524,114 @@ def draw_pareto(plt, columns, points, front, colors, note, out_png):
     fig.tight_layout(rect=(0, 0.04, 1, 1))
     fig.savefig(out_png, dpi=110)
     plt.close(fig)
+
+
+def heatmap_data(x_axis, y_axis, rows, best):
+    """The cells of two axes, each {"x", "y", "points", "value", "speedup", "placer", "wins"}:
+    the geometric means over the cell's points with a best placer of its metric and speedup
+    (None when no point there has one, e.g. all failed), and the placer best at most of them
+    (the first to reach the count on a tie), best at `wins` of them."""
+    at = {}  # (x, y) -> points, in order of first appearance
+    for row in rows:
+        x, y = x_axis.value(row[x_axis.name]), y_axis.value(row[y_axis.name])
+        if x is not None and y is not None:
+            points = at.setdefault((x, y), [])
+            if row["point"] not in points:
+                points.append(row["point"])
+
+    def ordered(axis, values):
+        return sorted(values) if axis.numeric else [c for c in axis.categories if c in values]
+
+    xs = ordered(x_axis, {k[0] for k in at})
+    ys = ordered(y_axis, {k[1] for k in at})
+    cells = []
+    for y in ys:
+        for x in xs:
+            points = at.get((x, y), [])
+            bests = [best[p] for p in points if p in best]
+            cell = {"x": x, "y": y, "points": len(points), "value": None, "speedup": None,
+                    "placer": None, "wins": 0}
+            if bests:
+                cell["value"] = geometric_mean([b["value"] for b in bests])
+                speedups = [b["speedup"] for b in bests if b.get("speedup") is not None]
+                cell["speedup"] = geometric_mean(speedups) if speedups else None
+                wins = {}
+                for b in bests:
+                    wins[b["placer"]] = wins.get(b["placer"], 0) + 1
+                cell["placer"] = max(wins, key=lambda p: wins[p])  # first of the most
+                cell["wins"] = wins[cell["placer"]]
+            cells.append(cell)
+    return xs, ys, cells
+
+
+def draw_heatmap(plt, x_axis, y_axis, xs, ys, cells, metric, others_vary, note, out_png):
+    import numpy as np
+
+    fig_w = max(9.0, 2.0 + 1.3 * len(xs) * 2)
+    fig, axes = plt.subplots(1, 2, figsize=(min(fig_w, 16.0), max(3.6, 1.6 + 0.55 * len(ys))))
+    latency = metric == "latency_s"
+    scale, unit = time_scale([c["value"] for c in cells if c["value"] is not None]) \
+        if latency else (1.0, None)
+    annotate = len(xs) * len(ys) <= 100
+    grids = []
+    for key in ("value", "speedup"):
+        grid = np.full((len(ys), len(xs)), np.nan)
+        for c in cells:
+            if c[key] is not None:
+                grid[ys.index(c["y"]), xs.index(c["x"])] = c[key] / (scale if key == "value"
+                                                                     else 1.0)
+        grids.append(grid)
+    titles = (f"best {column_label(metric, '')}" + (" (lower is better)" if latency
+                                                    else " (higher is better)"),
+              "best placer and its speedup over the baseline")
+    for ax, grid, title, cmap in zip(axes, grids, titles,
+                                     ("viridis_r" if latency else "viridis", "Greens")):
+        image = ax.imshow(np.ma.masked_invalid(grid), origin="lower", aspect="auto", cmap=cmap)
+        ax.set_facecolor("#e8e8e8")  # cells without a result
+        bar = fig.colorbar(image, ax=ax, fraction=0.05, pad=0.02)
+        bar.set_label(column_label(metric, unit) if grid is grids[0] else "speedup (\u00d7)")
+        ax.set_xticks(range(len(xs)))
+        ax.set_xticklabels([tick_text(x_axis, x) for x in xs],
+                           rotation=30 if len(xs) > 5 else 0, ha="right" if len(xs) > 5
+                           else "center", fontsize=8)
+        ax.set_yticks(range(len(ys)))
+        ax.set_yticklabels([tick_text(y_axis, y) for y in ys], fontsize=8)
+        ax.set_xlabel(x_axis.label())
+        ax.set_ylabel(y_axis.label())
+        ax.set_title(title, fontsize=10)
+        if not annotate:
+            continue
+        low, high = (np.nanmin(grid), np.nanmax(grid)) if np.isfinite(grid).any() else (0, 0)
+        for c in cells:
+            i, j = ys.index(c["y"]), xs.index(c["x"])
+            if c["value"] is None:
+                ax.text(j, i, "no result", ha="center", va="center", fontsize=7, color="dimgray")
+                continue
+            if grid is grids[0]:
+                text = f"{c['value'] / scale:.3g}"
+            else:
+                text = c["placer"] + (f"\n{c['speedup']:.2f}\u00d7" if c["speedup"] is not None
+                                      else "")
+            v = grid[i, j]
+            # Dark text on the light end of the colour map, white on the dark end.
+            level = (v - low) / (high - low) if high > low else 0.5
+            dark_cell = level < 0.4 if (grid is grids[0] and not latency) else level > 0.6
+            ax.text(j, i, text, ha="center", va="center", fontsize=7,
+                    color="white" if dark_cell else "black")
+    mean = "cells: geometric mean over the other axes; names: best at most points; " \
+        if others_vary else ""
+    fig.suptitle(f"{column_label(y_axis.name, '')} vs {column_label(x_axis.name, '')}")
+    fig.text(0.5, 0.01, f"{mean}{note}", ha="center", va="bottom", fontsize=8, color="dimgray")
+    fig.tight_layout(rect=(0, 0.04, 1, 0.95))
+    fig.savefig(out_png, dpi=110)
+    plt.close(fig)
+
+
+def tick_text(axis, value):
+    """A tick label of an axis value: the cell as the CSV writes it ("1 GB/s")."""
+    if not axis.numeric:
+        return value
+    return axis.raw.get(value, f"{value:g}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -496,12 +679,40 @@ def main(argv):
     parser.add_argument("--out", help="where the PNGs go (default: DIR/plots)")
     parser.add_argument("--pareto", default="latency_s,throughput_per_s",
                         help="COL_X,COL_Y, each optionally prefixed min: or max:")
+    parser.add_argument("--x", metavar="AXIS", help="draw the line figure of this axis only")
+    parser.add_argument("--heatmap", metavar="AXIS_X,AXIS_Y",
+                        help="a heatmap of the best placer over two axes (needs --context)")
+    parser.add_argument("--context", metavar="FILE.json",
+                        help="labels and best placers, as `hetsim report` writes them")
     parser.add_argument("--dump-data", metavar="FILE.json",
                         help="write the plotted numbers as JSON")
     args = parser.parse_args(argv)
 
     csv_path, meta, header, rows = load_sweep(args.input)
     axes = [Axis(name, [r[name] for r in rows]) for name in axis_names(csv_path, meta, header)]
+    by_name = {a.name: a for a in axes}
+    context = {}
+    if args.context:
+        try:
+            with open(args.context, encoding="utf-8") as f:
+                context = json.load(f)
+        except (OSError, ValueError) as e:
+            raise InputError(f"--context: cannot read {args.context}: {e}") from None
+        LABELS.update(context.get("labels", {}))
+    accepted = ", ".join(by_name) or "none (the sweep has no axes)"
+    if args.x is not None and args.x not in by_name:
+        raise InputError(f"--x: unknown axis '{args.x}'; the sweep's axes: {accepted}")
+    heatmap_axes = None
+    if args.heatmap is not None:
+        heatmap_axes = [a.strip() for a in args.heatmap.split(",")]
+        if len(heatmap_axes) != 2 or heatmap_axes[0] == heatmap_axes[1]:
+            raise InputError(f"--heatmap: expected two different axes AXIS_X,AXIS_Y, got "
+                             f"'{args.heatmap}'")
+        for name in heatmap_axes:
+            if name not in by_name:
+                raise InputError(f"--heatmap: unknown axis '{name}'; the sweep's axes: {accepted}")
+        if "best" not in context:
+            raise InputError("--heatmap: needs --context with each point's best placer")
     columns = parse_pareto(args.pareto)
     for column, _ in columns:
         if column not in header:
@@ -537,9 +748,12 @@ def main(argv):
     #  "panels": {column: [{"placer", "x", "y", "markers": {"x", "y"} | null}]}}
     # (x in SI units, or category labels), a Pareto figure is {"kind": "pareto", "file",
     #  "x": column, "y": column, "x_sense", "y_sense", "points": [{point, placer, x, y}],
-    #  "front": [...] sorted by x}.
+    #  "front": [...] sorted by x}, a heatmap {"kind": "heatmap", "file", "x", "y": axis,
+    #  "metric", "others_vary", "x_values", "y_values", "cells": [see heatmap_data]}. When the
+    #  rows show no trade-off, "pareto_skipped": {"x", "y", "reason"} replaces the Pareto figure.
     figures = []
     written = []
+    pareto_skipped = None
     leaderboard_csv = os.path.join(os.path.dirname(csv_path) or ".", "leaderboard.csv")
     if os.path.exists(leaderboard_csv):
         # `hetsim compare`: its axes are the study and the placer, so a bar chart per study
@@ -548,7 +762,22 @@ def main(argv):
         for figure in draw_leaderboards(plt, leaderboard_csv, out_dir):
             written.append(os.path.join(out_dir, figure["file"]))
             figures.append(figure)
+    if heatmap_axes and columns:  # not for `hetsim compare` (columns cleared above)
+        x_axis, y_axis = by_name[heatmap_axes[0]], by_name[heatmap_axes[1]]
+        best = context["best"]
+        xs, ys, cells = heatmap_data(x_axis, y_axis, rows, best)
+        metric = next(iter(best.values()), {}).get("metric", "latency_s")
+        others_vary = any(c["points"] > 1 for c in cells)
+        png = os.path.join(out_dir, f"heatmap_{file_safe(x_axis.name)}_vs_"
+                                    f"{file_safe(y_axis.name)}.png")
+        draw_heatmap(plt, x_axis, y_axis, xs, ys, cells, metric, others_vary, note, png)
+        written.append(png)
+        figures.append({"kind": "heatmap", "file": os.path.basename(png), "x": x_axis.name,
+                        "y": y_axis.name, "metric": metric, "others_vary": others_vary,
+                        "x_values": xs, "y_values": ys, "cells": cells})
     for axis in axes:
+        if args.x is not None and axis.name != args.x:
+            continue
         panels, others_vary = axis_series(axis, plotted, placers)
         png = os.path.join(out_dir, f"axis_{file_safe(axis.name)}.png")
         log_x = draw_axis_figure(plt, axis, panels, others_vary, colors, note, png)
@@ -557,7 +786,10 @@ def main(argv):
                         "numeric": axis.numeric, "unit": axis.unit, "log_x": log_x,
                         "others_vary": others_vary, "panels": panels})
     points, front = pareto_data(plotted, columns) if columns else ([], [])
-    if points:
+    reason = pareto_skip_reason(points, front, columns) if points else None
+    if reason:
+        pareto_skipped = {"x": columns[0][0], "y": columns[1][0], "reason": reason}
+    elif points:
         png = os.path.join(out_dir,
                            f"pareto_{file_safe(columns[0][0])}_vs_{file_safe(columns[1][0])}.png")
         draw_pareto(plt, columns, points, front, colors, note, png)
@@ -568,10 +800,12 @@ def main(argv):
 
     if args.dump_data:
         dump = {"sweep": meta.get("sweep", ""), "skipped": skipped, "note": note,
-                "figures": figures}
+                "figures": figures, "pareto_skipped": pareto_skipped}
         with open(args.dump_data, "w", encoding="utf-8") as f:
             json.dump(dump, f, indent=1)
     print(note)
+    if pareto_skipped:
+        print(f"no Pareto plot: {pareto_skipped['reason']}")
     for png in written:
         print(png)
     return 0

@@ -9,6 +9,9 @@ packages=(
   coinor-libcbc-dev libscotch-dev libgecode-dev
   libonnx-dev libprotobuf-dev libtorch-dev libopenblas0-serial libopenmpi-dev openmpi-bin
   python3-matplotlib python3-torch python3-torchvision python3-onnx
+  chromium  # the report's screenshot test (tests/tools/report_test.cpp)
+  clang-14 libclang-rt-14-dev xxd  # tools/fuzz: libFuzzer builds of tests/fuzz
+  linux-perf  # profiling (tools/bench)
 )
 missing=()
 for p in "${packages[@]}"; do

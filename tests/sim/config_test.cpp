@@ -314,6 +314,17 @@ TEST(ConfigNode, MoreThanOneDocumentIsRejected) {
     EXPECT_EQ(error.line(), 3);
 }
 
+// yaml-cpp 0.7's LoadAll returns the same empty document forever on a stray ',' and allocates
+// until the process is killed (found by tests/fuzz; jbeder/yaml-cpp#1040): now a syntax error on
+// the comma's line.
+TEST(ConfigNode, StrayCommaIsASyntaxErrorNotALoop) {
+    const InputError error = expect_input_error(
+        [] { ConfigNode::from_string("# comment\n, so\nsweep: x\n", "comma.yaml"); });
+    EXPECT_EQ(error.line(), 2);
+    EXPECT_EQ(error.message(), "invalid YAML: cannot parse past column 1");
+    EXPECT_EQ(expect_input_error([] { ConfigNode::from_string(",", "c.yaml"); }).line(), 1);
+}
+
 TEST(ConfigNode, EmptyDocumentIsNotAMap) {
     const ConfigNode root = ConfigNode::from_string("", "empty.yaml");
     EXPECT_FALSE(root.defined());

@@ -1,7 +1,8 @@
 // tools/plot.py and app::write_report on a synthetic sweep directory: two axes (a plain number
 // and a quantity with a unit), three placers, a failed point, an infeasible row, a trace file.
-// The plotted numbers are recomputed here from the CSV; the best placers are hand-computed.
-// The plot parts are skipped when /usr/bin/python3 lacks matplotlib.
+// The plotted numbers are recomputed here from the CSV; the best placers and the summary are
+// hand-computed. The plot parts are skipped when /usr/bin/python3 lacks matplotlib, the
+// screenshot test when /usr/bin/chromium is missing.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -56,31 +57,38 @@ const std::string kHeader =
 
 std::string row(const std::string& point, const std::string& placer, const std::string& latency_s,
                 const std::string& throughput, const std::string& feasible,
-                const std::string& seq_len, const std::string& bandwidth) {
-    return "s," + point + "," + placer + ",latency," + latency_s + "," + throughput +
-           ",1,0.01,0,des,\"bert(seq_len=" + seq_len + ",layers=2)\",zynq," + feasible + "," +
-           (feasible == "1" ? "\"\"" : "\"does not fit: \"\"PIM\"\" memory\"") + ",ok,\"\"," +
+                const std::string& seq_len, const std::string& bandwidth,
+                const std::string& speedup = "1") {
+    return "s," + point + "," + placer + ",latency," + latency_s + "," + throughput + "," +
+           speedup + ",0.01,0,des,\"bert(seq_len=" + seq_len + ",layers=2)\",zynq," + feasible +
+           "," + (feasible == "1" ? "\"\"" : "\"does not fit: \"\"PIM\"\" memory\"") + ",ok,\"\"," +
            seq_len + "," + bandwidth + "\n";
+}
+
+// The speedup column as the study runner writes it: the baseline's (greedy's) latency over the
+// row's.
+std::string over(double baseline_s, double latency_s) {
+    return std::to_string(baseline_s / latency_s);
 }
 
 std::string results_csv() {
     const std::string g = "greedy", p = "\"priority:CPU_P,PIM\"", d = "tarnawski.dp";
     return kHeader +  //
            row("p000000000001", g, "0.002", "600", "1", "8", "1 GB/s") +
-           row("p000000000001", p, "0.0015", "1200", "1", "8", "1 GB/s") +
-           row("p000000000001", d, "0.0018", "650", "1", "8", "1 GB/s") +
+           row("p000000000001", p, "0.0015", "1200", "1", "8", "1 GB/s", over(2.0, 1.5)) +
+           row("p000000000001", d, "0.0018", "650", "1", "8", "1 GB/s", over(2.0, 1.8)) +
            row("p000000000002", g, "0.0012", "900", "1", "8", "2 GB/s") +
-           row("p000000000002", p, "0.0014", "800", "1", "8", "2 GB/s") +
-           row("p000000000002", d, "0.001", "800", "1", "8", "2 GB/s") +
+           row("p000000000002", p, "0.0014", "800", "1", "8", "2 GB/s", over(1.2, 1.4)) +
+           row("p000000000002", d, "0.001", "800", "1", "8", "2 GB/s", over(1.2, 1.0)) +
            row("p000000000003", g, "0.004", "300", "1", "16", "1 GB/s") +
-           row("p000000000003", p, "0.003", "400", "1", "16", "1 GB/s") +
-           row("p000000000003", d, "0.002", "5000", "0", "16", "1 GB/s") +
+           row("p000000000003", p, "0.003", "400", "1", "16", "1 GB/s", over(4.0, 3.0)) +
+           row("p000000000003", d, "0.002", "5000", "0", "16", "1 GB/s", "0") +
            row("p000000000004", g, "0.0025", "450", "1", "16", "2 GB/s") +
-           row("p000000000004", p, "0.0028", "420", "1", "16", "2 GB/s") +
-           row("p000000000004", d, "0.0026", "500", "1", "16", "2 GB/s") +
+           row("p000000000004", p, "0.0028", "420", "1", "16", "2 GB/s", over(2.5, 2.8)) +
+           row("p000000000004", d, "0.0026", "500", "1", "16", "2 GB/s", over(2.5, 2.6)) +
            row("p000000000005", g, "0.008", "150", "1", "32", "1 GB/s") +
-           row("p000000000005", p, "0.006", "200", "1", "32", "1 GB/s") +
-           row("p000000000005", d, "0.005", "210", "1", "32", "1 GB/s") +
+           row("p000000000005", p, "0.006", "200", "1", "32", "1 GB/s", over(8.0, 6.0)) +
+           row("p000000000005", d, "0.005", "210", "1", "32", "1 GB/s", over(8.0, 5.0)) +
            "s,p000000000006,,latency,,,,,,des,\"bert(seq_len=32,layers=2)\",zynq,,\"\",failed,"
            "\"timed out after 600 s\",32,2 GB/s\n";
 }
@@ -443,12 +451,13 @@ TEST(ReportTest, EmbedsThePlots) {
     std::ostringstream log;
     const std::string summary = app::write_report(dir.path(), log);
     EXPECT_EQ(log.str(), "");
-    EXPECT_NE(summary.find("3 plots"), std::string::npos) << summary;
+    EXPECT_NE(summary.find("4 plots"), std::string::npos) << summary;
     const std::string md = read_file(dir.path() / "report.md");
     const std::string html = read_file(dir.path() / "report.html");
     const nlohmann::json dump =
         nlohmann::json::parse(read_file(dir.path() / "plots" / "plot_data.json"));
-    ASSERT_EQ(dump.at("figures").size(), 3u);  // two axes and the Pareto front
+    // The heatmap of the two axes, a line figure per axis and the Pareto front.
+    ASSERT_EQ(dump.at("figures").size(), 4u);
     for (const auto& figure : dump.at("figures")) {
         const std::string file = "plots/" + figure.at("file").get<std::string>();
         EXPECT_TRUE(is_png(dir.path() / file)) << file;
@@ -510,6 +519,323 @@ TEST(ReportTest, NonNumericCellsOfAFeasibleRowAreAnInputError) {
               "record 18: column 'feasible' holds 'yes', expected 1 or 0");
     // An infeasible row may lack them.
     EXPECT_EQ(message_for(row("p000000000007", "x", "", "", "0", "8", "1 GB/s")), "no error");
+}
+
+// The summary, hand-computed from the speedups over greedy (latency ratios):
+//   p1 (8, 1 GB/s)  priority 4/3, dp 10/9     p2 (8, 2 GB/s)  priority 6/7, dp 1.2
+//   p3 (16, 1 GB/s) priority 4/3, dp infeas.  p4 (16, 2 GB/s) priority 25/28, dp 25/26
+//   p5 (32, 1 GB/s) priority 4/3, dp 1.6      p6 failed
+// Geometric means; tarnawski.dp is not ranked where it is infeasible at a point (p3).
+TEST(ReportTest, SummaryGivesTheBestPlacerItsSpeedupAndTheRunnerUp) {
+    TempDir dir;
+    write_sweep(dir, results_csv());
+    std::ostringstream log;
+    app::write_report(dir.path(), log);
+    const std::string md = read_file(dir.path() / "report.md");
+    const std::string html = read_file(dir.path() / "report.html");
+    const std::string prio = "priority:CPU_P,PIM";
+    // All five: priority (4/3)^(3/5) (6/7 * 25/28)^(1/5) = 1.1265, greedy 1; p1 and p3 are its.
+    EXPECT_EQ(md_row(md, "all 5 points"), "| all 5 points | 5 | **" + prio +
+                                              "** | 1.13× | 2 of 5 | greedy (1.00×, gap 12.6 %) |");
+    // seq_len 8: dp sqrt(10/9 * 1.2) = 1.1547 over priority sqrt(4/3 * 6/7) = 1.0690.
+    EXPECT_EQ(md_row(md, "sequence length = 8 tokens"),
+              "| sequence length = 8 tokens | 2 | **tarnawski.dp** | 1.15× | 1 of 2 | " + prio +
+                  " (1.07×, gap 8.0 %) |");
+    // seq_len 16: dp is infeasible at p3, so priority sqrt(4/3 * 25/28) = 1.0911 leads greedy.
+    EXPECT_EQ(md_row(md, "sequence length = 16 tokens"),
+              "| sequence length = 16 tokens | 2 | **" + prio +
+                  "** | 1.09× | 1 of 2 | greedy (1.00×, gap 9.1 %) |");
+    // seq_len 32: p6 failed, p5 alone.
+    EXPECT_EQ(md_row(md, "sequence length = 32 tokens"),
+              "| sequence length = 32 tokens | 1 | **tarnawski.dp** | 1.60× | 1 of 1 | " + prio +
+                  " (1.33×, gap 20.0 %) |");
+    EXPECT_EQ(md_row(md, "dma forward bandwidth = 1 GB/s"),
+              "| dma forward bandwidth = 1 GB/s | 3 | **" + prio +
+                  "** | 1.33× | 2 of 3 | greedy (1.00×, gap 33.3 %) |");
+    // 2 GB/s: dp sqrt(1.2 * 25/26) = 1.0742; priority sqrt(6/7 * 25/28) = 0.8748 is below greedy.
+    EXPECT_EQ(md_row(md, "dma forward bandwidth = 2 GB/s"),
+              "| dma forward bandwidth = 2 GB/s | 2 | **tarnawski.dp** | 1.07× | 1 of 2 | "
+              "greedy (1.00×, gap 7.4 %) |");
+    EXPECT_NE(md.find("baseline `greedy`"), std::string::npos);
+
+    // The answer first: summary, then the plots, then the long tables, in both formats.
+    const auto md_summary = md.find("## Summary"), md_plots = md.find("## Plots"),
+               md_long = md.find("## Best placer per point");
+    ASSERT_NE(md_summary, std::string::npos);
+    EXPECT_LT(md_summary, md_plots);
+    EXPECT_LT(md_plots, md_long);
+    const auto html_summary = html.find("<h2 id=\"summary\">"),
+               html_plots = html.find("<h2>Plots</h2>"), html_long = html.find("id=\"results\"");
+    ASSERT_NE(html_summary, std::string::npos);
+    EXPECT_LT(html_summary, html_plots);
+    EXPECT_LT(html_plots, html_long);
+    EXPECT_EQ(html.find("<table"), html.find("<table class=\"summary\">"));
+    EXPECT_NE(html.find("<td><strong>tarnawski.dp</strong></td><td class=\"num\">1.60×</td>"),
+              std::string::npos);
+}
+
+TEST(ReportTest, ColumnLabelsNameTheUnit) {
+    const auto label = [](const std::string& column) {
+        const app::ColumnLabel l = app::column_label(column);
+        return l.unit.empty() ? l.label : l.label + " (" + l.unit + ")";
+    };
+    EXPECT_EQ(label("latency_s"), "latency (s)");
+    EXPECT_EQ(label("throughput_per_s"), "throughput (1/s)");
+    EXPECT_EQ(label("workload.seq_len"), "sequence length (tokens)");
+    EXPECT_EQ(label("workload.batch"), "batch size (samples)");
+    // The values carry the unit ("1 GB/s"); plot.py labels the axis with it.
+    EXPECT_EQ(label(kBandwidth), "dma forward bandwidth");
+    EXPECT_EQ(label("platform.devices.pim.channels"), "pim channels");
+    EXPECT_EQ(label("platform.components.pim.memspec"), "pim memory standard");
+    EXPECT_EQ(label("chips"), "chips");  // a named axis, not a YAML path
+}
+
+// A two-axis sweep gets the heatmap of its axes: per cell, the point's best placer, its latency
+// and speedup; the failed point's cell has none. The plots are labelled from column_label.
+TEST(ReportTest, TwoAxisSweepGetsAHeatmapOfTheBestPlacer) {
+    REQUIRE_MATPLOTLIB();
+    TempDir dir;
+    write_sweep(dir, results_csv());
+    std::ostringstream log;
+    app::write_report(dir.path(), log);
+    EXPECT_EQ(log.str(), "");
+    const nlohmann::json dump =
+        nlohmann::json::parse(read_file(dir.path() / "plots" / "plot_data.json"));
+    EXPECT_EQ(dump.at("figures").at(0).at("kind"), "heatmap");  // first of the plots
+    const auto& heatmap = figure_of(dump, "heatmap");
+    ASSERT_FALSE(heatmap.is_null());
+    EXPECT_EQ(heatmap.at("x"), kSeqLen);
+    EXPECT_EQ(heatmap.at("y"), kBandwidth);
+    EXPECT_EQ(heatmap.at("metric"), "latency_s");
+    EXPECT_FALSE(heatmap.at("others_vary"));
+    EXPECT_EQ(doubles(heatmap.at("x_values")), (std::vector<double>{8, 16, 32}));
+    EXPECT_EQ(doubles(heatmap.at("y_values")), (std::vector<double>{1e9, 2e9}));
+    std::map<std::pair<double, double>, nlohmann::json> cells;
+    for (const auto& c : heatmap.at("cells"))
+        cells[{c.at("x").get<double>(), c.at("y").get<double>()}] = c;
+    ASSERT_EQ(cells.size(), 6u);
+    EXPECT_EQ(cells.at({8, 1e9}).at("placer"), "priority:CPU_P,PIM");
+    EXPECT_DOUBLE_EQ(cells.at({8, 1e9}).at("value").get<double>(), 0.0015);
+    EXPECT_NEAR(cells.at({8, 1e9}).at("speedup").get<double>(), 4.0 / 3.0, 1e-6);
+    EXPECT_EQ(cells.at({16, 2e9}).at("placer"), "greedy");  // the baseline: speedup 1
+    EXPECT_NEAR(cells.at({16, 2e9}).at("speedup").get<double>(), 1.0, 1e-12);
+    EXPECT_EQ(cells.at({32, 1e9}).at("placer"), "tarnawski.dp");
+    EXPECT_TRUE(cells.at({32, 2e9}).at("value").is_null());  // p6 failed
+    EXPECT_EQ(cells.at({32, 2e9}).at("points"), 1);
+    EXPECT_TRUE(is_png(dir.path() / "plots" / heatmap.at("file").get<std::string>()));
+
+    // plot.py got the labels: the context file holds column_label's.
+    const nlohmann::json context =
+        nlohmann::json::parse(read_file(dir.path() / "plots" / "context.json"));
+    EXPECT_EQ(context.at("labels").at(kSeqLen).at("label"), "sequence length");
+    EXPECT_EQ(context.at("labels").at(kSeqLen).at("unit"), "tokens");
+    EXPECT_EQ(context.at("best").at("p000000000004").at("placer"), "greedy");
+    const std::string md = read_file(dir.path() / "report.md");
+    EXPECT_NE(md.find("![Best placer per sequence length and dma forward bandwidth"),
+              std::string::npos)
+        << md;
+}
+
+// --x draws that axis's line figure only and is the heatmap's x; --y alone picks the other.
+TEST(ReportTest, XAndYChooseTheAxes) {
+    REQUIRE_MATPLOTLIB();
+    TempDir dir;
+    write_sweep(dir, results_csv());
+    std::ostringstream log;
+    app::ReportOptions options;
+    options.x_axis = kBandwidth;
+    app::write_report(dir.path(), log, options);
+    nlohmann::json dump = nlohmann::json::parse(read_file(dir.path() / "plots" / "plot_data.json"));
+    std::vector<std::string> axes;
+    for (const auto& figure : dump.at("figures")) {
+        if (figure.at("kind") == "axis")
+            axes.push_back(figure.at("axis"));
+    }
+    EXPECT_EQ(axes, std::vector<std::string>{kBandwidth});
+    EXPECT_EQ(figure_of(dump, "heatmap").at("x"), kBandwidth);
+    EXPECT_EQ(figure_of(dump, "heatmap").at("y"), kSeqLen);
+
+    options = {};
+    options.y_axis = kSeqLen;
+    app::write_report(dir.path(), log, options);
+    dump = nlohmann::json::parse(read_file(dir.path() / "plots" / "plot_data.json"));
+    EXPECT_EQ(figure_of(dump, "heatmap").at("x"), kBandwidth);
+    EXPECT_EQ(figure_of(dump, "heatmap").at("y"), kSeqLen);
+}
+
+// An unknown axis or column: exit 2, one line naming the option and what it accepts, nothing
+// written.
+TEST(ReportTest, UnknownAxisOrColumnNamesTheOptionAndTheAccepted) {
+    TempDir dir;
+    write_sweep(dir, results_csv());
+    const auto error_of =
+        [&](const app::ReportOptions& options) -> std::pair<std::string, std::string> {
+        std::ostringstream log;
+        try {
+            app::write_report(dir.path(), log, options);
+        } catch (const sim::InputError& e) {
+            return {e.yaml_path(), e.message()};
+        }
+        return {"", "no error"};
+    };
+    app::ReportOptions x;
+    x.x_axis = "workload.seqlen";
+    EXPECT_EQ(error_of(x), (std::pair<std::string, std::string>{
+                               "--x", "unknown axis 'workload.seqlen'; the sweep's axes: " +
+                                          kSeqLen + ", " + kBandwidth}));
+    app::ReportOptions y;
+    y.y_axis = "latency_s";
+    EXPECT_EQ(error_of(y).first, "--y");
+    app::ReportOptions same;
+    same.x_axis = same.y_axis = kSeqLen;
+    EXPECT_EQ(error_of(same).first, "--y");
+    app::ReportOptions pareto;
+    pareto.pareto = "latency_s,max:watts";
+    const auto [option, message] = error_of(pareto);
+    EXPECT_EQ(option, "--pareto");
+    EXPECT_EQ(message,
+              "unknown or non-numeric column 'watts'; numeric columns: latency_s, "
+              "throughput_per_s, speedup, placer_time_s, profile_runs, workload.seq_len (each "
+              "optionally prefixed min: or max:)");
+    pareto.pareto = "latency_s";
+    EXPECT_EQ(error_of(pareto).first, "--pareto");
+    EXPECT_FALSE(fs::exists(dir.path() / "report.md"));
+    EXPECT_FALSE(fs::exists(dir.path() / "plots"));
+
+    // Through the command line: exit 2 and one line.
+    const auto out = hetsim::testing::run_hetsim("report " + dir.path().string() + " --x nope");
+    EXPECT_EQ(out.exit_code, 2) << out.output;
+    EXPECT_EQ(std::count(out.output.begin(), out.output.end(), '\n'), 1) << out.output;
+    EXPECT_NE(out.output.find("--x: unknown axis 'nope'; the sweep's axes: " + kSeqLen),
+              std::string::npos)
+        << out.output;
+}
+
+// A results.csv of the given (latency_s, throughput_per_s) rows, one placer per point.
+std::string rows_csv(const std::vector<std::pair<std::string, std::string>>& rows) {
+    std::string csv = kHeader;
+    const std::vector<std::string> seq_lens = {"8", "16", "32", "64"};
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        csv += row("p" + std::to_string(i + 1), "greedy", rows[i].first, rows[i].second, "1",
+                   seq_lens.at(i), "1 GB/s");
+    }
+    return csv;
+}
+
+// A Pareto plot only where the rows trade one column against the other.
+TEST(ReportPlotTest, NoParetoPlotWithoutATradeOff) {
+    REQUIRE_MATPLOTLIB();
+    const auto reason_for = [](const std::string& csv) {
+        TempDir dir;
+        write_sweep(dir, csv);
+        std::ostringstream log;
+        app::write_report(dir.path(), log);
+        const nlohmann::json dump =
+            nlohmann::json::parse(read_file(dir.path() / "plots" / "plot_data.json"));
+        const bool drawn = std::any_of(dump.at("figures").begin(), dump.at("figures").end(),
+                                       [](const auto& f) { return f.at("kind") == "pareto"; });
+        const std::string md = read_file(dir.path() / "report.md");
+        if (drawn) {
+            EXPECT_TRUE(dump.at("pareto_skipped").is_null());
+            return std::string("drawn");
+        }
+        const std::string reason = dump.at("pareto_skipped").at("reason");
+        EXPECT_NE(md.find("No Pareto plot of throughput against latency: " + reason),
+                  std::string::npos)
+            << md;
+        return reason;
+    };
+    // throughput = 1/latency: a curve, not a trade-off.
+    EXPECT_NE(reason_for(rows_csv({{"0.001", "1000"}, {"0.002", "500"}, {"0.004", "250"}}))
+                  .find("throughput is a monotone function of latency over the 3 plotted rows"),
+              std::string::npos);
+    // Not monotone (500 < 600 after 1000), but p1 beats both others in both columns.
+    EXPECT_EQ(reason_for(rows_csv({{"0.001", "1000"}, {"0.002", "500"}, {"0.004", "600"}})),
+              "greedy at point p1 is at least as good as every other row in both latency and "
+              "throughput");
+    // p1 is the fastest, p2 has the highest throughput (a pipelined placement): a trade-off.
+    EXPECT_EQ(reason_for(rows_csv({{"0.001", "800"}, {"0.002", "1200"}, {"0.003", "1000"}})),
+              "drawn");
+}
+
+// The HTML in headless Chromium at 1280x900: the summary is on the first screen, whole, and
+// narrower than it; the screenshot is that size and not blank.
+TEST(ReportScreenshotTest, SummaryIsOnTheFirstScreen) {
+    const std::string chromium = "/usr/bin/chromium";
+    if (!fs::exists(chromium))
+        GTEST_SKIP() << chromium << " is missing (tools/setup.sh installs Debian's chromium)";
+    REQUIRE_MATPLOTLIB();
+    TempDir dir;
+    write_sweep(dir, results_csv());
+    std::ostringstream log;
+    app::write_report(dir.path(), log);
+    const std::string html = read_file(dir.path() / "report.html");
+    // The summary comes before the first plot and before the long table, in the source.
+    const auto summary_at = html.find("<table class=\"summary\">");
+    ASSERT_NE(summary_at, std::string::npos);
+    EXPECT_LT(summary_at, html.find("<img"));
+    EXPECT_LT(summary_at, html.find("<table id=\"results\">"));
+
+    const std::string flags =
+        " --headless=new --no-sandbox --disable-gpu --hide-scrollbars --window-size=1280,900 "
+        "--user-data-dir=" +
+        (dir.path() / "chromium-profile").string();
+    // The layout, measured by a probe script in a copy of the page (the report itself has no
+    // script): where the summary table ends and the first figure starts.
+    std::string probe = html;
+    probe.replace(probe.rfind("</body>"), 7,
+                  "<script>const s = document.querySelector('table.summary')"
+                  ".getBoundingClientRect(); const f = document.querySelector('figure');"
+                  "document.body.setAttribute('data-layout', [s.top, s.bottom, s.right, "
+                  "f ? f.getBoundingClientRect().top : -1].map(Math.round).join(' '));"
+                  "</script></body>");
+    const fs::path probe_file = dir.write("probe.html", probe);
+    const auto dom = run_command("timeout 120 " + chromium + flags + " --dump-dom file://" +
+                                 probe_file.string() + " 2>/dev/null");
+    ASSERT_EQ(dom.exit_code, 0) << dom.output;
+    const auto at = dom.output.find("data-layout=\"");
+    ASSERT_NE(at, std::string::npos) << dom.output.substr(0, 2000);
+    std::istringstream layout(dom.output.substr(at + 13));
+    double top = 0, bottom = 0, right = 0, figure_top = 0;
+    layout >> top >> bottom >> right >> figure_top;
+    EXPECT_GT(bottom, top);
+    EXPECT_LE(bottom, 900) << "the summary table ends below the first screen";
+    EXPECT_LE(right, 1280) << "the summary table is wider than the screen";
+    if (have_matplotlib()) {
+        EXPECT_GT(figure_top, bottom) << "the plots come after the summary";
+    }
+
+    const fs::path png = dir.path() / "shot.png";
+    const auto shot =
+        run_command("timeout 120 " + chromium + flags + " --screenshot=" + png.string() +
+                    " file://" + (dir.path() / "report.html").string());
+    ASSERT_EQ(shot.exit_code, 0) << shot.output;
+    // The IHDR chunk: width and height, big-endian, at bytes 16..23.
+    const std::string bytes = read_file(png);
+    ASSERT_TRUE(is_png(png));
+    const auto be32 = [&](std::size_t offset) {
+        std::uint32_t v = 0;
+        for (std::size_t i = 0; i < 4; ++i)
+            v = (v << 8) | static_cast<unsigned char>(bytes[offset + i]);
+        return v;
+    };
+    EXPECT_EQ(bytes.substr(12, 4), "IHDR");
+    EXPECT_EQ(be32(16), 1280u);
+    EXPECT_EQ(be32(20), 900u);
+    // Not blank: the summary's rows, between its top and bottom, hold dark pixels (its text).
+    REQUIRE_MATPLOTLIB();
+    const auto dark = run_command(
+        python + " -c \"import matplotlib.image as m; a = m.imread('" + png.string() +
+        "'); b = a[" + std::to_string(static_cast<int>(top)) + ":" +
+        std::to_string(static_cast<int>(bottom)) +
+        ", :, :3]; print(int((b.max(axis=2) < 0.3).sum()), int((a[:, :, :3].min(axis=2) "
+        "< 0.98).sum()))\"");
+    ASSERT_EQ(dark.exit_code, 0) << dark.output;
+    std::istringstream counts(dark.output);
+    long dark_in_summary = 0, non_white = 0;
+    counts >> dark_in_summary >> non_white;
+    EXPECT_GT(dark_in_summary, 1000) << "no text where the summary table is";
+    EXPECT_GT(non_white, 1280 * 900 / 20) << "the first screen is nearly blank";
 }
 
 TEST(CsvTest, ReadsTheSweepHeader) {

@@ -32,7 +32,7 @@ nlohmann::json read_json(const std::string& file) {
     text << in.rdbuf();
     try {
         return nlohmann::json::parse(text.str());
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
         fail(file, "", fmt::format("not valid JSON: {}", e.what()));
     }
 }

@@ -83,6 +83,10 @@ json read_json_file(const std::filesystem::path& path) {
     } catch (const json::parse_error& e) {
         throw WorkloadError(
             fmt::format("{}: invalid JSON at byte {}: {}", path.string(), e.byte, e.what()));
+    } catch (const json::exception& e) {
+        // e.g. out_of_range 406: a number such as 1e999 that no double holds (found by
+        // tests/fuzz).
+        throw WorkloadError(fmt::format("{}: invalid JSON: {}", path.string(), e.what()));
     }
 }
 
