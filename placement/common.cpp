@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
@@ -142,6 +143,13 @@ double time_fraction(std::chrono::steady_clock::time_point start,
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double all = std::chrono::duration<double>(*deadline - start).count();
     return std::clamp(used / all, 0.0, 1.0);
+}
+
+std::string cost_text(Objective objective, double cost) {
+    if (!std::isfinite(cost) || cost <= 0.0)
+        return "";
+    return objective == Objective::latency ? fmt::format("{:.4g} ms", cost * 1e3)
+                                           : fmt::format("{:.4g}/s", 1.0 / cost);
 }
 
 }  // namespace hetsim::placement

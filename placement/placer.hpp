@@ -175,5 +175,8 @@ sim::Metrics evaluate_placement(const PlacementContext& context, const sim::Plac
 // The objective's value to minimise: latency_s, or 1/throughput; infinite for a placement
 // that exceeds a memory capacity (sim::Metrics::feasible).
 double objective_cost(Objective objective, const sim::Metrics& metrics);
+// An objective_cost as a progress report's best so far: "2.42 ms" (latency) or "413.2/s"
+// (throughput); "" for an infinite cost (nothing feasible yet).
+std::string cost_text(Objective objective, double cost);
 
 }  // namespace hetsim::placement

@@ -17,6 +17,16 @@ Dispatcher::Dispatcher(const ExecGraph& exec, int samples, bool contention_free)
     }
     touched_.assign(slots_.size(), 1);  // the first start_touched looks at every slot
     const int n = static_cast<int>(exec.tasks.size());
+    resource_of_.reserve(static_cast<std::size_t>(n));
+    units_of_.reserve(static_cast<std::size_t>(n));
+    first_successor_.reserve(static_cast<std::size_t>(n) + 1);
+    for (const Task& task : exec.tasks) {
+        resource_of_.push_back(task.resource);
+        units_of_.push_back(task.units);
+        first_successor_.push_back(static_cast<int>(successors_.size()));
+        successors_.insert(successors_.end(), task.successors.begin(), task.successors.end());
+    }
+    first_successor_.push_back(static_cast<int>(successors_.size()));
     total_ = static_cast<std::int64_t>(n) * samples;
     remaining_preds_.resize(static_cast<std::size_t>(total_));
     for (int s = 0; s < samples; ++s) {
@@ -42,8 +52,7 @@ Dispatcher::Dispatcher(const ExecGraph& exec, int samples, bool contention_free)
 }
 
 void Dispatcher::make_ready(TaskInstance inst) {
-    const auto slot =
-        static_cast<std::size_t>(exec_.tasks[static_cast<std::size_t>(inst.task)].resource);
+    const auto slot = static_cast<std::size_t>(resource_of_[static_cast<std::size_t>(inst.task)]);
     slots_[slot].ready.insert(inst);
     touched_[slot] = 1;
 }
@@ -89,8 +98,7 @@ void Dispatcher::start_touched(std::vector<StartedTask>& started) {
 void Dispatcher::start_ready(int slot_index, std::vector<StartedTask>& started) {
     SlotState& slot = slots_[static_cast<std::size_t>(slot_index)];
     for (auto it = slot.ready.begin(); it != slot.ready.end();) {
-        const Task& task = exec_.tasks[static_cast<std::size_t>(it->task)];
-        const int units = slot.capacity < 0 ? 1 : task.units;
+        const int units = slot.capacity < 0 ? 1 : units_of_[static_cast<std::size_t>(it->task)];
         if (slot.capacity >= 0 && units > slot.free_units) {
             ++it;
             continue;
@@ -111,17 +119,18 @@ void Dispatcher::start_ready(int slot_index, std::vector<StartedTask>& started) 
 
 void Dispatcher::complete(const StartedTask& started) {
     const TaskInstance inst = started.instance;
-    const Task& task = exec_.tasks[static_cast<std::size_t>(inst.task)];
-    SlotState& slot = slots_[static_cast<std::size_t>(task.resource)];
-    const int units = slot.capacity < 0 ? 1 : task.units;
+    const auto t = static_cast<std::size_t>(inst.task);
+    const auto resource = static_cast<std::size_t>(resource_of_[t]);
+    SlotState& slot = slots_[resource];
+    const int units = slot.capacity < 0 ? 1 : units_of_[t];
     for (int k = 0; k < units; ++k) {
         slot.lane_busy[static_cast<std::size_t>(started.first_lane + k)] = false;
     }
     if (slot.capacity >= 0)
         slot.free_units += units;
-    touched_[static_cast<std::size_t>(task.resource)] = 1;
+    touched_[resource] = 1;
     ++done_;
-    const int n = static_cast<int>(exec_.tasks.size());
+    const int n = static_cast<int>(resource_of_.size());
     if (sequential_) {
         if (inst.task + 1 < n) {
             make_ready({inst.sample, inst.task + 1});
@@ -130,7 +139,8 @@ void Dispatcher::complete(const StartedTask& started) {
         }
         return;
     }
-    for (int succ : task.successors) {
+    for (int e = first_successor_[t]; e < first_successor_[t + 1]; ++e) {
+        const int succ = successors_[static_cast<std::size_t>(e)];
         int& remaining = remaining_preds_[static_cast<std::size_t>(inst.sample * n + succ)];
         if (--remaining == 0)
             make_ready({inst.sample, succ});

@@ -66,6 +66,10 @@ private:
     std::vector<SlotState> slots_;
     std::vector<int> remaining_preds_;  // per sample * task
     std::vector<char> touched_;         // per slot: may start something (start_touched)
+    // The tasks' fields dispatch reads, packed (a Task is hundreds of bytes; reading these
+    // from it was a cache miss per task, des_bench under perf): slot, units, and the
+    // successors of task t at successors_[first_successor_[t] .. first_successor_[t + 1]).
+    std::vector<int> resource_of_, units_of_, first_successor_, successors_;
     std::int64_t done_ = 0, total_ = 0;
 };
 

@@ -374,6 +374,9 @@ int main(int argc, char** argv) {
     train->add_option("--seed", train_request.seed, "seed (default 1)");
     train->add_option("--time-limit", train_request.time_limit_s,
                       "seconds; checkpoint and stop once reached");
+    train->add_flag("--deterministic", train_request.deterministic,
+                    "leave the wall-clock fields out of the checkpoints and train_log.csv, so "
+                    "the same inputs and seed give the same bytes");
 
     try {
         cli.parse(argc, argv);

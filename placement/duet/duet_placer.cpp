@@ -303,7 +303,8 @@ PlacementResult DuetPlacer::place(const PlacementContext& context) {
                     kExhaustiveMaxSubgraphs));
             }
             std::vector<int> trial(n);
-            for (std::uint64_t mask = 0; mask < (std::uint64_t{1} << n); ++mask) {
+            const std::uint64_t assignments = std::uint64_t{1} << n;
+            for (std::uint64_t mask = 0; mask < assignments; ++mask) {
                 for (std::size_t s = 0; s < n; ++s)
                     trial[s] = static_cast<int>((mask >> s) & 1U);
                 const double c = pb.measure(trial);
@@ -311,6 +312,11 @@ PlacementResult DuetPlacer::place(const PlacementContext& context) {
                     cost = c;
                     side = trial;
                 }
+                // 2^16 evaluator runs take minutes: say how far the enumeration is.
+                if (context.wants_progress())
+                    context.report_progress({static_cast<long>(mask + 1),
+                                             static_cast<long>(assignments), "assignments",
+                                             cost_text(context.objective, cost), 0.0});
             }
             break;
         }

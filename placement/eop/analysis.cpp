@@ -250,9 +250,13 @@ Analysis analyse(const sim::Graph& graph, const sim::Platform& platform, int cpu
     }
     a.key_time_share = total > 0.0 ? covered / total : 1.0;
 
+    const int key_ops = static_cast<int>(std::count(key.begin(), key.end(), true));
+    int analysed = 0;
     for (int o : graph.topo_order()) {
         if (!key[static_cast<std::size_t>(o)])
             continue;
+        if (options.on_progress)
+            options.on_progress(analysed++, key_ops);
         KeyOp k;
         k.op = o;
         const int home = a.faster_device(o);

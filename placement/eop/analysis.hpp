@@ -31,6 +31,9 @@ struct AnalysisOptions {
     // true (eop): fit patterns and choose the dimension by Algorithm 1; false (Equal, Fixed):
     // the first dimension of `dims` the op can be split on, costed by measurement.
     bool fit_patterns = true;
+    // Hears the key ops analysed so far of all of them (Algorithm 1's profiling, one op at a
+    // time). Empty = none.
+    std::function<void(int done, int total)> on_progress;
 };
 
 // One dimension of one key op: its fitted patterns and Eq. 5's ratio on them.

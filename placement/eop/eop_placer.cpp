@@ -241,6 +241,10 @@ PlacementResult EopPlacer::place(const PlacementContext& context) {
     options.samples = samples_;
     options.dims = parse_dims(mode_name(mode_), dims_);
     options.fit_patterns = mode_ == EopMode::eop;
+    if (context.wants_progress())
+        options.on_progress = [&context](int done, int total) {
+            context.report_progress({done, total, "key ops", "", 0.0});
+        };
     Analysis analysis = analyse(context.graph, context.platform, cpu, gpu, options);
 
     // The CPU share of every key op.

@@ -475,12 +475,23 @@ ProfileResult profile(const PlacementContext& context, const DaEdges& da,
         const sim::Metrics metrics = context.evaluator.evaluate(exec);
         read_costs(da, placement, exec, metrics, result.costs);
     };
+    // Each run is a full simulation (seconds on a large graph with the DES): say how many are
+    // done. The edge runs are known once their paths are (lines 10-25); until then the total
+    // counts the node runs only.
+    const long node_runs = context.platform.device_count();
+    long runs_done = 0, runs_total = node_runs;
+    auto ran = [&] {
+        ++runs_done;
+        if (context.wants_progress())
+            context.report_progress({runs_done, runs_total, "profiling runs", "", 0.0});
+    };
 
     // Lines 4-8: node-cost profiling, one run per device.
     for (int device = 0; device < context.platform.device_count(); ++device) {
         result.node_runs.push_back(node_profiling_run(dcg, device));
         run(result.node_runs.back(), fmt::format("node-profiling run {} ({} first)", device,
                                                  context.platform.device(device).name));
+        ran();
     }
     std::vector<bool> marked(da.all().size(), false);
     for (int index : da.costed()) {
@@ -494,9 +505,11 @@ ProfileResult profile(const PlacementContext& context, const DaEdges& da,
     EdgeProfilingPaths paths = identify_edge_profiling_paths(da, marked, options);
     result.traversal_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    runs_total = node_runs + static_cast<long>(paths.runs.size());
     for (std::size_t k = 0; k < paths.runs.size(); ++k) {
         result.edge_runs.push_back(paths.runs[k]);
         run(paths.runs[k], fmt::format("edge-profiling run {}", k + 1));
+        ran();
     }
     for (int index : da.costed()) {
         if (result.costs.edge_ps[static_cast<std::size_t>(index)] < 0)

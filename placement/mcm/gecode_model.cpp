@@ -1270,7 +1270,14 @@ std::vector<int> PartitionSpace::assignment() const {
 bool DeadlineStop::stop(const Gecode::Search::Statistics& s, const Gecode::Search::Options&) {
     if (fail_limit_ > 0 && static_cast<std::int64_t>(s.fail) >= fail_limit_)
         return true;
-    if (has_deadline_ && (++calls_ & 15U) == 0 && std::chrono::steady_clock::now() >= deadline_) {
+    if (node_limit_ > 0 && static_cast<std::int64_t>(s.node) >= node_limit_) {
+        node_limit_reached_ = true;
+        return true;
+    }
+    ++calls_;
+    if (progress_ && (calls_ & 4095U) == 0)
+        progress_(s);
+    if (has_deadline_ && (calls_ & 15U) == 0 && std::chrono::steady_clock::now() >= deadline_) {
         deadline_passed_ = true;
         return true;
     }

@@ -21,6 +21,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "placement/mcm/problem.hpp"
@@ -104,20 +105,33 @@ void post_no_skip(Gecode::Home home, const Gecode::IntVarArgs& x, const ModelDat
 void post_chip_triangle(Gecode::Home home, const Gecode::IntVarArgs& x, const ModelData& data);
 void post_weight_capacity(Gecode::Home home, const Gecode::IntVarArgs& x, const ModelData& data);
 
-// A Search::Stop for a steady_clock deadline and/or a failure limit of one engine.
+// A Search::Stop for a steady_clock deadline, a failure limit and/or a node limit of one
+// engine. The node limit is mcm.optimal's work budget: where it stops the search depends on
+// the model alone, so the result is the same on every run, unlike at the deadline. `progress`
+// (may be empty) hears the engine's statistics every 4096 calls.
 class DeadlineStop : public Gecode::Search::Stop {
 public:
+    using Progress = std::function<void(const Gecode::Search::Statistics&)>;
     DeadlineStop(std::int64_t fail_limit, bool has_deadline,
-                 std::chrono::steady_clock::time_point deadline)
-        : fail_limit_(fail_limit), has_deadline_(has_deadline), deadline_(deadline) {}
+                 std::chrono::steady_clock::time_point deadline, std::int64_t node_limit = 0,
+                 Progress progress = {})
+        : fail_limit_(fail_limit),
+          node_limit_(node_limit),
+          has_deadline_(has_deadline),
+          deadline_(deadline),
+          progress_(std::move(progress)) {}
     bool stop(const Gecode::Search::Statistics& s, const Gecode::Search::Options&) override;
     bool deadline_passed() const { return deadline_passed_; }
+    bool node_limit_reached() const { return node_limit_reached_; }
 
 private:
     std::int64_t fail_limit_;  // <= 0: none
+    std::int64_t node_limit_;  // <= 0: none
     bool has_deadline_;
     std::chrono::steady_clock::time_point deadline_;
+    Progress progress_;
     bool deadline_passed_ = false;
+    bool node_limit_reached_ = false;
     unsigned calls_ = 0;
 };
 

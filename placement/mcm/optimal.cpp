@@ -356,8 +356,15 @@ OptimalResult solve_optimal(const McmProblem& problem, const OptimalOptions& opt
     const detail::ModelData data(problem);
     const CostData cost(problem);
     auto* root = new OptimalSpace(data, cost, model, problem.graph().topo_order(), ub);
+    detail::DeadlineStop::Progress progress;
+    if (options.on_progress)
+        progress = [&](const Gecode::Search::Statistics& s) {
+            options.on_progress(static_cast<std::int64_t>(s.node),
+                                result.found ? result.time_per_sample_s : 0.0);
+        };
     detail::DeadlineStop stop(0, options.deadline.has_value(),
-                              options.deadline.value_or(std::chrono::steady_clock::time_point{}));
+                              options.deadline.value_or(std::chrono::steady_clock::time_point{}),
+                              options.node_limit, std::move(progress));
     Gecode::Search::Options search;
     search.clone = false;
     search.stop = &stop;
@@ -377,6 +384,7 @@ OptimalResult solve_optimal(const McmProblem& problem, const OptimalOptions& opt
         }
     }
     result.proven = stopped_early || !engine.stopped();
+    result.node_limit_hit = !result.proven && stop.node_limit_reached();
     const Gecode::Search::Statistics s = engine.statistics();
     result.nodes = static_cast<std::int64_t>(s.node);
     result.failures = static_cast<std::int64_t>(s.fail);

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -24,6 +25,12 @@ struct OptimalOptions {
     double lower_bound_s = 0.0;
     double relative_gap = 1e-9;
     std::optional<std::chrono::steady_clock::time_point> deadline;
+    // Branch-and-bound nodes at most (0 = none): the work budget. A search it stops returns the
+    // same partition on every run, which one stopped at the deadline need not.
+    std::int64_t node_limit = 0;
+    // Hears the nodes explored so far and the best time per sample (0 before one), every few
+    // thousand nodes. Empty = none.
+    std::function<void(std::int64_t nodes, double best_s)> on_progress;
 };
 
 struct OptimalResult {
@@ -33,6 +40,7 @@ struct OptimalResult {
     std::vector<int> chip_of_op;
     std::int64_t nodes = 0;
     std::int64_t failures = 0;
+    bool node_limit_hit = false;  // OptimalOptions::node_limit ended the search
     double seconds = 0.0;
 };
 

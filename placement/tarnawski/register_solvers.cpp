@@ -29,7 +29,10 @@ ArgumentSchema dp_arguments(const char* name) {
         .boolean("overlap", "0", "synchronisation overlaps the work (App. C.1, ⊕ = max)")
         .number("time", 0.0, kInfinity, "",
                 "wall-time limit in s: past it the full DP stops and DPL's split is returned "
-                "(default --time-limit; 0 = none)");
+                "(default --time-limit; 0 = none)")
+        .integer("states", 0, 1'000'000'000'000, "0",
+                 "the full DP's states (ideals) at most (0 = none): over more, DPL's split is "
+                 "returned, the same on every run, unlike one cut by the time limit");
 }
 
 // The keys both MIPs take; `warm` lists the warm starts the IP knows.
@@ -39,6 +42,9 @@ ArgumentSchema ip_arguments(const char* name, std::vector<std::string> warm) {
                 "wall-time limit in s, MIP build included (default --time-limit, else 60; 0 = "
                 "none)")
         .number("gap", 0.0, kInfinity, "", "stop at this relative gap (default --gap)")
+        .integer("nodes", 0, std::numeric_limits<int>::max(), "0",
+                 "CBC's branch-and-bound nodes at most (0 = none); a search stopped by it gives "
+                 "the same split on every run, unlike one stopped by the time limit")
         .choice("warm", std::move(warm), "auto", "warm start")
         .boolean("symmetry", "on", "order interchangeable devices (removes k!·ℓ! copies)")
         .integer("log", 0, 3, "1", "CBC's verbosity on the progress stream")

@@ -30,6 +30,9 @@ struct SolveOptions {
     double relative_gap = 0.0;  // MIP: stop when (incumbent - bound) / incumbent <= gap
     std::uint64_t seed = 1;
     std::ostream* progress = nullptr;  // progress lines (MIP log, search rounds); null = quiet
+    // How far a long search is (CBC's nodes, the DP's ideals), for the study runner's progress
+    // line (PlacementContext::report_progress); empty = nobody listens.
+    ProgressSink report = {};
 };
 
 struct SolveResult {

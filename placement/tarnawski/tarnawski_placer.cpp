@@ -66,6 +66,8 @@ public:
                                     ? SplitObjective::latency
                                     : SplitObjective::throughput;
             options.seed = context.seed;
+            if (context.wants_progress())
+                options.report = context.progress;
             PlacementResult result;
             SolveResult solved;
             for (int round = 0;; ++round) {

@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
@@ -206,6 +208,34 @@ TEST(McmOptimal, RefusesAnInvalidIncumbent) {
     EXPECT_THROW(solve_optimal(problem, options), std::invalid_argument);
     options.incumbent = {0, 0};
     EXPECT_THROW(solve_optimal(problem, options), std::invalid_argument);
+}
+
+// The node budget (OptimalOptions::node_limit, `mcm.optimal:nodes=N`) is the reproducible stop:
+// a search it ends returns the same partition on every run, and the progress reports count
+// nodes up to it.
+TEST(McmOptimal, ANodeBudgetStopsAtTheSamePartitionOnEveryRun) {
+    const sim::Graph g = sim::workloads::build_model(
+        "random_dag",
+        {{"seed", 3}, {"nodes", 16}, {"width", 4}, {"hidden", 64}, {"matmul_percent", 60}});
+    const sim::Platform p = ring(4);
+    const McmProblem problem(g, p);
+    OptimalOptions options;
+    options.node_limit = 9000;
+    std::vector<std::int64_t> seen;
+    options.on_progress = [&](std::int64_t nodes, double) { seen.push_back(nodes); };
+    const OptimalResult a = solve_optimal(problem, options);
+    options.on_progress = nullptr;
+    const OptimalResult b = solve_optimal(problem, options);
+    ASSERT_TRUE(a.node_limit_hit) << a.nodes << " nodes";
+    EXPECT_FALSE(a.proven);
+    EXPECT_LE(a.nodes, 9000);
+    ASSERT_TRUE(a.found);
+    EXPECT_EQ(b.nodes, a.nodes);
+    EXPECT_EQ(b.chip_of_op, a.chip_of_op);
+    EXPECT_EQ(b.time_per_sample_s, a.time_per_sample_s);
+    ASSERT_FALSE(seen.empty());
+    EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
+    EXPECT_LE(seen.back(), 9000);
 }
 
 }  // namespace

@@ -179,6 +179,22 @@ TEST(McmPlacers, TheSameSeedGivesTheSamePartition) {
     }
 }
 
+// mcm.optimal's node budget: a search it stops gives the same partition on every run (the
+// time limit, far away here, would not).
+TEST(McmPlacers, OptimalStoppedByItsNodeBudgetGivesTheSamePartitionTwice) {
+    const sim::Graph g = sim::workloads::build_model(
+        "random_dag",
+        {{"seed", 5}, {"nodes", 24}, {"width", 4}, {"hidden", 64}, {"matmul_percent", 60}});
+    const sim::Platform p = ring(6);
+    const PlacementResult a = run("mcm.optimal:nodes=50,time=60", g, p);
+    const PlacementResult b = run("mcm.optimal:nodes=50,time=60", g, p);
+    EXPECT_EQ(a.placement.device_of_op, b.placement.device_of_op);
+    EXPECT_EQ(a.stats.at("search_nodes"), b.stats.at("search_nodes"));
+    EXPECT_EQ(a.stats.at("node_limit_hit"), "1");
+    EXPECT_EQ(a.stats.at("proven_optimal"), "0");
+    EXPECT_THROW(run("mcm.optimal:nodes=-1", g, p), PlacementError);
+}
+
 TEST(McmPlacers, BadArgumentsAndPlatformsAreRefused) {
     try {
         (void)PlacerRegistry::instance().create("mcm.sa:fraction=2");

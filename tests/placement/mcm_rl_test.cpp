@@ -259,6 +259,65 @@ TEST(McmRlCheckpoint, SaveLoadGivesTheSamePolicyAndMeta) {
     EXPECT_NO_THROW((void)Agent::load(light));
 }
 
+// Issue 29: the same seed gives the same checkpoint bytes, optimiser state included, and a
+// policy loaded from a checkpoint continues exactly as the one that wrote it. Two agents in one
+// process stand for two runs: their tensors live at different addresses, which is what libtorch's
+// own Optimizer::save named Adam's state after.
+TEST(McmRlCheckpoint, SameSeedSameBytesAndALoadedPolicyContinuesExactly) {
+    const sim::Graph g = random_dag(3, 16);
+    const sim::Platform p = ring(4);
+    Instance s(g, p);
+    hetsim::testing::TempDir dir;
+    const auto file = [&](const std::string& name) { return (dir.path() / name).string(); };
+    const CheckpointMeta meta{"abc123", R"({"samples": 16})"};
+    // One PPO iteration on a fresh environment seeded by the iteration, as `hetsim train` does.
+    const auto train = [&](Agent& agent, std::mt19937_64& rng, int iteration) {
+        Analytic scorer(s.problem);
+        Environment env(s.problem, s.greedy, s.greedy_time_s, scorer, 100 + iteration);
+        EXPECT_TRUE(agent.iterate(env, rng).updated);
+    };
+
+    Agent first(tiny_config(4)), second(tiny_config(4));
+    std::mt19937_64 rng1(5), rng2(5);
+    for (int it = 0; it < 2; ++it) {
+        train(first, rng1, it);
+        train(second, rng2, it);
+    }
+    first.save(file("first.pt"), meta);
+    second.save(file("second.pt"), meta);
+    const std::string bytes = hetsim::testing::read_file(file("first.pt"));
+    EXPECT_TRUE(bytes == hetsim::testing::read_file(file("second.pt")))
+        << "two runs with the same seed wrote different checkpoints";
+    // The weights-only file is smaller: the full one carries Adam's state.
+    first.save(file("weights.pt"), meta, false);
+    ASSERT_LT(std::filesystem::file_size(file("weights.pt")), bytes.size());
+
+    // Continue `first` one iteration; do the same from its checkpoint, and from its weights
+    // alone. Only the full checkpoint gives the same next state: Adam's step count and moments
+    // decide the update, so the equality below is not one that any load would pass.
+    const std::mt19937_64 rng_at_save = rng1;
+    train(first, rng1, 2);
+    first.save(file("first3.pt"), meta);
+    Agent resumed = Agent::load(file("first.pt"));
+    std::mt19937_64 rng3 = rng_at_save;
+    train(resumed, rng3, 2);
+    resumed.save(file("resumed3.pt"), meta);
+    EXPECT_TRUE(hetsim::testing::read_file(file("first3.pt")) ==
+                hetsim::testing::read_file(file("resumed3.pt")))
+        << "a policy loaded from its checkpoint did not continue as the one that wrote it";
+    Agent restarted = Agent::load(file("weights.pt"));
+    std::mt19937_64 rng4 = rng_at_save;
+    train(restarted, rng4, 2);
+    restarted.save(file("restarted3.pt"), meta);
+    EXPECT_FALSE(hetsim::testing::read_file(file("first3.pt")) ==
+                 hetsim::testing::read_file(file("restarted3.pt")));
+    // A clone carries the optimiser's state too (validation fine-tunes clones).
+    Agent copy = resumed.clone();
+    copy.save(file("copy.pt"), meta);
+    EXPECT_TRUE(hetsim::testing::read_file(file("copy.pt")) ==
+                hetsim::testing::read_file(file("resumed3.pt")));
+}
+
 TEST(McmRlCheckpoint, BadFilesAreOneLineErrors) {
     hetsim::testing::TempDir dir;
     EXPECT_THAT(error_of<RlError>([&] { (void)Agent::load((dir.path() / "missing.pt").string()); }),

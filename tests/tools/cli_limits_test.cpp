@@ -210,4 +210,20 @@ TEST(CliLimitsPlatform, CommandLineParseErrorsExit2WithOneLine) {
     EXPECT_EQ(run_hetsim("--help").exit_code, 0);
 }
 
+// Found by tests/fuzz (study_yaml): a platform path longer than the file system allows made
+// std::filesystem throw, and the CLI called it an internal error (exit 1). A path the file
+// system refuses is bad input: exit 2, one line naming the path.
+TEST(CliLimits, APathTheFileSystemRefusesIsBadInput) {
+    TempDir dir;
+    const std::string long_name(5000, 'p');
+    const fs::path study = dir.write("s.yaml", "study: t\nplatform: ../" + long_name +
+                                                   ".yaml\nworkload: { model: bert }\n"
+                                                   "placers: [random]\n");
+    const auto o = run_hetsim("run " + study.string() + " --out " + (dir.path() / "o").string());
+    EXPECT_EQ(o.exit_code, 2) << o.output;
+    EXPECT_THAT(o.output, HasSubstr("hetsim: error: "));
+    EXPECT_THAT(o.output, HasSubstr("File name too long"));
+    EXPECT_EQ(lines_of(o.output).size(), 1u) << o.output;
+}
+
 }  // namespace

@@ -1,10 +1,12 @@
 // `hetsim train mcm.rl` end to end with a tiny policy on a 3-graph dataset and a 4-chip ring:
-// the files it writes, the checkpoint's manifest hash and config, that a run resumed from its
-// last checkpoint logs exactly what an uninterrupted run logs, and the errors (exit 2).
+// the files it writes, the checkpoint's manifest hash and config, that two runs with the same
+// seed and --deterministic write the same bytes, that a run resumed from its last checkpoint
+// writes exactly what an uninterrupted run writes, and the errors (exit 2).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -20,6 +22,7 @@ using hetsim::testing::read_file;
 using hetsim::testing::run_hetsim;
 using hetsim::testing::TempDir;
 using ::testing::HasSubstr;
+using ::testing::Not;
 namespace fs = std::filesystem;
 namespace rl = hetsim::placement::mcm::rl;
 
@@ -99,16 +102,71 @@ TEST(CliTrain, WritesCheckpointsLogsAndTheBestPolicy) {
     EXPECT_LT(fs::file_size(out / "best.pt"), fs::file_size(out / "ckpt_0001.pt"));
 }
 
-TEST(CliTrain, ResumedRunLogsWhatAnUninterruptedRunLogs) {
+// Every file of a training folder, by name, with its bytes.
+std::map<std::string, std::string> files_in(const fs::path& dir) {
+    std::map<std::string, std::string> files;
+    for (const auto& entry : fs::directory_iterator(dir))
+        files[entry.path().filename().string()] = read_file(entry.path());
+    return files;
+}
+
+void expect_same_files(const fs::path& a, const fs::path& b) {
+    const auto first = files_in(a), second = files_in(b);
+    EXPECT_EQ(first.size(), second.size());
+    for (const auto& [name, bytes] : first) {
+        const auto it = second.find(name);
+        ASSERT_NE(it, second.end()) << name << " is missing from " << b;
+        EXPECT_TRUE(bytes == it->second) << name << " differs between " << a << " and " << b;
+    }
+}
+
+// Issue 29: checkpoints with Adam's state used to differ between runs (libtorch keyed the state
+// by tensor addresses); the wall-clock fields are the only other difference, and
+// --deterministic leaves them out.
+TEST(CliTrain, SameSeedWritesTheSameBytes) {
+    Fixture f;
+    const fs::path a = f.dir.path() / "a", b = f.dir.path() / "b", timed = f.dir.path() / "t";
+    ASSERT_EQ(f.train(a, 32, "--deterministic").exit_code, 0);
+    ASSERT_EQ(f.train(b, 32, "--deterministic").exit_code, 0);
+    expect_same_files(a, b);
+    for (const char* name :
+         {"ckpt_0001.pt", "ckpt_0002.pt", "last.pt", "best.pt", "train_log.csv", "validation.csv"})
+        EXPECT_TRUE(fs::exists(a / name)) << name;
+    // A checkpoint's bytes do not depend on its file name: last.pt is the last ckpt_NNNN.pt.
+    EXPECT_TRUE(read_file(a / "last.pt") == read_file(a / "ckpt_0002.pt"));
+    rl::CheckpointMeta meta;
+    (void)rl::Agent::load((a / "last.pt").string(), &meta);
+    EXPECT_THAT(meta.train_state, Not(HasSubstr("wall")));
+    EXPECT_THAT(read_file(a / "train_log.csv"), HasSubstr(",wall_s\n1,8,"));
+    std::istringstream log(read_file(a / "train_log.csv"));
+    std::string line;
+    std::getline(log, line);  // the header
+    while (std::getline(log, line))
+        EXPECT_TRUE(line.ends_with(",")) << "a wall_s cell in " << line;
+
+    // Without --deterministic the wall-clock fields are there, and only they differ.
+    ASSERT_EQ(f.train(timed, 32).exit_code, 0);
+    (void)rl::Agent::load((timed / "last.pt").string(), &meta);
+    EXPECT_THAT(meta.train_state, HasSubstr("\"elapsed_wall_s\":"));
+    EXPECT_EQ(log_rows(timed / "train_log.csv"), log_rows(a / "train_log.csv"));
+    EXPECT_TRUE(read_file(timed / "best.pt") == read_file(a / "best.pt"));
+    EXPECT_TRUE(read_file(timed / "validation.csv") == read_file(a / "validation.csv"));
+}
+
+TEST(CliTrain, ResumedRunWritesWhatAnUninterruptedRunWrites) {
     Fixture f;
     const fs::path whole = f.dir.path() / "whole", split = f.dir.path() / "split";
-    ASSERT_EQ(f.train(whole, 48).exit_code, 0);
-    ASSERT_EQ(f.train(split, 32).exit_code, 0);
-    const Outcome o = f.train(split, 48, "--resume");
+    ASSERT_EQ(f.train(whole, 48, "--deterministic").exit_code, 0);
+    ASSERT_EQ(f.train(split, 32, "--deterministic").exit_code, 0);
+    const Outcome o = f.train(split, 48, "--resume --deterministic");
     ASSERT_EQ(o.exit_code, 0) << o.output;
     EXPECT_THAT(o.output, HasSubstr("trained mcm.rl: 48 samples, 6 PPO iterations"));
     // --checkpoints differs between the runs (48/16 vs 32/16), the schedule of samples not.
-    EXPECT_EQ(log_rows(split / "train_log.csv"), log_rows(whole / "train_log.csv"));
+    // The resumed run restores the weights, Adam's state, the rng and the graph order, so every
+    // file is the same: the checkpoints (ckpt_0003.pt written after the resume), the logs and
+    // best.pt.
+    expect_same_files(whole, split);
+    EXPECT_TRUE(fs::exists(split / "ckpt_0003.pt"));
 }
 
 TEST(CliTrain, BadRequestsExitTwo) {

@@ -328,12 +328,14 @@ std::string train(const TrainRequest& request, std::ostream& progress, bool term
         checkpoints_written = state.at("checkpoints").get<int>();
         cursor = state.at("cursor").get<std::size_t>();
         order = state.at("order").get<std::vector<int>>();
-        elapsed_before_s = state.at("elapsed_s").get<double>();
+        // Wall-clock time before this run counts toward --time-limit. A --deterministic run
+        // kept none (this run's limit starts at 0); format 1 checkpoints named it elapsed_s.
+        elapsed_before_s = state.value("elapsed_wall_s", state.value("elapsed_s", 0.0));
         std::istringstream(state.at("rng").get<std::string>()) >> rng;
     } else {
         loaded.emplace(config);
         std::ofstream(out / "train_log.csv")
-            << "update,samples,graph,valid,mean_reward,best_reward,entropy,seconds\n";
+            << "update,samples,graph,valid,mean_reward,best_reward,entropy,wall_s\n";
         std::ofstream(out / "validation.csv") << "checkpoint,samples,zero_shot,finetune\n";
     }
     rl::Agent& agent = *loaded;
@@ -376,9 +378,14 @@ std::string train(const TrainRequest& request, std::ostream& progress, bool term
 
     const auto write_checkpoint = [&] {
         ++checkpoints_written;
-        nlohmann::json state = {
-            {"samples", samples}, {"updates", updates}, {"checkpoints", checkpoints_written},
-            {"cursor", cursor},   {"order", order},     {"elapsed_s", elapsed()}};
+        nlohmann::json state = {{"samples", samples},
+                                {"updates", updates},
+                                {"checkpoints", checkpoints_written},
+                                {"cursor", cursor},
+                                {"order", order}};
+        // The one wall-clock field of a checkpoint; without it the same seed gives the same bytes.
+        if (!request.deterministic)
+            state["elapsed_wall_s"] = elapsed();
         std::ostringstream rng_text;
         rng_text << rng;
         state["rng"] = rng_text.str();
@@ -442,8 +449,9 @@ std::string train(const TrainRequest& request, std::ostream& progress, bool term
         running_reward =
             have_running ? 0.9 * running_reward + 0.1 * it.mean_reward : it.mean_reward;
         have_running = true;
-        log << fmt::format("{},{},{},{},{:.6f},{:.6f},{:.4f},{:.2f}\n", updates, samples, task.name,
-                           it.valid, it.mean_reward, it.best_reward, it.policy_entropy, elapsed());
+        log << fmt::format("{},{},{},{},{:.6f},{:.6f},{:.4f},{}\n", updates, samples, task.name,
+                           it.valid, it.mean_reward, it.best_reward, it.policy_entropy,
+                           request.deterministic ? "" : fmt::format("{:.2f}", elapsed()));
         out_of_time = request.time_limit_s && elapsed() >= *request.time_limit_s;
         if (samples % every == 0 || samples >= request.samples || out_of_time) {
             log.flush();

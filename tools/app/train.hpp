@@ -8,7 +8,11 @@
 //   last.pt            the newest checkpoint, with the resume state (--resume reads it)
 //   ckpt_NNNN.pt       every checkpoint
 //   best.pt            the checkpoint with the best validation score (by --select)
-//   train_log.csv      update,samples,graph,valid,mean_reward,best_reward,entropy,seconds
+//   train_log.csv      update,samples,graph,valid,mean_reward,best_reward,entropy,wall_s
+//
+// The same inputs and seed give the same bytes in every file but the wall-clock fields: the
+// checkpoints' train state `elapsed_wall_s` and train_log.csv's `wall_s` column, which
+// `deterministic` leaves out (the column's cells empty).
 //   validation.csv     checkpoint,samples,zero_shot,finetune (mean best reward over greedy)
 #pragma once
 
@@ -42,6 +46,7 @@ struct TrainRequest {
     std::optional<double> risk_epsilon;  // risk-seeking PPO's ε (default 1: off)
     std::uint64_t seed = 1;
     std::optional<double> time_limit_s;  // stop at a checkpoint once it is reached
+    bool deterministic = false;          // leave the wall-clock fields out (see above)
 };
 
 // Runs the training; progress goes to `progress` (a bar with ETA and the running reward when

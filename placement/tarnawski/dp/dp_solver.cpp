@@ -15,11 +15,12 @@ namespace {
 class DpSolver final : public SplitSolver {
 public:
     DpSolver(std::string spec, bool linearize, ReplicationOptions replication,
-             std::optional<double> time_limit_s)
+             std::optional<double> time_limit_s, std::size_t max_states)
         : spec_(std::move(spec)),
           linearize_(linearize),
           replication_(replication),
-          time_limit_s_(time_limit_s) {}
+          time_limit_s_(time_limit_s),
+          max_states_(max_states) {}
     std::string name() const override { return spec_; }
 
     SolveResult solve(const Workload& workload, const SolveOptions& options) const override {
@@ -33,6 +34,15 @@ public:
             dp.deadline = std::chrono::steady_clock::now() +
                           std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                               std::chrono::duration<double>(limit_s));
+        dp.max_states = max_states_;
+        if (options.report) {
+            const auto start = std::chrono::steady_clock::now();
+            const auto deadline = dp.deadline;
+            dp.on_progress = [&options, start, deadline](std::size_t done, std::size_t total) {
+                options.report({static_cast<long>(done), static_cast<long>(total), "ideals", "",
+                                time_fraction(start, deadline)});
+            };
+        }
         DpResult r;
         try {
             r = solve_max_load(workload, dp);
@@ -57,6 +67,7 @@ public:
         out.stats["pairs"] = std::to_string(r.stats.pairs);
         out.stats["dp_wall_s"] = fmt::format("{:.6f}", r.stats.dp_seconds);
         out.stats["time_limit_hit"] = std::to_string(r.stats.stopped_at_deadline ? 1 : 0);
+        out.stats["state_limit_hit"] = std::to_string(r.stats.stopped_by_state_budget ? 1 : 0);
         if (options.progress != nullptr) {
             *options.progress << fmt::format("{}: {} groups, {} ideals, max load {:.6g}\n", spec_,
                                              r.stats.groups, r.stats.ideals, r.objective);
@@ -69,6 +80,7 @@ private:
     bool linearize_;
     ReplicationOptions replication_;
     std::optional<double> time_limit_s_;
+    std::size_t max_states_;  // DpOptions::max_states
 };
 
 }  // namespace
@@ -83,7 +95,8 @@ std::unique_ptr<SplitSolver> make_dp_solver(const std::string& spec,
     replication.overlap_sync = arguments.boolean("overlap");
     const std::optional<double> time_limit_s =
         arguments.has("time") ? std::optional<double>(arguments.number("time")) : std::nullopt;
-    return std::make_unique<DpSolver>(spec, linearize, replication, time_limit_s);
+    return std::make_unique<DpSolver>(spec, linearize, replication, time_limit_s,
+                                      static_cast<std::size_t>(arguments.integer("states")));
 }
 
 }  // namespace hetsim::placement::tarnawski

@@ -401,7 +401,8 @@ public:
            const ReplicationOptions& replication);
 
     // Throws DeadlinePassed when `deadline` passes before the last ideal.
-    void run(const std::optional<Clock::time_point>& deadline = std::nullopt);
+    void run(const std::optional<Clock::time_point>& deadline = std::nullopt,
+             const std::function<void(std::size_t done, std::size_t total)>& progress = {});
     // dp[whole graph][ℓ][k]; equals the cap when nothing below it exists.
     double objective() const { return value(full(), layer(l_, k_)); }
     // The sets of an optimal chain in pipeline order; needs objective() < cap.
@@ -884,7 +885,8 @@ void Solver::plan_rows() {
     std::fill_n(dp_.begin(), layers_, 0.0);  // ∅ needs no device
 }
 
-void Solver::run(const std::optional<Clock::time_point>& deadline) {
+void Solver::run(const std::optional<Clock::time_point>& deadline,
+                 const std::function<void(std::size_t done, std::size_t total)>& progress) {
     const std::size_t n = ids_.count();
     plan_rows();
     row_.resize(layers_);
@@ -894,6 +896,8 @@ void Solver::run(const std::optional<Clock::time_point>& deadline) {
     down_ = ids_.down.data();
     for (std::size_t I = 1; I < n; ++I) {
         check_deadline(deadline);
+        if (progress && (I & 1023U) == 0)
+            progress(I, n);
         std::fill(row_.begin(), row_.end(), cap_);
         trans_ = I == n - 1 ? &whole_ : &inner_;
         down_trans_ = trans_->down.data();
@@ -1054,7 +1058,7 @@ DpResult solve_max_load(const Workload& workload, const DpOptions& options) {
     const Ideals chain = chain_ideals(p);
     Solver linear(p, chain, k, l, kInf, options.replication);
     try {
-        linear.run(options.deadline);
+        linear.run(options.deadline, options.on_progress);
     } catch (const DeadlinePassed&) {
         throw DpError("the time limit passed before the linearized DP (§5.1.2) finished");
     }
@@ -1070,10 +1074,20 @@ DpResult solve_max_load(const Workload& workload, const DpOptions& options) {
     t0 = Clock::now();
     // Past the deadline, DPL's split is the best found so far.
     std::optional<Ideals> ids;
+    const bool budget_binds = options.max_states > 0 && options.max_states < options.max_ideals;
     try {
-        ids = enumerate_ideals(p, options.max_ideals, options.deadline);
+        // Over the state budget, DPL's split stands: enumerating stops at the budget, a point
+        // that depends on the graph alone.
+        if (budget_binds)
+            ids = ideals::enumerate_ideals(p.groups, p.pred, options.max_states, options.deadline);
+        else
+            ids = enumerate_ideals(p, options.max_ideals, options.deadline);
     } catch (const DeadlinePassed&) {
         result.stats.stopped_at_deadline = true;
+        return result;
+    } catch (const TooManyIdeals&) {
+        result.stats.stopped_by_state_budget = true;
+        result.stats.ideals_seconds = seconds_since(t0);
         return result;
     }
     result.stats.ideals_seconds = seconds_since(t0);
@@ -1084,7 +1098,7 @@ DpResult solve_max_load(const Workload& workload, const DpOptions& options) {
     const double cap = options.cap_with_linearization ? result.objective : kInf;
     Solver solver(p, *ids, k, l, cap, options.replication);
     try {
-        solver.run(options.deadline);
+        solver.run(options.deadline, options.on_progress);
     } catch (const DeadlinePassed&) {
         result.stats.stopped_at_deadline = true;
         result.stats.dp_seconds += seconds_since(t0);

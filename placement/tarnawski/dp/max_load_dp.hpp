@@ -65,6 +65,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -96,6 +97,14 @@ struct DpOptions {
     // best found so far) is returned with DpStats::stopped_at_deadline; a DPL run cut short
     // throws DpError, having no split yet.
     std::optional<std::chrono::steady_clock::time_point> deadline;
+    // The full DP's states (ideals, ∅ included) at most, 0 = none: over more, it does not run
+    // and DPL's split is returned with DpStats::stopped_by_state_budget. Unlike the deadline,
+    // this depends on the graph alone, so the answer is the same on every run. DPL's states
+    // (G + 1, one per prefix) are not counted against it.
+    std::size_t max_states = 0;
+    // Called every 1024 ideals of each DP pass (DPL, then the full DP): ideals done of the
+    // pass's total. Empty = none.
+    std::function<void(std::size_t done, std::size_t total)> on_progress;
 };
 
 struct DpStats {
@@ -107,7 +116,8 @@ struct DpStats {
     double preprocess_seconds = 0.0;
     double ideals_seconds = 0.0;
     double dp_seconds = 0.0;
-    bool stopped_at_deadline = false;  // DpOptions::deadline cut the full DP short
+    bool stopped_at_deadline = false;      // DpOptions::deadline cut the full DP short
+    bool stopped_by_state_budget = false;  // DpOptions::max_states kept the full DP from running
 };
 
 struct DpResult {

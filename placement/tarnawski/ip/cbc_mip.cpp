@@ -1,5 +1,6 @@
 #include "placement/tarnawski/ip/cbc_mip.hpp"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -10,7 +11,9 @@
 #include <cmath>
 #include <csignal>
 #include <cstring>
+#include <functional>
 #include <iostream>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
@@ -165,18 +168,27 @@ int no_callback(CbcModel*, int) {
 // and the feasibility pump kept a 20 s limit running for 90 s, and with `-heuristicsOnOff off`
 // the overrun vanished. Past the deadline this handler refuses to enter a heuristic's small
 // branch and bound, ends feasibility-pump passes and stops the search at the next node, so the
-// limit holds to within one LP solve. The model's copies (CbcMain1 works on a clone) clone it.
-class DeadlineEventHandler final : public CbcEventHandler {
+// limit holds to within one LP solve. It also reports the search's progress at node events (at
+// most every 0.2 s). The model's copies (CbcMain1 works on a clone) clone it.
+class SearchEventHandler final : public CbcEventHandler {
 public:
-    explicit DeadlineEventHandler(std::chrono::steady_clock::time_point deadline)
-        : deadline_(deadline) {}
+    using Progress = std::function<void(long nodes, double incumbent)>;
+    SearchEventHandler(std::optional<std::chrono::steady_clock::time_point> deadline,
+                       Progress progress)
+        : deadline_(deadline), progress_(std::move(progress)) {}
     CbcAction event(CbcEvent which) override { return act(which); }
     CbcAction event(CbcEvent which, void*) override { return act(which); }
-    CbcEventHandler* clone() const override { return new DeadlineEventHandler(*this); }
+    CbcEventHandler* clone() const override { return new SearchEventHandler(*this); }
 
 private:
-    CbcAction act(CbcEvent which) const {
-        if (std::chrono::steady_clock::now() < deadline_)
+    CbcAction act(CbcEvent which) {
+        const auto now = std::chrono::steady_clock::now();
+        if (progress_ && which == node && model_ != nullptr && now >= next_report_) {
+            next_report_ = now + std::chrono::milliseconds(200);
+            const bool have = model_->getSolutionCount() > 0 && model_->getObjValue() < 1e50;
+            progress_(model_->getNodeCount(), have ? model_->getObjValue() : kMipInfinity);
+        }
+        if (!deadline_ || now < *deadline_)
             return noAction;
         switch (which) {
             case smallBranchAndBound:
@@ -189,7 +201,9 @@ private:
                 return noAction;
         }
     }
-    std::chrono::steady_clock::time_point deadline_;
+    std::optional<std::chrono::steady_clock::time_point> deadline_;
+    Progress progress_;
+    std::chrono::steady_clock::time_point next_report_{};
 };
 
 }  // namespace
@@ -270,11 +284,13 @@ MipResult run_cbc_here(const MipModel& model, const MipOptions& options, bool wa
         cbc.setMIPStart(start);
     }
 
-    if (options.time_limit_s > 0.0) {
-        const DeadlineEventHandler deadline(
-            t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                     std::chrono::duration<double>(options.time_limit_s)));
-        cbc.passInEventHandler(&deadline);  // CbcModel keeps a clone
+    if (options.time_limit_s > 0.0 || options.on_progress) {
+        std::optional<std::chrono::steady_clock::time_point> deadline;
+        if (options.time_limit_s > 0.0)
+            deadline = t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                std::chrono::duration<double>(options.time_limit_s));
+        const SearchEventHandler handler(deadline, options.on_progress);
+        cbc.passInEventHandler(&handler);  // CbcModel keeps a clone
     }
 
     CbcSolverUsefulData data;
@@ -295,6 +311,8 @@ MipResult run_cbc_here(const MipModel& model, const MipOptions& options, bool wa
     arg("-timeMode", "elapsed");
     if (options.time_limit_s > 0.0)
         arg("-sec", fmt::format("{:.3f}", options.time_limit_s));
+    if (options.max_nodes > 0)
+        arg("-maxNodes", std::to_string(options.max_nodes));
     // CBC's own default allowable ratio gap is 0 (1e-4 absolute): pass ours explicitly.
     arg("-ratioGap", fmt::format("{:g}", std::max(0.0, options.relative_gap)));
     arg("-randomCbcSeed", std::to_string(1 + options.seed % 2147483646ULL));
@@ -324,6 +342,7 @@ MipResult run_cbc_here(const MipModel& model, const MipOptions& options, bool wa
 
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     result.nodes = cbc.getNodeCount();
+    result.stopped_at_node_limit = cbc.isNodeLimitReached();
     bool have =
         cbc.bestSolution() != nullptr && cbc.getSolutionCount() > 0 && cbc.getObjValue() < 1e50;
     if (have) {
@@ -425,6 +444,7 @@ std::string serialise(const MipResult& r, const std::string& log) {
     put(out, r.gap);
     put(out, r.seconds);
     put(out, r.nodes);
+    put(out, r.stopped_at_node_limit);
     put_text(out, r.error);
     put_text(out, log);
     put(out, r.solution.size());
@@ -471,6 +491,7 @@ bool deserialise(const std::string& bytes, MipResult& r, std::string& log) {
         r.gap = in.get<double>();
         r.seconds = in.get<double>();
         r.nodes = in.get<long>();
+        r.stopped_at_node_limit = in.get<bool>();
         r.error = in.text();
         log = in.text();
         const auto columns = in.get<std::size_t>();
@@ -496,13 +517,30 @@ void write_all(int fd, const std::string& bytes) {
     }
 }
 
-// Runs CBC in a child process; reads its result until `hard_deadline`, then kills it.
+// One progress report of the child, as it crosses the progress pipe (a write of fewer than
+// PIPE_BUF bytes is atomic, so records never interleave).
+struct ProgressRecord {
+    long nodes;
+    double incumbent;
+};
+
+// Runs CBC in a child process; reads its result until `hard_deadline`, then kills it. With
+// MipOptions::on_progress, the child's reports come back through a second, non-blocking pipe
+// (a full pipe drops a report rather than stall CBC) and are passed on as they arrive.
 MipResult run_cbc_with_deadline(const MipModel& model, const MipOptions& options, bool warm,
                                 std::chrono::steady_clock::time_point t0,
                                 std::chrono::steady_clock::time_point hard_deadline) {
     int fds[2];
     if (::pipe(fds) != 0)
         return run_cbc_here(model, options, warm, t0);
+    int progress_fds[2] = {-1, -1};
+    if (options.on_progress && ::pipe(progress_fds) != 0)
+        progress_fds[0] = progress_fds[1] = -1;
+    auto close_progress = [&](int end) {
+        if (progress_fds[end] >= 0)
+            ::close(progress_fds[end]);
+        progress_fds[end] = -1;
+    };
     std::cout.flush();
     std::cerr.flush();
     if (options.progress)
@@ -511,16 +549,27 @@ MipResult run_cbc_with_deadline(const MipModel& model, const MipOptions& options
     if (child < 0) {
         ::close(fds[0]);
         ::close(fds[1]);
+        close_progress(0);
+        close_progress(1);
         return run_cbc_here(model, options, warm, t0);
     }
     if (child == 0) {
         // The child: its log goes back with the result, so that the caller's stream (a file,
         // a string) receives it; _exit skips the parent's atexit handlers and destructors.
         ::close(fds[0]);
+        close_progress(0);
         std::ostringstream log;
         MipOptions own = options;
         if (options.progress)
             own.progress = &log;
+        own.on_progress = nullptr;
+        if (progress_fds[1] >= 0) {
+            ::fcntl(progress_fds[1], F_SETFL, ::fcntl(progress_fds[1], F_GETFL) | O_NONBLOCK);
+            own.on_progress = [fd = progress_fds[1]](long nodes, double incumbent) {
+                const ProgressRecord record{nodes, incumbent};
+                [[maybe_unused]] const ssize_t n = ::write(fd, &record, sizeof record);
+            };
+        }
         MipResult r;
         try {
             r = run_cbc_here(model, own, warm, t0);
@@ -528,12 +577,17 @@ MipResult run_cbc_with_deadline(const MipModel& model, const MipOptions& options
             r.status = MipStatus::error;
             r.error = e.what();
         }
+        close_progress(1);
         write_all(fds[1], serialise(r, log.str()));
         ::close(fds[1]);
         ::_exit(0);
     }
     ::close(fds[1]);
-    std::string bytes;
+    close_progress(1);
+    std::string bytes, progress_bytes;
+    // The child's latest report; before one, the warm start is the incumbent.
+    ProgressRecord last{0, warm ? model.objective_of(options.warm_start) : kMipInfinity};
+    auto next_tick = std::chrono::steady_clock::now() + std::chrono::milliseconds(250);
     bool complete = false;
     char buffer[1 << 16];
     while (true) {
@@ -542,11 +596,37 @@ MipResult run_cbc_with_deadline(const MipModel& model, const MipOptions& options
             break;
         const auto wait_ms =
             std::chrono::duration_cast<std::chrono::milliseconds>(hard_deadline - now).count() + 1;
-        pollfd p{fds[0], POLLIN, 0};
-        const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(wait_ms, 100)));
+        pollfd p[2] = {{fds[0], POLLIN, 0}, {progress_fds[0], POLLIN, 0}};
+        const int ready = ::poll(p, progress_fds[0] >= 0 ? 2 : 1,
+                                 static_cast<int>(std::min<long long>(wait_ms, 100)));
         if (ready < 0 && errno != EINTR)
             break;
+        // CBC reports nothing while it preprocesses and solves the root LP, which can take the
+        // whole limit on a large model: the last report is repeated, so that the time share
+        // still moves.
+        if (options.on_progress && std::chrono::steady_clock::now() >= next_tick) {
+            next_tick = std::chrono::steady_clock::now() + std::chrono::milliseconds(250);
+            options.on_progress(last.nodes, last.incumbent);
+        }
         if (ready <= 0)
+            continue;
+        if (progress_fds[0] >= 0 && p[1].revents != 0) {
+            const ssize_t n = ::read(progress_fds[0], buffer, sizeof buffer);
+            if (n > 0) {
+                progress_bytes.append(buffer, static_cast<std::size_t>(n));
+                const std::size_t whole = progress_bytes.size() / sizeof(ProgressRecord);
+                if (whole > 0) {
+                    std::memcpy(&last, progress_bytes.data() + (whole - 1) * sizeof(ProgressRecord),
+                                sizeof last);
+                    progress_bytes.erase(0, whole * sizeof(ProgressRecord));
+                    options.on_progress(last.nodes, last.incumbent);
+                    next_tick = std::chrono::steady_clock::now() + std::chrono::milliseconds(250);
+                }
+            } else if (n == 0 || errno != EINTR) {
+                close_progress(0);  // the child closed its end (or the pipe failed)
+            }
+        }
+        if (p[0].revents == 0)
             continue;
         const ssize_t n = ::read(fds[0], buffer, sizeof buffer);
         if (n < 0 && errno == EINTR)
@@ -558,6 +638,7 @@ MipResult run_cbc_with_deadline(const MipModel& model, const MipOptions& options
         bytes.append(buffer, static_cast<std::size_t>(n));
     }
     ::close(fds[0]);
+    close_progress(0);
     if (!complete)
         ::kill(child, SIGKILL);
     int wstatus = 0;

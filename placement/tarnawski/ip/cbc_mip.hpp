@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <limits>
 #include <string>
@@ -66,6 +67,10 @@ private:
 
 struct MipOptions {
     double time_limit_s = 0.0;  // wall-clock seconds, 0 = none
+    // Branch-and-bound nodes at most, 0 = none (CBC's -maxNodes). A search stopped by it ends at
+    // the same node on every run with the same seed, so its result is reproducible, which a
+    // search stopped by the clock is not.
+    long max_nodes = 0;
     double relative_gap = 0.0;  // stop when (incumbent - bound) / |incumbent| <= gap
     std::uint64_t seed = 1;     // CBC's random seed (heuristics, tie breaking)
     // CBC log lines go here (one line per message), never to stdout; null = quiet.
@@ -77,6 +82,10 @@ struct MipOptions {
     std::string log_prefix = "cbc: ";  // prepended to every progress line
     // Extra `cbc` command-line arguments, inserted before -solve (e.g. {"-cuts", "off"}).
     std::vector<std::string> extra_arguments;
+    // Called as the tree search goes, at most every 0.2 s: the nodes so far and the incumbent's
+    // objective (kMipInfinity before one). Empty = none. With a time limit CBC runs in a child
+    // process, whose reports reach it through a pipe.
+    std::function<void(long nodes, double incumbent)> on_progress;
 };
 
 enum class MipStatus {
@@ -100,6 +109,7 @@ struct MipResult {
     std::string error;                  // CBC's exception text when status == error
     // CBC did not return by its time limit (+5 % + 0.5 s) and was stopped (no_solution).
     bool stopped_at_deadline = false;
+    bool stopped_at_node_limit = false;  // MipOptions::max_nodes ended the search
     bool has_solution() const { return !solution.empty(); }
 };
 

@@ -1,6 +1,8 @@
 // Steps shared by the two IP solvers (ip_throughput.cpp, ip_latency.cpp); see ip_common.hpp.
 #include "placement/tarnawski/ip/ip_common.hpp"
 
+#include <fmt/format.h>
+
 #include "placement/tarnawski/dp/max_load_dp.hpp"
 
 namespace hetsim::placement::tarnawski::ip_detail {
@@ -36,7 +38,7 @@ void record_model_size(IpRun& run, const MipModel& mip) {
 
 MipResult run_cbc(const MipModel& mip, std::vector<double> warm_columns,
                   const SolveOptions& options, int log_level,
-                  const std::vector<std::string>& cbc_arguments,
+                  const std::vector<std::string>& cbc_arguments, long max_nodes,
                   std::chrono::steady_clock::time_point t0, IpRun& run) {
     MipOptions mo;
     mo.time_limit_s = remaining_budget(options.time_limit_s, t0);
@@ -46,6 +48,19 @@ MipResult run_cbc(const MipModel& mip, std::vector<double> warm_columns,
     mo.log_level = log_level;
     mo.extra_arguments = cbc_arguments;
     mo.warm_start = std::move(warm_columns);
+    mo.max_nodes = max_nodes;
+    if (options.report) {
+        // The time share runs over the whole solve (warm start included), as the limit does.
+        std::optional<std::chrono::steady_clock::time_point> deadline;
+        if (options.time_limit_s > 0.0)
+            deadline = t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                std::chrono::duration<double>(options.time_limit_s));
+        mo.on_progress = [&options, max_nodes, t0, deadline](long nodes, double incumbent) {
+            options.report({nodes, max_nodes, "nodes",
+                            incumbent < kMipInfinity ? fmt::format("{:.6g}", incumbent) : "",
+                            time_fraction(t0, deadline)});
+        };
+    }
     MipResult r = solve_mip(mip, mo);
     run.warm_accepted = r.warm_start_accepted;
     run.status = r.status;
@@ -53,9 +68,12 @@ MipResult run_cbc(const MipModel& mip, std::vector<double> warm_columns,
     run.nodes = r.nodes;
     run.bound = r.best_bound;
     run.ip_objective = r.objective;
-    // CBC stops early only at its time limit (or is stopped at the hard deadline).
-    run.time_limit_hit = r.stopped_at_deadline || r.status == MipStatus::feasible ||
-                         r.status == MipStatus::no_solution;
+    // CBC stops early only at its node budget or its time limit (or is stopped at the hard
+    // deadline).
+    run.node_limit_hit = r.stopped_at_node_limit && !r.stopped_at_deadline;
+    run.time_limit_hit =
+        !run.node_limit_hit && (r.stopped_at_deadline || r.status == MipStatus::feasible ||
+                                r.status == MipStatus::no_solution);
     return r;
 }
 

@@ -108,11 +108,13 @@ std::vector<char> nodes_reaching(const std::vector<std::vector<int>>& predecesso
 // Records the model's size in `run` (for the log line and the stats).
 void record_model_size(IpRun& run, const MipModel& mip);
 
-// Runs CBC on `mip` with what is left of the solve's budget since t0, from `warm_columns`
-// (empty = no MIP start), and records CBC's outcome in `run` (status, bound, nodes, ...).
+// Runs CBC on `mip` with what is left of the solve's budget since t0 and at most `max_nodes`
+// branch-and-bound nodes (0 = no node limit), from `warm_columns` (empty = no MIP start), and
+// records CBC's outcome in `run` (status, bound, nodes, ...). Reports the nodes done (of
+// `max_nodes`) through SolveOptions::report.
 MipResult run_cbc(const MipModel& mip, std::vector<double> warm_columns,
                   const SolveOptions& options, int log_level,
-                  const std::vector<std::string>& cbc_arguments,
+                  const std::vector<std::string>& cbc_arguments, long max_nodes,
                   std::chrono::steady_clock::time_point t0, IpRun& run);
 
 // Completes a run whose split (if CBC found one) is in run.assignment / run.objective: falls

@@ -668,7 +668,7 @@ IpRun solve_latency_ip(const Workload& w, const LatencyIpOptions& ip, const Solv
     }
 
     const MipResult r = run_cbc(m.mip, warm ? columns_of(m, w, warm_slots) : std::vector<double>{},
-                                options, ip.log_level, ip.cbc_arguments, t0, run);
+                                options, ip.log_level, ip.cbc_arguments, ip.max_nodes, t0, run);
     if (r.has_solution()) {
         const std::vector<int> slot = decode_slots(m, r.solution);
         run.assignment = assignment_of_slots(w, slot, q);

@@ -76,6 +76,7 @@ SolveResult to_result(const std::string& spec, const Workload& w, const IpRun& r
     out.stats["from_warm_start"] = run.from_warm_start ? "1" : "0";
     out.stats["nodes"] = std::to_string(run.nodes);
     out.stats["time_limit_hit"] = run.time_limit_hit ? "1" : "0";
+    out.stats["node_limit_hit"] = run.node_limit_hit ? "1" : "0";
     out.stats["columns"] = std::to_string(run.columns);
     out.stats["rows"] = std::to_string(run.rows);
     out.stats["nonzeros"] = std::to_string(run.nonzeros);
@@ -131,6 +132,7 @@ void apply_common(const PlacerArguments& args, IpOptions& ip) {
     ip.break_symmetry = args.boolean("symmetry");
     ip.log_level = static_cast<int>(args.integer("log"));
     ip.dp_max_ideals = static_cast<std::size_t>(args.integer("ideals"));
+    ip.max_nodes = static_cast<long>(args.integer("nodes"));
 }
 
 }  // namespace

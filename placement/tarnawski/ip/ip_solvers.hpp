@@ -58,6 +58,7 @@ struct ThroughputIpOptions {
     std::optional<Assignment> initial;       // an explicit warm start (overrides warm_start)
     int log_level = 1;                       // CBC's log level when SolveOptions::progress is set
     std::vector<std::string> cbc_arguments;  // extra `cbc` command-line arguments
+    long max_nodes = 0;  // CBC's branch-and-bound nodes at most (0 = none; MipOptions::max_nodes)
 };
 
 struct LatencyIpOptions {
@@ -68,6 +69,7 @@ struct LatencyIpOptions {
     std::optional<Assignment> initial;
     int log_level = 1;
     std::vector<std::string> cbc_arguments;
+    long max_nodes = 0;  // CBC's branch-and-bound nodes at most (0 = none; MipOptions::max_nodes)
 };
 
 // One IP run: the split found and what CBC proved about it.
@@ -89,6 +91,8 @@ struct IpRun {
     // The time limit ended the run (CBC stopped or was stopped, or no time was left for it):
     // `assignment` is the best split found so far.
     bool time_limit_hit = false;
+    // The node budget (`nodes=N`) ended CBC's search: reproducible, unlike the time limit.
+    bool node_limit_hit = false;
     int columns = 0, rows = 0;
     std::size_t nonzeros = 0;
 };

@@ -496,7 +496,7 @@ IpRun solve_throughput_ip(const Workload& w, const ThroughputIpOptions& ip,
     }
 
     const MipResult r = run_cbc(m.mip, warm ? columns_of(m, w, *warm) : std::vector<double>{},
-                                options, ip.log_level, ip.cbc_arguments, t0, run);
+                                options, ip.log_level, ip.cbc_arguments, ip.max_nodes, t0, run);
     if (r.has_solution()) {
         run.assignment = assignment_of(m, w, r.solution);
         run.objective = evaluate_assignment(w, *run.assignment).max_load;

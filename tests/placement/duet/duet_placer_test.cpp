@@ -89,6 +89,24 @@ TEST(DuetPlacer, WideAndDeepFollowsTableTwoAndMatchesExhaustiveSearch) {
 }
 
 // Table II: MT-DNN's bert-base on the GPU, its ten LSTM_CRF heads split 6 GPU / 4 CPU.
+// DUET's exhaustive search reports each assignment it has measured to the context's sink:
+// done counts up by one to the 2^n total, with the best so far once there is one.
+TEST(DuetPlacer, ExhaustiveSearchReportsMonotoneProgress) {
+    app::register_all();
+    DuetRun run("wide_and_deep", {{"fused", 1}});
+    std::vector<SearchProgress> seen;
+    PlacementContext context{run.graph, run.platform, *run.evaluator, Objective::latency, 1};
+    context.progress = [&](const SearchProgress& p) { seen.push_back(p); };
+    PlacerRegistry::instance().create("duet.exhaustive")->place(context);
+    ASSERT_EQ(seen.size(), 32u);  // 5 subgraphs
+    for (std::size_t i = 0; i < seen.size(); ++i) {
+        EXPECT_EQ(seen[i].done, static_cast<long>(i + 1));
+        EXPECT_EQ(seen[i].total, 32);
+        EXPECT_EQ(seen[i].unit, "assignments");
+        EXPECT_NE(seen[i].best.find(" ms"), std::string::npos) << seen[i].best;
+    }
+}
+
 TEST(DuetPlacer, MtDnnPutsBertOnTheGpuAndSplitsTheHeadsSixToFour) {
     app::register_all();
     DuetRun run("mt_dnn", {{"fused", 1}});

@@ -111,5 +111,50 @@ TEST(TarnawskiBaselines, RegistryCreatesBothSolvers) {
                  SolverError);
 }
 
+// Every time-limited split solver also takes a work budget (docs/DESIGN.md "Time limits and
+// work budgets"); a run it stops returns the same split on every run. Two runs per solver with
+// a small budget and a time limit far away.
+TEST(TarnawskiWorkBudgets, ASearchStoppedByItsBudgetGivesTheSameSplitTwice) {
+    // The DP's budget binds on 3x3x3 blocks (54 ideals); the MIPs' root takes seconds there,
+    // so they run on a smaller graph.
+    const Workload w = make_branching_workload(3, 3, 3, 4);
+    const Workload small = make_branching_workload(2, 2, 2, 4);
+    struct Case {
+        const char* spec;
+        SplitObjective objective;
+        const char* limit_stat;  // "1" when the budget stopped the search ("" = not reported)
+    };
+    for (const Case& c :
+         {Case{"tarnawski.dp:states=20", SplitObjective::throughput, "state_limit_hit"},
+          Case{"tarnawski.ip_throughput:nodes=1,warm=dpl,time=60", SplitObjective::throughput, ""},
+          Case{"tarnawski.ip_latency:nodes=1,warm=greedy,time=60", SplitObjective::latency, ""},
+          Case{"tarnawski.local_search:restarts=2,steps=3,time=60", SplitObjective::latency, ""},
+          Case{"tarnawski.latency:rounds=3,orders=2", SplitObjective::latency, ""}}) {
+        SCOPED_TRACE(c.spec);
+        SolveOptions options;
+        options.objective = c.objective;
+        options.seed = 7;
+        const auto solver = solver_test::create(c.spec);
+        const Workload& on = std::string(c.spec).find(".ip_") != std::string::npos ? small : w;
+        const SolveResult a = solver->solve(on, options);
+        const SolveResult b = solver->solve(on, options);
+        EXPECT_EQ(a.split.cpus, b.split.cpus);
+        EXPECT_EQ(a.split.accelerators, b.split.accelerators);
+        EXPECT_EQ(a.objective, b.objective);
+        EXPECT_EQ(a.stats.count("time_limit_hit") ? a.stats.at("time_limit_hit") : "0", "0");
+        if (*c.limit_stat)
+            EXPECT_EQ(a.stats.at(c.limit_stat), "1");
+        if (a.stats.count("nodes"))
+            EXPECT_EQ(a.stats.at("nodes"), b.stats.at("nodes"));
+    }
+    // The DP's budget returns DPL's split.
+    const auto dpl = solver_test::create("tarnawski.dpl")->solve(w, {});
+    const auto capped = solver_test::create("tarnawski.dp:states=20")->solve(w, {});
+    EXPECT_EQ(capped.split.accelerators, dpl.split.accelerators);
+    EXPECT_EQ(
+        solver_test::create("tarnawski.dp:states=0")->solve(w, {}).stats.at("state_limit_hit"),
+        "0");
+}
+
 }  // namespace
 }  // namespace hetsim::placement::tarnawski

@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <fstream>
 #include <sstream>
 
 #include "placement/mcm/rl/policy_backend.hpp"
@@ -13,7 +14,12 @@ namespace hetsim::placement::mcm::rl {
 
 namespace {
 
-constexpr const char* kFormat = "hetsim.mcm.rl/1";
+// Format 2 writes Adam's state itself, keyed by parameter (write_adam says why). Format 1 files
+// are still read: their weights are stored as format 2 stores them, and their optimiser archive
+// (libtorch's own, keyed by the writing process's tensor addresses) is matched to the
+// parameters by position, as libtorch does, so an old run resumes as it did.
+constexpr const char* kFormat = "hetsim.mcm.rl/2";
+constexpr const char* kFormatV1 = "hetsim.mcm.rl/1";
 // softplus(near) at initialisation: per chip of distance, the logit an untrained policy takes off
 // a move away from the previous round's chip (p(stay) ≈ 0.9 per round) [assumption].
 constexpr double kInitialNear = 3.0;
@@ -200,12 +206,22 @@ public:
               bool with_optimizer) const override {
         torch::serialize::OutputArchive archive;
         write(archive, config_json, meta, with_optimizer);
+        // Through a stream, not save_to(path): libtorch names the zip's top folder after the file
+        // it writes, so the same state would give other bytes under another name (last.pt and
+        // its ckpt_NNNN.pt, a `.tmp` renamed). A stream's folder is always "archive".
+        std::ostringstream bytes;
         try {
-            archive.save_to(path);
+            archive.save_to(bytes);
         } catch (const c10::Error& e) {
             throw RlError(
                 fmt::format("cannot write checkpoint '{}': {}", path, e.what_without_backtrace()));
         }
+        std::ofstream file(path, std::ios::binary | std::ios::trunc);
+        const std::string data = std::move(bytes).str();
+        file.write(data.data(), static_cast<std::streamsize>(data.size()));
+        file.close();
+        if (!file)
+            throw RlError(fmt::format("cannot write checkpoint '{}'", path));
     }
 
     void load_weights(const std::string& path) override {
@@ -254,11 +270,79 @@ private:
         torch::serialize::OutputArchive model;
         policy_->save(model);
         archive.write("model", model);
-        if (with_optimizer) {
-            torch::serialize::OutputArchive optim;
-            optimizer_.save(optim);
-            archive.write("optimizer", optim);
+        if (with_optimizer)
+            write_adam(archive);
+    }
+
+    // Adam's per-parameter state (step, exp_avg, exp_avg_sq and, with amsgrad, max_exp_avg_sq),
+    // one nested archive per parameter in the policy's registration order ("p0", "p1", ...),
+    // carrying the parameter's name. Not Optimizer::save: libtorch keys its state by the
+    // printed address of each parameter's TensorImpl, so two runs with the same seed wrote
+    // different names, and the pickled dict in a different order, into the same checkpoint.
+    void write_adam(torch::serialize::OutputArchive& archive) const {
+        torch::serialize::OutputArchive adam;
+        const auto params = policy_->named_parameters();
+        const auto& state = optimizer_.state();
+        for (std::size_t i = 0; i < params.size(); ++i) {
+            // A parameter gets its state at its first step: before any, there is none to keep.
+            const auto it = state.find(adam_key(params[i].value()));
+            if (it == state.end())
+                continue;
+            const auto& s = static_cast<const torch::optim::AdamParamState&>(*it->second);
+            torch::serialize::OutputArchive p;
+            p.write("name", c10::IValue(params[i].key()));
+            p.write("step", c10::IValue(s.step()));
+            p.write("exp_avg", s.exp_avg(), /*is_buffer=*/true);
+            p.write("exp_avg_sq", s.exp_avg_sq(), /*is_buffer=*/true);
+            if (s.max_exp_avg_sq().defined())
+                p.write("max_exp_avg_sq", s.max_exp_avg_sq(), /*is_buffer=*/true);
+            adam.write(fmt::format("p{}", i), p);
         }
+        archive.write("adam", adam);
+    }
+
+    // What write_adam wrote, onto this policy's parameters (already loaded: Adam finds its state
+    // by the parameters' current TensorImpl addresses, which loading weights keeps).
+    void read_adam(torch::serialize::InputArchive& adam, const std::string& path) {
+        const auto params = policy_->named_parameters();
+        auto& state = optimizer_.state();
+        state.clear();
+        for (std::size_t i = 0; i < params.size(); ++i) {
+            torch::serialize::InputArchive p;
+            if (!adam.try_read(fmt::format("p{}", i), p))
+                continue;  // no step taken yet: Adam starts it afresh, as it would have
+            c10::IValue name, step;
+            if (!p.try_read("name", name) || !name.isString() ||
+                name.toStringRef() != params[i].key()) {
+                throw RlError(
+                    fmt::format("checkpoint '{}': optimiser state {} is not for parameter '{}'",
+                                path, i, params[i].key()));
+            }
+            auto s = std::make_unique<torch::optim::AdamParamState>();
+            if (!p.try_read("step", step) || !step.isInt())
+                throw RlError(
+                    fmt::format("checkpoint '{}': optimiser state {} has no step", path, i));
+            s->step(step.toInt());
+            torch::Tensor exp_avg, exp_avg_sq, max_exp_avg_sq;
+            p.read("exp_avg", exp_avg, /*is_buffer=*/true);
+            p.read("exp_avg_sq", exp_avg_sq, /*is_buffer=*/true);
+            if (!exp_avg.sizes().equals(params[i].value().sizes()) ||
+                !exp_avg_sq.sizes().equals(params[i].value().sizes())) {
+                throw RlError(
+                    fmt::format("checkpoint '{}': optimiser state of '{}' has another shape", path,
+                                params[i].key()));
+            }
+            s->exp_avg(exp_avg);
+            s->exp_avg_sq(exp_avg_sq);
+            if (p.try_read("max_exp_avg_sq", max_exp_avg_sq, /*is_buffer=*/true))
+                s->max_exp_avg_sq(max_exp_avg_sq);
+            state[adam_key(params[i].value())] = std::move(s);
+        }
+    }
+
+    // The key under which torch::optim::Adam (1.13) finds a parameter's state.
+    static std::string adam_key(const torch::Tensor& param) {
+        return c10::guts::to_string(param.unsafeGetTensorImpl());
     }
 
     void read_weights(torch::serialize::InputArchive& archive, const std::string& path) {
@@ -267,8 +351,10 @@ private:
             throw RlError(fmt::format("checkpoint '{}' has no model weights", path));
         try {
             policy_->load(model);
-            if (archive.try_read("optimizer", optim))
-                optimizer_.load(optim);
+            if (archive.try_read("adam", optim))
+                read_adam(optim, path);
+            else if (archive.try_read("optimizer", optim))
+                optimizer_.load(optim);  // format 1
         } catch (const c10::Error& e) {
             throw RlError(fmt::format("checkpoint '{}' does not match its config: {}", path,
                                       e.what_without_backtrace()));
@@ -301,9 +387,10 @@ public:
         torch::serialize::InputArchive archive;
         open_archive(archive, path);
         const std::string format = read_string(archive, "format", path);
-        if (format != kFormat) {
-            throw RlError(fmt::format("checkpoint '{}' has format '{}'; this hetsim reads '{}'",
-                                      path, format, kFormat));
+        if (format != kFormat && format != kFormatV1) {
+            throw RlError(
+                fmt::format("checkpoint '{}' has format '{}'; this hetsim reads '{}' and '{}'",
+                            path, format, kFormat, kFormatV1));
         }
         CheckpointHeader header;
         header.config_json = read_string(archive, "config", path);

@@ -778,5 +778,45 @@ TEST(TarnawskiDp, APassedDeadlineStopsTheDp) {
     EXPECT_FALSE(r.stats.stopped_at_deadline);
 }
 
+// The state budget (DpOptions::max_states, `tarnawski.dp:states=N`) is the reproducible stop:
+// over it the full DP does not run and DPL's split is the answer, the same on every run; with
+// room for every ideal the DP runs as without a budget. Progress counts ideals up to the total.
+TEST(TarnawskiDp, AStateBudgetReturnsDplsSplitOnEveryRun) {
+    const Workload w = make_branching_workload(3, 3, 3, 4);
+    const DpResult full = solve_max_load(w);
+    ASSERT_GT(full.stats.ideals, 20u);
+    DpOptions dpl;
+    dpl.linearize = true;
+    const DpResult linear = solve_max_load(w, dpl);
+
+    DpOptions small;
+    small.max_states = 20;
+    const DpResult a = solve_max_load(w, small), b = solve_max_load(w, small);
+    EXPECT_TRUE(a.stats.stopped_by_state_budget);
+    EXPECT_FALSE(a.stats.stopped_at_deadline);
+    EXPECT_EQ(a.split.cpus, linear.split.cpus);
+    EXPECT_EQ(a.split.accelerators, linear.split.accelerators);
+    EXPECT_EQ(a.objective, linear.objective);
+    EXPECT_EQ(b.split.cpus, a.split.cpus);
+    EXPECT_EQ(b.split.accelerators, a.split.accelerators);
+
+    DpOptions roomy;
+    roomy.max_states = full.stats.ideals;
+    std::vector<std::pair<std::size_t, std::size_t>> seen;
+    roomy.on_progress = [&](std::size_t done, std::size_t total) {
+        seen.emplace_back(done, total);
+    };
+    const DpResult c = solve_max_load(w, roomy);
+    EXPECT_FALSE(c.stats.stopped_by_state_budget);
+    EXPECT_EQ(c.objective, full.objective);
+    EXPECT_EQ(c.split.accelerators, full.split.accelerators);
+    for (std::size_t i = 0; i < seen.size(); ++i) {
+        EXPECT_LT(seen[i].first, seen[i].second);
+        // Within a pass (same total) the ideals done only grow.
+        if (i > 0 && seen[i].second == seen[i - 1].second)
+            EXPECT_GT(seen[i].first, seen[i - 1].first);
+    }
+}
+
 }  // namespace
 }  // namespace hetsim::placement::tarnawski

@@ -107,5 +107,68 @@ TEST(TarnawskiIpCbc, ATimeLimitedRunReturnsTheSameResultThroughItsChildProcess) 
     EXPECT_NE(log.str().find("cbc: status optimal objective -13"), std::string::npos) << log.str();
 }
 
+// Three knapsack rows over 40 binaries with cuts, heuristics and preprocessing off: CBC cannot
+// close it at its root, so a small node budget ends the search.
+MipModel three_knapsacks() {
+    std::mt19937_64 rng(11);
+    std::uniform_int_distribution<int> weight(10, 60), value(5, 50);
+    MipModel m;
+    std::vector<MipModel::Terms> rows(3);
+    for (int i = 0; i < 40; ++i) {
+        const int x = m.add_binary("item", -value(rng));
+        for (auto& row : rows)
+            row.emplace_back(x, weight(rng));
+    }
+    for (const auto& row : rows)
+        m.add_le(row, 400);
+    return m;
+}
+
+// The node budget (MipOptions::max_nodes) is the reproducible stop: the same incumbent, bound
+// and node count on every run, in this process or through the child of a time-limited run,
+// and the progress reports count nodes up to it.
+TEST(TarnawskiIpCbc, ANodeBudgetStopsTheSearchAtTheSameNodeOnEveryRun) {
+    const MipModel m = three_knapsacks();
+    MipOptions here;
+    here.max_nodes = 25;
+    here.extra_arguments = {"-cuts", "off", "-heuristicsOnOff", "off", "-preprocess", "off"};
+    here.warm_start.assign(static_cast<std::size_t>(m.columns()), 0.0);  // empty knapsacks
+    std::vector<long> seen_here, seen_child;
+    here.on_progress = [&](long nodes, double) { seen_here.push_back(nodes); };
+    MipOptions child = here;
+    child.time_limit_s = 60.0;  // runs CBC in a child process; never reached here
+    child.on_progress = [&](long nodes, double) { seen_child.push_back(nodes); };
+
+    const MipResult a = solve_mip(m, here);
+    const MipResult b = solve_mip(m, child);
+    const MipResult c = solve_mip(m, child);
+    ASSERT_TRUE(a.stopped_at_node_limit);
+    EXPECT_EQ(a.status, MipStatus::feasible);
+    EXPECT_GT(a.gap, 0.0);
+    EXPECT_LE(a.nodes, 25);
+    for (const MipResult* r : {&b, &c}) {
+        EXPECT_TRUE(r->stopped_at_node_limit);
+        EXPECT_FALSE(r->stopped_at_deadline);
+        EXPECT_EQ(r->nodes, a.nodes);
+        EXPECT_EQ(r->objective, a.objective);
+        EXPECT_EQ(r->best_bound, a.best_bound);
+        EXPECT_EQ(r->solution, a.solution);
+    }
+    for (const auto* seen : {&seen_here, &seen_child}) {
+        ASSERT_FALSE(seen->empty());
+        EXPECT_TRUE(std::is_sorted(seen->begin(), seen->end()));
+        EXPECT_LE(seen->back(), 25);
+    }
+
+    // Without the budget the search goes on past it (the budget, not the model, stopped it).
+    MipOptions unbounded = here;
+    unbounded.max_nodes = 0;
+    unbounded.on_progress = nullptr;
+    const MipResult d = solve_mip(m, unbounded);
+    EXPECT_FALSE(d.stopped_at_node_limit);
+    EXPECT_GT(d.nodes, 25);
+    EXPECT_LE(d.objective, a.objective);
+}
+
 }  // namespace
 }  // namespace hetsim::placement::tarnawski
