@@ -1,5 +1,7 @@
 #include "sim/dispatch.hpp"
 
+#include <algorithm>
+#include <functional>
 #include <stdexcept>
 
 namespace hetsim::sim {
@@ -53,7 +55,9 @@ Dispatcher::Dispatcher(const ExecGraph& exec, int samples, bool contention_free)
 
 void Dispatcher::make_ready(TaskInstance inst) {
     const auto slot = static_cast<std::size_t>(resource_of_[static_cast<std::size_t>(inst.task)]);
-    slots_[slot].ready.insert(inst);
+    std::vector<TaskInstance>& ready = slots_[slot].ready;
+    ready.push_back(inst);
+    std::push_heap(ready.begin(), ready.end(), std::greater<>{});
     touched_[slot] = 1;
 }
 
@@ -97,23 +101,33 @@ void Dispatcher::start_touched(std::vector<StartedTask>& started) {
 
 void Dispatcher::start_ready(int slot_index, std::vector<StartedTask>& started) {
     SlotState& slot = slots_[static_cast<std::size_t>(slot_index)];
-    for (auto it = slot.ready.begin(); it != slot.ready.end();) {
-        const int units = slot.capacity < 0 ? 1 : units_of_[static_cast<std::size_t>(it->task)];
+    std::vector<TaskInstance>& ready = slot.ready;
+    skipped_.clear();
+    // In priority order, as a sorted set's iteration: a task that does not fit is skipped
+    // (and put back), the others start until the slot is full.
+    while (!ready.empty()) {
+        std::pop_heap(ready.begin(), ready.end(), std::greater<>{});
+        const TaskInstance inst = ready.back();
+        ready.pop_back();
+        const int units = slot.capacity < 0 ? 1 : units_of_[static_cast<std::size_t>(inst.task)];
         if (slot.capacity >= 0 && units > slot.free_units) {
-            ++it;
+            skipped_.push_back(inst);
             continue;
         }
-        int lane = take_lanes(slot, units);
+        const int lane = take_lanes(slot, units);
         if (lane < 0) {  // fragmented lanes: wait for a contiguous run
-            ++it;
+            skipped_.push_back(inst);
             continue;
         }
         if (slot.capacity >= 0)
             slot.free_units -= units;
-        started.push_back(StartedTask{*it, lane});
-        it = slot.ready.erase(it);
+        started.push_back(StartedTask{inst, lane});
         if (slot.capacity >= 0 && slot.free_units == 0)
             break;
+    }
+    for (const TaskInstance& inst : skipped_) {
+        ready.push_back(inst);
+        std::push_heap(ready.begin(), ready.end(), std::greater<>{});
     }
 }
 

@@ -4,7 +4,6 @@
 // the two agree exactly wherever the DES sees no contention the analytic model ignores.
 #pragma once
 
-#include <boost/container/flat_set.hpp>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -20,6 +19,7 @@ struct TaskInstance {
         // Earlier samples first, then the lowering's (topological) order.
         return sample != o.sample ? sample < o.sample : task < o.task;
     }
+    bool operator>(const TaskInstance& o) const { return o < *this; }
 };
 
 struct StartedTask {
@@ -52,9 +52,11 @@ private:
         int capacity = 1;  // < 0: unlimited
         int free_units = 1;
         std::vector<bool> lane_busy;
-        // Sorted by priority. A flat set: ready sets are small, and a node per insertion
-        // (std::set) was a tenth of the DES's time in malloc and free (des_bench, perf).
-        boost::container::flat_set<TaskInstance> ready;
+        // A binary min-heap on TaskInstance's priority (std::push_heap with std::greater):
+        // O(log n) to make ready and to start the best. A std::set cost a node allocation per
+        // insertion (a tenth of the DES's time in malloc and free, des_bench under perf), a
+        // sorted vector a memmove per start.
+        std::vector<TaskInstance> ready;
     };
     void make_ready(TaskInstance inst);
     void start_ready(int slot, std::vector<StartedTask>& started);
@@ -64,8 +66,9 @@ private:
     int samples_;
     bool sequential_;
     std::vector<SlotState> slots_;
-    std::vector<int> remaining_preds_;  // per sample * task
-    std::vector<char> touched_;         // per slot: may start something (start_touched)
+    std::vector<int> remaining_preds_;   // per sample * task
+    std::vector<char> touched_;          // per slot: may start something (start_touched)
+    std::vector<TaskInstance> skipped_;  // start_ready: ready but not fitting, put back
     // The tasks' fields dispatch reads, packed (a Task is hundreds of bytes; reading these
     // from it was a cache miss per task, des_bench under perf): slot, units, and the
     // successors of task t at successors_[first_successor_[t] .. first_successor_[t + 1]).

@@ -21,14 +21,33 @@ void max_min_fair_rates(const std::vector<double>& capacity_Bps,
     rate.assign(n_flows, 0.0);
     std::vector<char>& frozen = scratch.frozen;
     frozen.assign(n_flows, 0);
-    std::vector<double>& left = scratch.left;  // unallocated capacity
-    left = capacity_Bps;
     std::vector<int>& unfrozen_on = scratch.unfrozen_on;  // unfrozen flows per resource
     unfrozen_on.assign(capacity_Bps.size(), 0);
     std::size_t active = 0;
+    // Fast path: when no resource is asked for more than it has, progressive filling ends
+    // with every flow at its cap (each round's share left/n is at least the smallest cap left),
+    // so the rounds can be skipped. Most instants of a DES run are like that.
+    std::vector<double>& asked = scratch.left;
+    asked.assign(capacity_Bps.size(), 0.0);
     for (std::size_t f = 0; f < n_flows; ++f) {
         if (!(flows[f].cap_Bps > 0.0))
             throw std::invalid_argument("max_min_fair_rates: a flow's cap must be > 0");
+        if (flows[f].resources != nullptr) {
+            for (int r : *flows[f].resources)
+                asked[static_cast<std::size_t>(r)] += flows[f].cap_Bps;
+        }
+    }
+    bool oversubscribed = false;
+    for (std::size_t r = 0; r < capacity_Bps.size() && !oversubscribed; ++r)
+        oversubscribed = asked[r] > capacity_Bps[r];
+    if (!oversubscribed) {
+        for (std::size_t f = 0; f < n_flows; ++f)
+            rate[f] = flows[f].cap_Bps;
+        return;
+    }
+    std::vector<double>& left = scratch.left;  // unallocated capacity
+    left = capacity_Bps;
+    for (std::size_t f = 0; f < n_flows; ++f) {
         if (flows[f].resources == nullptr || flows[f].resources->empty()) {
             rate[f] = flows[f].cap_Bps;
             frozen[f] = 1;
