@@ -1,7 +1,7 @@
 // fuzz_smoke: every harness of tests/fuzz in one program, for builds without libFuzzer (GCC, the
 // ASan/UBSan test build). ctest runs it once per harness:
 //
-//   fuzz_smoke TARGET [--seconds S] [--seed N] PATH...
+//   fuzz_smoke TARGET [--seconds S] [--seed N] PATH... [--ext .EXT PATH...]
 //
 // It replays every file under the PATHs (seed corpora, regression inputs), then mutates them for
 // S seconds with a seeded generator: byte flips, insertions, deletions, repeats, splices and
@@ -139,9 +139,17 @@ Bytes read_bytes(const fs::path& file) {
 // without reaching more of the loader.
 constexpr std::uintmax_t kMaxSeedBytes = 256 * 1024;
 
-std::vector<Bytes> read_corpus(const std::vector<std::string>& paths) {
+// A path to read inputs from, and the extension its folder's files must have (empty: any;
+// `--ext` applies to the paths after it: a seeds folder may hold other files, e.g. the graphs
+// beside a measurement CSV).
+struct CorpusPath {
+    std::string path;
+    std::string extension;
+};
+
+std::vector<Bytes> read_corpus(const std::vector<CorpusPath>& paths) {
     std::vector<fs::path> files;
-    for (const std::string& path : paths) {
+    for (const auto& [path, extension] : paths) {
         std::error_code ec;
         if (fs::is_regular_file(path, ec)) {
             files.emplace_back(path);
@@ -150,7 +158,8 @@ std::vector<Bytes> read_corpus(const std::vector<std::string>& paths) {
         if (!fs::is_directory(path, ec))
             continue;  // e.g. a harness with no regression input yet, or ../shared absent
         for (const auto& entry : fs::recursive_directory_iterator(path, ec))
-            if (entry.is_regular_file() && entry.file_size() <= kMaxSeedBytes)
+            if (entry.is_regular_file() && entry.file_size() <= kMaxSeedBytes &&
+                (extension.empty() || entry.path().extension() == extension))
                 files.push_back(entry.path());
     }
     std::sort(files.begin(), files.end());  // the same order, hence the same mutations, each run
@@ -285,7 +294,8 @@ Bytes mutate(const Bytes& input, const std::vector<Bytes>& corpus, std::mt19937_
 }
 
 int usage() {
-    std::cerr << "usage: fuzz_smoke TARGET [--seconds S] [--seed N] PATH...\n  targets: "
+    std::cerr << "usage: fuzz_smoke TARGET [--seconds S] [--seed N] PATH... [--ext .EXT PATH...]\n"
+                 "  targets: "
               << hetsim::fuzz::registered_names() << "\n";
     return 2;
 }
@@ -303,17 +313,20 @@ int main(int argc, char** argv) {
     }
     double seconds = 10.0;
     std::uint64_t seed = 1;
-    std::vector<std::string> paths;
+    std::string extension;
+    std::vector<CorpusPath> paths;
     for (int i = 2; i < argc; ++i) {
         const std::string arg = argv[i];
-        if ((arg == "--seconds" || arg == "--seed") && i + 1 < argc) {
+        if ((arg == "--seconds" || arg == "--seed" || arg == "--ext") && i + 1 < argc) {
             const std::string value = argv[++i];
             if (arg == "--seconds")
                 seconds = std::stod(value);
-            else
+            else if (arg == "--seed")
                 seed = std::stoull(value);
+            else
+                extension = value;
         } else {
-            paths.push_back(arg);
+            paths.push_back({arg, extension});
         }
     }
     crash_file = "fuzz_smoke-crash-" + name;
