@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include <unistd.h>
 #include <filesystem>
@@ -40,6 +42,26 @@ namespace {
 
 using app::is_input_error;
 using app::kInputErrorExit;
+
+// A finite number >= 0, for durations and gaps: CLI11's NonNegativeNumber lets "nan" through
+// (every comparison with NaN is false), and an infinite limit is no limit.
+const CLI::Validator kFiniteNonNegative(
+    [](std::string& text) -> std::string {
+        std::size_t used = 0;
+        double value = std::numeric_limits<double>::quiet_NaN();
+        try {
+            value = std::stod(text, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used != text.size() || !std::isfinite(value) || value < 0.0)
+            return "expected a finite number >= 0, got '" + text + "'";
+        return "";
+    },
+    "NUMBER >= 0");
+
+// Worker processes: at least one; more than this machine could ever run is a typo.
+const CLI::Range kJobs(1, 4096);
 
 // A config hetsim ships, from the config search path (configs/<relative> when not found, so
 // that the error names the expected place).
@@ -172,7 +194,7 @@ int main(int argc, char** argv) {
         "(also under mpirun)");
     sweep->add_option("sweep", sweep_request.file, "sweep YAML (configs/sweeps/)")->required();
     sweep->add_option("-j,--jobs", sweep_request.jobs, "worker processes at a time (default 1)")
-        ->check(CLI::PositiveNumber);
+        ->check(kJobs);
     sweep->add_flag("--resume", sweep_request.resume, "skip the points already in OUT/results.csv");
     sweep->add_flag("--retry-failed", sweep_request.retry_failed,
                     "with --resume: run the failed points again");
@@ -190,7 +212,7 @@ int main(int argc, char** argv) {
     compare->add_option("compare", compare_request.file, "compare YAML (configs/compare/)")
         ->required();
     compare->add_option("-j,--jobs", compare_request.jobs, "worker processes at a time (default 1)")
-        ->check(CLI::PositiveNumber);
+        ->check(kJobs);
     compare->add_flag("--resume", compare_request.resume,
                       "skip the runs already in OUT/results.csv");
     compare->add_option("--out", compare_request.out, "output directory (default: out/<compare>)");
@@ -318,9 +340,12 @@ int main(int argc, char** argv) {
         ->required();
     place->add_option("--objective", place_request.objective,
                       "throughput | latency (default: throughput, or the study's)");
-    place->add_option("--time-limit", place_request.time_limit_s,
-                      "seconds for searching solvers (MIPs, local search)");
-    place->add_option("--gap", place_request.relative_gap, "relative MIP gap to stop at");
+    place
+        ->add_option("--time-limit", place_request.time_limit_s,
+                     "seconds for searching solvers (MIPs, local search)")
+        ->check(kFiniteNonNegative);
+    place->add_option("--gap", place_request.relative_gap, "relative MIP gap to stop at")
+        ->check(kFiniteNonNegative);
     place->add_option("--seed", place_request.seed, "seed of randomised solvers");
     place->add_option("--out", place_request.out,
                       "write the split here (experts/ JSON format); for a task-graph instance "
@@ -372,8 +397,10 @@ int main(int argc, char** argv) {
                       "risk-seeking PPO: train on the best share ε of each update's rollouts, "
                       "against their threshold (default 1: every rollout, against the mean)");
     train->add_option("--seed", train_request.seed, "seed (default 1)");
-    train->add_option("--time-limit", train_request.time_limit_s,
-                      "seconds; checkpoint and stop once reached");
+    train
+        ->add_option("--time-limit", train_request.time_limit_s,
+                     "seconds; checkpoint and stop once reached")
+        ->check(kFiniteNonNegative);
     train->add_flag("--deterministic", train_request.deterministic,
                     "leave the wall-clock fields out of the checkpoints and train_log.csv, so "
                     "the same inputs and seed give the same bytes");

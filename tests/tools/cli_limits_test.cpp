@@ -226,4 +226,26 @@ TEST(CliLimits, APathTheFileSystemRefusesIsBadInput) {
     EXPECT_EQ(lines_of(o.output).size(), 1u) << o.output;
 }
 
+// A NaN or infinite duration passed CLI11's NonNegativeNumber and ran with no limit; zero
+// workers printed a range up to DBL_MAX.
+TEST(CliLimits, DurationsMustBeFiniteAndWorkersAtLeastOne) {
+    const std::string sweep = std::string(HETSIM_SOURCE_DIR) + "/configs/sweeps/duet_fig14.yaml";
+    for (const std::string value : {"nan", "inf", "-1", "3s"}) {
+        const auto o =
+            run_hetsim("place " + sweep + " --placer tarnawski.dp --time-limit " + value);
+        EXPECT_EQ(o.exit_code, 2) << value << ": " << o.output;
+        EXPECT_THAT(o.output,
+                    HasSubstr("--time-limit: expected a finite number >= 0, got '" + value + "'"));
+    }
+    const auto gap = run_hetsim("place " + sweep + " --placer tarnawski.dp --gap nan");
+    EXPECT_EQ(gap.exit_code, 2) << gap.output;
+    const auto train = run_hetsim("train --time-limit nan");
+    EXPECT_EQ(train.exit_code, 2) << train.output;
+    EXPECT_THAT(train.output, HasSubstr("--time-limit: expected a finite number >= 0"));
+    const auto jobs = run_hetsim("sweep " + sweep + " -j 0 --dry-run");
+    EXPECT_EQ(jobs.exit_code, 2) << jobs.output;
+    EXPECT_THAT(jobs.output, HasSubstr("--jobs: Value 0 not in range 1 to 4096"));
+    EXPECT_EQ(lines_of(jobs.output).size(), 1u) << jobs.output;
+}
+
 }  // namespace
