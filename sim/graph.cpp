@@ -147,12 +147,9 @@ int Graph::add_op(std::string name, std::string type, std::vector<int> inputs,
     if (op_by_name_.count(name) != 0) {
         throw GraphError(fmt::format("graph '{}': op '{}' defined twice", name_, name));
     }
-    // The largest published graphs have tens of thousands of ops; a limit checked here ends a
-    // runaway model size with a message instead of exhausting memory in lowering and the DES.
-    constexpr int kMaxOps = 1'000'000;
-    if (op_count() >= kMaxOps) {
+    if (op_count() >= kMaxGraphOps) {  // sim/graph.hpp
         throw GraphError(
-            fmt::format("graph '{}' has more than {} ops, hetsim's limit", name_, kMaxOps));
+            fmt::format("graph '{}' has more than {} ops, hetsim's limit", name_, kMaxGraphOps));
     }
     int id = op_count();
     for (int t : inputs) {

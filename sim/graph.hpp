@@ -67,6 +67,11 @@ struct Op {
     std::vector<std::int64_t> attr_ints(const std::string& key) const;  // empty when absent
 };
 
+// The most ops a graph may have. The largest published graphs have tens of thousands; the
+// limit ends a runaway model size with a message instead of exhausting memory in lowering and
+// the DES. Model knobs that repeat structure stop at it too (sim/workloads/model_zoo.cpp).
+inline constexpr int kMaxGraphOps = 1'000'000;
+
 // Thrown for structurally invalid graphs (dangling tensor, cycle, shape mismatch).
 class GraphError : public std::runtime_error {
 public:

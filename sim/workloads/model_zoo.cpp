@@ -366,6 +366,17 @@ const std::vector<ModelEntry>& registry() {
             info.knobs.push_back({"fused", 0, "1: one ONNX LSTM op per layer", 0, 1});
             e.push_back({std::move(info), mt_dnn});
         }
+        // A knob that repeats structure adds at least one op per unit: past the graph's op
+        // limit (sim/graph.hpp) it is refused before building, not after a million ops (4 s,
+        // half a minute under ASan; found by tests/fuzz with layers: 4294967296).
+        for (ModelEntry& entry : e) {
+            for (KnobInfo& knob : entry.info.knobs) {
+                const bool repeats =
+                    knob.name == "layers" || knob.name.ends_with("_layers") || knob.name == "nodes";
+                if (repeats)
+                    knob.max_value = std::min<std::int64_t>(knob.max_value, kMaxGraphOps);
+            }
+        }
         return e;
     }();
     return entries;

@@ -389,5 +389,34 @@ TEST(ModelZoo, UnknownModelsAndKnobsSuggest) {
     EXPECT_THAT(build_error("bert", {{"shape_ops", 0}}), HasSubstr("no knob 'shape_ops'"));
 }
 
+// Found by tests/fuzz (sweep_yaml): an LSTM of 2^32 layers was built op by op until the graph's
+// op limit, 4 s in release and past the fuzz smoke's 25 s under ASan. A knob that repeats
+// structure is now refused against the limit before anything is built.
+TEST(ModelZoo, KnobsThatRepeatStructureStopAtTheOpLimit) {
+    const auto message = [](const std::string& model, const Knobs& knobs) {
+        try {
+            (void)build_model(model, knobs);
+        } catch (const std::invalid_argument& e) {
+            return std::string(e.what());
+        }
+        return std::string("built");
+    };
+    EXPECT_EQ(message("lstm", {{"layers", std::int64_t{1} << 32}}),
+              "model 'lstm': knob 'layers' must be in [1, 1000000], got 4294967296");
+    EXPECT_EQ(message("bert", {{"layers", 1'000'001}}),
+              "model 'bert': knob 'layers' must be in [1, 1000000], got 1000001");
+    EXPECT_EQ(message("wide_and_deep", {{"rnn_layers", std::int64_t{1} << 40}}),
+              "model 'wide_and_deep': knob 'rnn_layers' must be in [1, 1000000], got " +
+                  std::to_string(std::int64_t{1} << 40));
+    EXPECT_EQ(message("random_dag", {{"nodes", 2'000'000}}),
+              "model 'random_dag': knob 'nodes' must be in [1, 1000000], got 2000000");
+    for (const ModelInfo& info : list_models()) {
+        for (const KnobInfo& knob : info.knobs) {
+            if (knob.name == "layers" || knob.name.ends_with("_layers") || knob.name == "nodes")
+                EXPECT_LE(knob.max_value, kMaxGraphOps) << info.name << "." << knob.name;
+        }
+    }
+}
+
 }  // namespace
 }  // namespace hetsim::sim::workloads
