@@ -119,7 +119,7 @@ TEST(RandomDag, KnobRangesAreChecked) {
     };
     EXPECT_THAT(error({{"skip_percent", 101}}),
                 HasSubstr("knob 'skip_percent' must be in [0, 100], got 101"));
-    EXPECT_THAT(error({{"nodes", 0}}), HasSubstr("knob 'nodes' must be > 0, got 0"));
+    EXPECT_THAT(error({{"nodes", 0}}), HasSubstr("knob 'nodes' must be in [1, 1000000], got 0"));
     EXPECT_THAT(error({{"seed", -1}}), HasSubstr("knob 'seed' must be >= 0, got -1"));
     EXPECT_THAT(error({{"node", 5}}), HasSubstr("did you mean 'nodes'"));
 }

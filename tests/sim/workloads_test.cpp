@@ -362,7 +362,8 @@ TEST(ModelZoo, Gpt2LayerFlopsByHand) {
 TEST(ModelZoo, InvalidKnobValues) {
     EXPECT_THAT(build_error("bert", {{"hidden", 512}, {"heads", 7}}),
                 HasSubstr("hidden (512) must be divisible by heads (7)"));
-    EXPECT_THAT(build_error("gpt2", {{"layers", 0}}), HasSubstr("'layers' must be > 0, got 0"));
+    EXPECT_THAT(build_error("gpt2", {{"layers", 0}}),
+                HasSubstr("'layers' must be in [1, 1000000], got 0"));
     EXPECT_THAT(build_error("roberta", {{"seq_len", -3}}), HasSubstr("'seq_len' must be > 0"));
     EXPECT_THAT(build_error("bert", {{"heads", 0}}), HasSubstr("'heads' must be > 0"));
     EXPECT_THAT(build_error("gpt2", {{"shape_ops", 2}}), HasSubstr("must be 0 or 1"));
