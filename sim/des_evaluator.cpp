@@ -27,7 +27,6 @@
 #include <cstdlib>
 #include <map>
 #include <queue>
-#include <set>
 #include <stdexcept>
 #include <systemc>
 #include <tlm>

@@ -7,7 +7,7 @@
 namespace hetsim::sim {
 
 Dispatcher::Dispatcher(const ExecGraph& exec, int samples, bool contention_free)
-    : exec_(exec), samples_(samples), sequential_(exec.dispatch == DispatchMode::sequential) {
+    : samples_(samples), sequential_(exec.dispatch == DispatchMode::sequential) {
     if (samples < 1)
         throw std::invalid_argument("Dispatcher: samples must be >= 1");
     for (const auto& r : exec.resources) {

@@ -44,7 +44,6 @@ public:
     void complete(const StartedTask& started);
 
     bool all_done() const { return done_ == total_; }
-    int slot_count() const { return static_cast<int>(slots_.size()); }
     int samples() const { return samples_; }
 
 private:
@@ -62,7 +61,6 @@ private:
     void start_ready(int slot, std::vector<StartedTask>& started);
     int take_lanes(SlotState& slot, int units);
 
-    const ExecGraph& exec_;
     int samples_;
     bool sequential_;
     std::vector<SlotState> slots_;
