@@ -125,6 +125,12 @@ PlacementResult ExhaustivePlacer::place(const PlacementContext& context) {
             if (infeasible++ == 0)
                 first_infeasible = error.what();
         }
+        if (context.wants_progress()) {
+            context.report_progress(
+                {static_cast<long>(result.profile_runs + static_cast<long>(infeasible)),
+                 static_cast<long>(space.size), "placements",
+                 have_best ? cost_text(context.objective, best_cost) : "", 0.0});
+        }
         std::size_t position = 0;
         for (; position < free_ops.size(); ++position) {
             const auto op = static_cast<std::size_t>(free_ops[position]);

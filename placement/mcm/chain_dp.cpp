@@ -230,8 +230,9 @@ public:
                 double cap)
         : in_(in), ids_(ids), prefixes_(prefixes), adjacent_(adjacent), cap_(cap) {}
 
-    // Throws DeadlinePassed.
-    void run(const std::optional<Clock::time_point>& deadline);
+    // Throws DeadlinePassed. `progress` (may be empty) hears every 1024th ideal.
+    void run(const std::optional<Clock::time_point>& deadline,
+             const std::function<void(std::size_t, std::size_t)>& progress = {});
     // min_k dp[V][k] (the cap when nothing is below it) and the k attaining it.
     double best(int& chips) const;
     // The chip of every label along an optimal chain of `chips` chips; needs best() < cap.
@@ -525,7 +526,8 @@ void ChainSolver::walk(std::uint32_t j, int last, int depth, std::int64_t weight
     }
 }
 
-void ChainSolver::run(const std::optional<Clock::time_point>& deadline) {
+void ChainSolver::run(const std::optional<Clock::time_point>& deadline,
+                      const std::function<void(std::size_t, std::size_t)>& progress) {
     deadline_ = &deadline;
     plan();
     const std::size_t count = ids_.count();
@@ -541,6 +543,8 @@ void ChainSolver::run(const std::optional<Clock::time_point>& deadline) {
     start_.assign(count, 0);
     for (std::size_t I = 1; I < count; ++I) {
         check_deadline(deadline);
+        if (progress && (I & 1023U) == 0)
+            progress(I, count);
         const Stored& r = rows_[I];
         if (r.span == 0)
             continue;
@@ -703,7 +707,7 @@ ChainDpResult solve_chain_dp(const McmProblem& problem, const ChainDpOptions& op
     if (in.n == 0) {  // nothing to place: the host stage alone
         result.feasible = true;
         result.time_per_sample_s = in.host_in_s;
-        result.seconds = seconds_since(t0);
+        result.wall_s = seconds_since(t0);
         return result;
     }
     try {
@@ -724,7 +728,7 @@ ChainDpResult solve_chain_dp(const McmProblem& problem, const ChainDpOptions& op
                 std::max(in.floor_s, in.total_add_min / in.chips * (1.0 - kBoundSlack));
             if (linear_chips > 0 && cap <= bound) {
                 finish(linear, linear_chips, cap);
-                result.seconds = seconds_since(t0);
+                result.wall_s = seconds_since(t0);
                 return result;
             }
         }
@@ -739,7 +743,7 @@ ChainDpResult solve_chain_dp(const McmProblem& problem, const ChainDpOptions& op
         }
         result.ideals = ids.count();
         ChainSolver solver(in, ids, false, adjacent, cap);
-        solver.run(options.deadline);
+        solver.run(options.deadline, options.on_progress);
         result.pairs += solver.pairs();
         result.dp_values = solver.stored();
         int chips = 0;
@@ -755,7 +759,7 @@ ChainDpResult solve_chain_dp(const McmProblem& problem, const ChainDpOptions& op
         result.chip_of_op.clear();
         result.chips_used = 0;
     }
-    result.seconds = seconds_since(t0);
+    result.wall_s = seconds_since(t0);
     return result;
 }
 

@@ -39,6 +39,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <vector>
@@ -60,6 +61,9 @@ struct ChainDpOptions {
     // linearization, n + 1 ideals) and let its optimum cap the full DP's walks and stored
     // layers. Exact either way; off only to measure what the cap saves.
     bool linearized_cap = true;
+    // How far the full DP is: ideals walked of the lattice's, every 1024 ideals (the lattice of
+    // BERT-base walks for seconds). Empty: nobody listens.
+    std::function<void(std::size_t done, std::size_t total)> on_progress;
 };
 
 struct ChainDpResult {
@@ -76,7 +80,7 @@ struct ChainDpResult {
     // The optimum over chains of prefixes of one topological order (∞ when none fits, 0 when
     // not run): an upper bound on time_per_sample_s, the cap of the full DP.
     double linearized_time_per_sample_s = 0.0;
-    double seconds = 0.0;
+    double wall_s = 0.0;  // wall-clock time of the solve: not reproducible, never in results
 };
 
 class ChainDpError : public std::runtime_error {

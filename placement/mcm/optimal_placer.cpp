@@ -58,6 +58,7 @@ PlacementResult OptimalPlacer::place(const PlacementContext& context) {
     ChainDpOptions adjacent;
     adjacent.space = ChainSpace::kAdjacentCuts;
     adjacent.deadline = search.deadline();
+    adjacent.on_progress = search.bound_progress();
     std::vector<int> incumbent;
     std::string dp_note;
     try {
@@ -71,7 +72,7 @@ PlacementResult OptimalPlacer::place(const PlacementContext& context) {
     } catch (const ChainDpError& e) {
         dp_note = fmt::format("adjacent-cut DP refused: {}", e.what());
     }
-    const auto bound = relaxed_bound(problem, search.deadline());
+    const auto bound = relaxed_bound(problem, search.deadline(), search.bound_progress());
 
     OptimalOptions options;
     options.incumbent = incumbent;

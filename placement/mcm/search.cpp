@@ -52,7 +52,8 @@ SearchSettings read_search_settings(const PlacerArguments& arguments) {
 }
 
 std::optional<ChainBound> relaxed_bound(
-    const McmProblem& problem, std::optional<std::chrono::steady_clock::time_point> deadline) {
+    const McmProblem& problem, std::optional<std::chrono::steady_clock::time_point> deadline,
+    const std::function<void(std::size_t done, std::size_t total)>& progress) {
     // One study asks for the same bound once per placer. Keyed by the instance's content
     // (McmProblem::fingerprint), never by object addresses, which a later instance may reuse.
     static std::mutex mutex;
@@ -64,13 +65,14 @@ std::optional<ChainBound> relaxed_bound(
     ChainDpOptions options;
     options.space = ChainSpace::kRelaxed;
     options.deadline = deadline;
+    options.on_progress = progress;
     std::optional<ChainBound> bound;
     try {
         const ChainDpResult dp = solve_chain_dp(problem, options);
         if (!dp.stopped) {
             bound = ChainBound{
                 dp.feasible ? dp.time_per_sample_s : std::numeric_limits<double>::infinity(),
-                dp.chip_of_op, dp.ideals, dp.seconds};
+                dp.chip_of_op, dp.ideals, dp.wall_s};
         }
     } catch (const ChainDpError&) {
         bound = std::nullopt;
@@ -132,13 +134,25 @@ void Search::record_failed_sample() {
     report_progress();
 }
 
+std::string Search::best_text() const {
+    return best_.empty() ? "" : fmt::format("{:.2f}/s", throughput_of(best_time_s_));
+}
+
 void Search::report_progress() const {
     if (!context_->wants_progress())
         return;
-    context_->report_progress(
-        {static_cast<long>(samples()), static_cast<long>(settings_.samples), "samples",
-         best_.empty() ? "" : fmt::format("{:.2f}/s", throughput_of(best_time_s_)),
-         time_fraction(start_, deadline_)});
+    context_->report_progress({static_cast<long>(samples()), static_cast<long>(settings_.samples),
+                               "samples", best_text(), time_fraction(start_, deadline_)});
+}
+
+std::function<void(std::size_t, std::size_t)> Search::bound_progress() const {
+    if (!context_->wants_progress())
+        return {};
+    return [this](std::size_t done, std::size_t total) {
+        context_->report_progress({static_cast<long>(done), static_cast<long>(total),
+                                   "ideals (chain DP)", best_text(),
+                                   time_fraction(start_, deadline_)});
+    };
 }
 
 PlacementResult Search::finish(const std::string& placer, const std::vector<int>& fallback) {
@@ -166,7 +180,7 @@ PlacementResult Search::finish(const std::string& placer, const std::vector<int>
 
     std::string bound_text;
     if (settings_.report_bound) {
-        if (const auto bound = relaxed_bound(*problem_, deadline_)) {
+        if (const auto bound = relaxed_bound(*problem_, deadline_, bound_progress())) {
             const double bound_tp = throughput_of(bound->time_per_sample_s);
             double gap = bound_tp > 0.0 ? 1.0 - analytic.throughput_per_s / bound_tp : 0.0;
             if (std::abs(gap) < 1e-9)

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <random>
@@ -52,11 +53,13 @@ struct ChainBound {
     double time_per_sample_s = 0.0;
     std::vector<int> chip_of_op;  // a chain attaining it (may break Eq. 4)
     std::size_t ideals = 0;
-    double seconds = 0.0;
+    double wall_s = 0.0;  // of the DP that computed it (a cached bound keeps the first's)
 };
+// `progress` (may be empty) hears the full DP's ideals walked, when it runs (chain_dp.hpp).
 std::optional<ChainBound> relaxed_bound(
     const McmProblem& problem,
-    std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt);
+    std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt,
+    const std::function<void(std::size_t done, std::size_t total)>& progress = {});
 
 class Search {
 public:
@@ -88,8 +91,13 @@ public:
     // the summary line with the analytical throughput and the gap to the bound.
     PlacementResult finish(const std::string& placer, const std::vector<int>& fallback = {});
 
+    // A progress sink for a chain DP (the bound's, the adjacent-cut one) that reports its ideals,
+    // with this search's best so far, to the context; empty when nobody listens.
+    std::function<void(std::size_t, std::size_t)> bound_progress() const;
+
 private:
-    void report_progress() const;  // samples and the best throughput so far, to the context
+    void report_progress() const;   // samples and the best throughput so far, to the context
+    std::string best_text() const;  // "413.20/s", "" before a valid sample
     const PlacementContext* context_;
     SearchSettings settings_;
     std::unique_ptr<McmProblem> problem_;

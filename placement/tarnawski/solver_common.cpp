@@ -1,9 +1,16 @@
 // Helpers shared by the tarnawski2020 solvers; see solver_common.hpp.
 #include "placement/tarnawski/solver_common.hpp"
 
+#include <cmath>
 #include <unordered_map>
 
+#include <fmt/format.h>
+
 namespace hetsim::placement::tarnawski {
+
+std::string score_text(double score_s) {
+    return std::isfinite(score_s) ? fmt::format("{:.6g} s", score_s) : "";
+}
 
 ColourClasses colour_classes(const Workload& w) {
     const int n = static_cast<int>(w.node_count());

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <numeric>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -21,6 +22,10 @@ inline constexpr double kZeroLatency = 1e-6;
 inline double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
+
+// A split's score (latency or max load, in seconds) as a progress report's best so far: "" while
+// it is infinite (nothing feasible yet).
+std::string score_text(double score_s);
 
 // Disjoint sets with path halving; a set's representative is its smallest element, so that
 // contractions follow node order.

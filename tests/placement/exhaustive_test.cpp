@@ -153,6 +153,26 @@ TEST(ExhaustivePlacer, MatchesBruteForceOnThroughput) {
     expect_matches_brute_force(Objective::throughput, 4);
 }
 
+// Progress: one report per placement enumerated, out of the search space, with the best so far.
+TEST(ExhaustivePlacer, ReportsEveryPlacementEnumerated) {
+    const sim::Platform platform = make_platform();
+    const sim::Graph graph = diamond();
+    CountingEvaluator evaluator;
+    std::vector<SearchProgress> reports;
+    const PlacementResult r = ExhaustivePlacer("").place(
+        PlacementContext{graph, platform, evaluator, Objective::latency, 1,
+                         [&](const SearchProgress& p) { reports.push_back(p); }});
+    ASSERT_EQ(reports.size(), 54u);
+    for (std::size_t i = 0; i < reports.size(); ++i) {
+        EXPECT_EQ(reports[i].done, static_cast<long>(i + 1));
+        EXPECT_EQ(reports[i].total, 54);
+        EXPECT_EQ(reports[i].unit, "placements");
+    }
+    EXPECT_EQ(reports.back().best,
+              cost_text(Objective::latency,
+                        cost_of(graph, platform, r.placement, Objective::latency, 1)));
+}
+
 TEST(ExhaustivePlacer, TheOptimumMixesDevices) {
     const sim::Platform platform = make_platform();
     const sim::Graph graph = diamond();

@@ -254,6 +254,41 @@ TEST(McmChainDp, DeadlineStopsWithoutAResult) {
     EXPECT_TRUE(r.chip_of_op.empty());
 }
 
+// Progress: every 1024th ideal of the full DP, out of the lattice's ideals, in order; listening
+// changes nothing. Four independent chains of six Relus have 7^4 = 2401 ideals.
+TEST(McmChainDp, ReportsTheIdealsItWalks) {
+    std::string tensors = R"({"name": "x", "shape": [1, 8], "kind": "input"})", ops, outputs;
+    for (int chain = 0; chain < 4; ++chain) {
+        for (int i = 0; i < 6; ++i) {
+            const std::string in = i == 0 ? "x" : fmt::format("c{}_{}", chain, i - 1);
+            const std::string out = fmt::format("c{}_{}", chain, i);
+            tensors += fmt::format(R"(, {{"name": "{}", "shape": [1, 8]}})", out);
+            ops += fmt::format(R"({}{{"name": "n{}_{}", "type": "Relu", "inputs": ["{}"], )"
+                               R"("outputs": ["{}"]}})",
+                               ops.empty() ? "" : ", ", chain, i, in, out);
+        }
+        outputs += fmt::format(R"({}"c{}_5")", chain == 0 ? "" : ", ", chain);
+    }
+    const sim::Graph g = sim::workloads::parse_json_graph(
+        fmt::format(R"({{"name": "chains", "tensors": [{}], "ops": [{}], "outputs": [{}]}})",
+                    tensors, ops, outputs),
+        "chains");
+    const McmProblem problem(g, platform(uniform_ring(4, 1.0, 16.0, 1.0, 16.0)));
+    ChainDpOptions options;
+    options.linearized_cap = false;  // the lattice is walked whatever the linearized DP finds
+    std::vector<std::pair<std::size_t, std::size_t>> seen;
+    options.on_progress = [&](std::size_t done, std::size_t total) {
+        seen.emplace_back(done, total);
+    };
+    const ChainDpResult r = solve_chain_dp(problem, options);
+    EXPECT_EQ(r.ideals, 2401u);
+    EXPECT_EQ(seen, (std::vector<std::pair<std::size_t, std::size_t>>{{1024, 2401}, {2048, 2401}}));
+    options.on_progress = {};
+    const ChainDpResult quiet = solve_chain_dp(problem, options);
+    EXPECT_EQ(quiet.time_per_sample_s, r.time_per_sample_s);
+    EXPECT_EQ(quiet.chip_of_op, r.chip_of_op);
+}
+
 // A random DAG of `ops` ops on [1, 8] activations: MatMuls reading one of three shared [8, 8]
 // weights, Adds of two tensors, Relus; inputs drawn mostly from recent tensors (depth) and
 // from two graph inputs (so that inputs reach several chips); some read tensors are graph

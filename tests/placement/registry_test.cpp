@@ -40,10 +40,11 @@ TEST(PlacerRegistry, EveryPlacerHasAFamilyAndItsPrefix) {
                                                "eop", "baechi"}));
     for (const PlacerInfo* p : registry.all()) {
         ASSERT_TRUE(families.count(p->family)) << p->name << " in family '" << p->family << "'";
-        if (p->family == kClassicFamily)
+        if (p->family == kClassicFamily) {
             EXPECT_EQ(p->name.find('.'), std::string::npos) << p->name;
-        else if (p->name != p->family)  // a family's main placer may carry its name alone
+        } else if (p->name != p->family) {  // a family's main placer may carry its name alone
             EXPECT_EQ(p->name.rfind(p->family + ".", 0), 0U) << p->name;
+        }
     }
     // xu2022 names its method EOP: the eop family's main placer is `eop`.
     EXPECT_NO_THROW(registry.create("eop"));

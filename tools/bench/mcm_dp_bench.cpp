@@ -191,18 +191,18 @@ Run run(const mcm::McmProblem& problem, mcm::ChainSpace space, bool cap, double 
 void print_run(const std::string& what, const Run& r) {
     const mcm::ChainDpResult& d = r.result;
     if (d.stopped) {
-        fmt::print("  {:<18} stopped at the time limit after {:.2f} s\n", what, d.seconds);
+        fmt::print("  {:<18} stopped at the time limit after {:.2f} s\n", what, d.wall_s);
         return;
     }
     if (!d.feasible) {
         fmt::print("  {:<18} infeasible   ideals {:>6}  pairs {:>10}  {:7.3f} s\n", what, d.ideals,
-                   d.pairs, d.seconds);
+                   d.pairs, d.wall_s);
         return;
     }
     fmt::print(
         "  {:<18} {:9.3f} us ({:2} chips)  ideals {:>6}  pairs {:>10}  dp values {:>7}  {:7.3f} s"
         "  linearized {:.3f} us  analytic {:.3f} us, {}\n",
-        what, d.time_per_sample_s * 1e6, d.chips_used, d.ideals, d.pairs, d.dp_values, d.seconds,
+        what, d.time_per_sample_s * 1e6, d.chips_used, d.ideals, d.pairs, d.dp_values, d.wall_s,
         d.linearized_time_per_sample_s * 1e6, r.analytic * 1e6,
         r.valid ? "valid" : "invalid (Eq. 4)");
 }
@@ -267,7 +267,7 @@ void reference(const hetsim::sim::Platform& platform) {
             mcm::ChainDpOptions options;
             options.space = space;
             ours = mcm::solve_chain_dp(problem, options);
-            times.push_back(ours.seconds);
+            times.push_back(ours.wall_s);
         }
         std::sort(times.begin(), times.end());
         const double ours_s = times[2];

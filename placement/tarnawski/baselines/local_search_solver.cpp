@@ -86,6 +86,13 @@ public:
         std::vector<int> best;
         double best_score = kLatencyInfinity;
         std::uint64_t done = 0, best_start = 0;
+        const auto started = Clock::now();
+        // Restarts done, the best score so far (the descent's current one when lower).
+        auto report = [&](double current) {
+            options.report({static_cast<long>(done), static_cast<long>(restarts_), "restarts",
+                            score_text(std::min(best_score, current)),
+                            time_fraction(started, deadline)});
+        };
         for (std::uint64_t r = 0; r < restarts_; ++r) {
             if (r > 0 && past(deadline))
                 break;
@@ -109,6 +116,8 @@ public:
             d.steepest = true;
             d.max_steps = steps_;
             d.deadline = deadline;
+            if (options.report)
+                d.on_progress = report;
             const double s = descent.descend(dev, d, rng);
             ++done;
             if (options.progress != nullptr)
@@ -118,6 +127,8 @@ public:
                 best_score = s;
                 best_start = r;
             }
+            if (options.report)
+                report(s);
         }
         SolveResult out;
         const Assignment a{best};

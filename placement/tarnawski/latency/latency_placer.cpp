@@ -12,6 +12,7 @@
 //    devices and on the CPU pool) through block moves, with perturbations to leave local optima.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include <fmt/format.h>
@@ -46,12 +47,15 @@ SolveResult place_for_latency(const Workload& w, const SolveOptions& options,
             half.time_limit_s = options.time_limit_s / 2.0;
         LatencyPlacerParams one = p;
         one.both_spaces = false;
+        one.progress_space = "any splits";
         SolveResult any = place_for_latency(w, half, one);
         if (options.time_limit_s > 0.0)  // > 0: 0 would mean no limit
             half.time_limit_s =
                 std::max(1e-9, options.time_limit_s -
                                    std::chrono::duration<double>(Clock::now() - started).count());
         one.contiguous = true;
+        one.progress_space = "contiguous splits";
+        one.progress_best_before = any.objective;
         SolveResult contiguous = place_for_latency(w, half, one);
         const bool take_contiguous = contiguous.objective < any.objective;
         SolveResult& best = take_contiguous ? contiguous : any;
@@ -77,12 +81,35 @@ SolveResult place_for_latency(const Workload& w, const SolveOptions& options,
     const int usable = p.accelerators < 0 ? k : std::min(p.accelerators, k);
     const bool latency = options.objective == SplitObjective::latency;
 
+    // Progress: the seeds built and polished (unit "seeds"), then the rounds, with the best
+    // score so far; the descents report inside long neighbourhood scans too.
+    const auto phase = [&](const char* unit) {
+        return p.progress_space.empty() ? std::string(unit)
+                                        : fmt::format("{} ({})", unit, p.progress_space);
+    };
+    SearchProgress progress{0, 0, phase("seeds"), "", 0.0};
+    double best_so_far = p.progress_best_before;
+    auto report = [&](double current) {
+        if (!options.report)
+            return;
+        progress.best = score_text(std::min(best_so_far, current));
+        progress.time_fraction = time_fraction(started, deadline);
+        options.report(progress);
+    };
+    auto count = [](std::uint64_t n) {  // a budget as a report's total (budgets reach 2^64)
+        return static_cast<long>(std::min<std::uint64_t>(n, std::numeric_limits<long>::max() / 2));
+    };
+    progress.total = 2 + (p.dp_seeds ? 2 : 0) + 2 + count(p.orders) + 2 + 4;
+
     std::vector<Candidate> seeds;
     auto add = [&](std::vector<int> dev, std::string origin) {
         if (latency)
             pool_cpus(w, dev);
         const double s = scorer(dev);
         seeds.push_back({std::move(dev), s, std::move(origin)});
+        best_so_far = std::min(best_so_far, s);
+        ++progress.done;
+        report(s);
     };
     add(greedy_fill(w, blocks, block_order(blocks, BlockOrder::stack), usable).device_of_node,
         "greedy");
@@ -135,6 +162,8 @@ SolveResult place_for_latency(const Workload& w, const SolveOptions& options,
         steepest.steepest = true;
         steepest.accelerators = usable;
         steepest.deadline = deadline;
+        if (options.report)
+            steepest.on_progress = report;
         std::vector<int> from_greedy = latency_greedy(w, usable).device_of_node;
         if (latency)
             pool_cpus(w, from_greedy);
@@ -155,6 +184,8 @@ SolveResult place_for_latency(const Workload& w, const SolveOptions& options,
     fast.steepest = false;
     fast.accelerators = usable;
     fast.deadline = deadline;
+    if (options.report)
+        fast.on_progress = report;
     Candidate best = seeds.front();
     int polished = 0;
     for (Candidate& c : seeds) {
@@ -166,6 +197,9 @@ SolveResult place_for_latency(const Workload& w, const SolveOptions& options,
         c.score = descent.descend(c.dev, fast, rng);
         if (c.score < best.score)
             best = c;
+        best_so_far = std::min(best_so_far, c.score);
+        ++progress.done;
+        report(c.score);
     }
     const std::string best_seed = best.origin;
 
@@ -179,6 +213,7 @@ SolveResult place_for_latency(const Workload& w, const SolveOptions& options,
     std::uniform_int_distribution<std::size_t> pick_target(0, targets.size() - 1);
     std::uniform_int_distribution<int> walk_length(1, 4);
     std::uint64_t since_improvement = 0;
+    progress = {0, count(p.rounds), phase("rounds"), "", 0.0};
     for (; rounds < p.rounds && since_improvement < p.patience && !past(deadline) &&
            std::isfinite(best.score) && classes.count() > 0 && targets.size() > 1;
          ++rounds) {
@@ -231,6 +266,9 @@ SolveResult place_for_latency(const Workload& w, const SolveOptions& options,
             current = best;
             fails = 0;
         }
+        best_so_far = std::min(best_so_far, best.score);
+        progress.done = static_cast<long>(rounds + 1);
+        report(current.score);
         if (options.progress != nullptr && rounds % 25 == 0)
             *options.progress << fmt::format("{}: round {} best {:.6g} current {:.6g}\n", p.name,
                                              rounds, best.score, current.score);
@@ -239,6 +277,9 @@ SolveResult place_for_latency(const Workload& w, const SolveOptions& options,
     DescentOptions steep = fast;
     steep.steepest = true;
     best.score = descent.descend(best.dev, steep, rng);
+    best_so_far = std::min(best_so_far, best.score);
+    progress.done = count(rounds);
+    report(best.score);
     // Every phase above stops at the deadline and keeps the best split it has, so a search cut
     // short still returns the best split found so far (at least the §7 greedy's).
     const bool time_limit_hit = past(deadline);

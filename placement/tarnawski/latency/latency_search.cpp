@@ -390,6 +390,10 @@ double BlockDescent::descend(std::vector<int>& dev, const DescentOptions& option
             bytes[to - cpus] += blocks_.bytes[x];
         ++moves_;
     };
+    auto moved = [&](double score) {
+        if (options.on_progress)
+            options.on_progress(score);
+    };
     double current = score_(dev);
     std::uint64_t steps = 0;
     const int B = blocks_.count();
@@ -404,6 +408,8 @@ double BlockDescent::descend(std::vector<int>& dev, const DescentOptions& option
             for (int x = 0; x < B && !stopped; ++x) {
                 // One scan costs blocks × devices evaluations: check the deadline inside it.
                 stopped = past(options.deadline);
+                if (options.on_progress && (x & 255) == 255)
+                    options.on_progress(current);
                 const int from = dev[blocks_.nodes[x].front()];
                 for (int to : t) {
                     if (to == from || !fits(x, to))
@@ -423,6 +429,7 @@ double BlockDescent::descend(std::vector<int>& dev, const DescentOptions& option
             apply(best_block, dev[blocks_.nodes[best_block].front()], best_device);
             current = best;
             ++steps;
+            moved(current);
             if (stopped)  // the best move of the part scanned is still an improvement
                 break;
         } else {
@@ -445,6 +452,7 @@ double BlockDescent::descend(std::vector<int>& dev, const DescentOptions& option
                         current = s;
                         improved = true;
                         ++steps;
+                        moved(current);
                         break;
                     }
                     move(dev, x, from);

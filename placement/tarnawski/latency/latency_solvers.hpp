@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "placement/tarnawski/latency/latency.hpp"
 #include "placement/tarnawski/split_solver.hpp"
 
 namespace hetsim::placement::tarnawski {
@@ -55,6 +56,10 @@ struct LatencyPlacerParams {
     bool both_spaces = true;
     int accelerators = -1;  // usable accelerators (negative: all k)
     std::string name = "tarnawski.latency";
+    // Progress reports (SolveOptions::report) of one of both searches: its units say which
+    // ("seeds (any splits)"), and its best so far starts at the first search's.
+    std::string progress_space;
+    double progress_best_before = kLatencyInfinity;
 };
 SolveResult place_for_latency(const Workload& workload, const SolveOptions& options,
                               const LatencyPlacerParams& params);

@@ -142,10 +142,12 @@ TEST(TarnawskiWorkBudgets, ASearchStoppedByItsBudgetGivesTheSameSplitTwice) {
         EXPECT_EQ(a.split.accelerators, b.split.accelerators);
         EXPECT_EQ(a.objective, b.objective);
         EXPECT_EQ(a.stats.count("time_limit_hit") ? a.stats.at("time_limit_hit") : "0", "0");
-        if (*c.limit_stat)
+        if (*c.limit_stat) {
             EXPECT_EQ(a.stats.at(c.limit_stat), "1");
-        if (a.stats.count("nodes"))
+        }
+        if (a.stats.count("nodes")) {
             EXPECT_EQ(a.stats.at("nodes"), b.stats.at("nodes"));
+        }
     }
     // The DP's budget returns DPL's split.
     const auto dpl = solver_test::create("tarnawski.dpl")->solve(w, {});

@@ -36,6 +36,37 @@ inline std::unique_ptr<SplitSolver> create(const std::string& spec) {
     return SplitSolverRegistry::instance().create(spec);
 }
 
+// Checks a search's progress reports (SolveOptions::report): their units come in the order of
+// `phases` (a phase may report nothing), each phase's `done` stays within [0, total] and never
+// falls, and the best so far (a score in seconds, "" before there is one) never rises. Returns
+// the last best (∞ without one).
+inline double check_progress(const std::vector<SearchProgress>& reports,
+                             const std::vector<std::string>& phases) {
+    std::size_t phase = 0;
+    long done = 0;
+    double best = kInf;
+    for (const SearchProgress& p : reports) {
+        while (phase < phases.size() && p.unit != phases[phase]) {
+            ++phase;
+            done = 0;
+        }
+        EXPECT_LT(phase, phases.size()) << "unexpected unit '" << p.unit << "'";
+        if (phase == phases.size())
+            return best;
+        EXPECT_GE(p.done, done) << p.unit;
+        EXPECT_LE(p.done, p.total) << p.unit;
+        EXPECT_GE(p.time_fraction, 0.0);
+        EXPECT_LE(p.time_fraction, 1.0);
+        done = p.done;
+        if (!p.best.empty()) {
+            const double b = std::stod(p.best);
+            EXPECT_LE(b, best) << p.unit << " " << p.done;
+            best = b;
+        }
+    }
+    return best;
+}
+
 // Checks a solver's answer: the reported objective is the split's, and the split is complete.
 inline LatencyReport check_result(const Workload& w, const SolveResult& r,
                                   SplitObjective objective) {

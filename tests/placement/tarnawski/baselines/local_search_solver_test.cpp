@@ -46,6 +46,36 @@ TEST(TarnawskiLatencySolvers, LocalSearchIsSeededAndImprovesOnTheGreedy) {
     }
 }
 
+// Progress: a report after each improving move and each restart, out of the restarts, with the
+// best score so far; the last one is the answer. Listening changes nothing.
+TEST(TarnawskiLatencySolvers, LocalSearchReportsRestartsAndTheBestSoFar) {
+    std::mt19937_64 rng(21);
+    for (int trial = 0; trial < 4; ++trial) {
+        const Workload w = random_instance(rng, 12, 3);
+        for (SplitObjective objective : {SplitObjective::latency, SplitObjective::throughput}) {
+            SolveOptions o;
+            o.objective = objective;
+            o.seed = 7;
+            std::vector<SearchProgress> reports;
+            o.report = [&](const SearchProgress& p) { reports.push_back(p); };
+            const SolveResult r = create("tarnawski.local_search:restarts=4")->solve(w, o);
+            o.report = {};
+            const SolveResult quiet = create("tarnawski.local_search:restarts=4")->solve(w, o);
+            EXPECT_EQ(to_assignment(w, r.split).device_of_node,
+                      to_assignment(w, quiet.split).device_of_node);
+            ASSERT_GE(reports.size(), 4u);
+            const double last = check_progress(reports, {"restarts"});
+            EXPECT_EQ(reports.back().done, 4);
+            EXPECT_EQ(reports.back().total, 4);
+            if (std::isfinite(r.objective)) {
+                EXPECT_NEAR(last, r.objective, 1e-5 * r.objective);
+            } else {
+                EXPECT_TRUE(reports.back().best.empty());
+            }
+        }
+    }
+}
+
 TEST(TarnawskiLatencySolvers, LocalSearchOnBert3) {
     const std::optional<Workload> loaded =
         shared_workload_or_skip("latency/op_bert_l-3_inference.json");

@@ -813,8 +813,9 @@ TEST(TarnawskiDp, AStateBudgetReturnsDplsSplitOnEveryRun) {
     for (std::size_t i = 0; i < seen.size(); ++i) {
         EXPECT_LT(seen[i].first, seen[i].second);
         // Within a pass (same total) the ideals done only grow.
-        if (i > 0 && seen[i].second == seen[i - 1].second)
+        if (i > 0 && seen[i].second == seen[i - 1].second) {
             EXPECT_GT(seen[i].first, seen[i - 1].first);
+        }
     }
 }
 

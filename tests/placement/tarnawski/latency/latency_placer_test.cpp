@@ -28,6 +28,35 @@ protected:
     TarnawskiLatencyTable4() : SharedWorkloadTest("latency") {}
 };
 
+// Progress: the seeds as they are built and polished, then the rounds, each out of its budget,
+// with the best latency so far, for the search over any split and then over the contiguous
+// ones; the last report is the answer. Listening changes nothing.
+TEST(TarnawskiLatencyPlacer, ReportsSeedsThenRoundsWithTheBestSoFar) {
+    std::mt19937_64 rng(3);
+    for (int trial = 0; trial < 4; ++trial) {
+        const Workload w = random_instance(rng, 12, 2);
+        SolveOptions o = latency_options(5);
+        std::vector<SearchProgress> reports;
+        o.report = [&](const SearchProgress& p) { reports.push_back(p); };
+        const SolveResult r = create("tarnawski.latency:rounds=20,orders=3")->solve(w, o);
+        o.report = {};
+        const SolveResult quiet = create("tarnawski.latency:rounds=20,orders=3")->solve(w, o);
+        EXPECT_EQ(to_assignment(w, r.split).device_of_node,
+                  to_assignment(w, quiet.split).device_of_node);
+        ASSERT_FALSE(reports.empty());
+        EXPECT_EQ(reports.front().unit, "seeds (any splits)");
+        EXPECT_EQ(reports.front().total, 2 + 2 + 2 + 3 + 2 + 4);
+        const double last =
+            check_progress(reports, {"seeds (any splits)", "rounds (any splits)",
+                                     "seeds (contiguous splits)", "rounds (contiguous splits)"});
+        EXPECT_EQ(reports.back().unit, "rounds (contiguous splits)");
+        EXPECT_EQ(reports.back().total, 20);
+        if (std::isfinite(r.objective)) {
+            EXPECT_NEAR(last, r.objective, 1e-5 * r.objective);
+        }
+    }
+}
+
 TEST_P(TarnawskiLatencyTable4, PlacerAtMostIp) {
     const auto row = GetParam();
     const Workload& w = workload();
