@@ -7,47 +7,38 @@
 
 #include "sim/dispatch.hpp"
 #include "sim/evaluator.hpp"
+#include "sim/event_queue.hpp"
 #include "sim/run_recorder.hpp"
 
 namespace hetsim::sim {
 
 namespace {
 
-struct Event {
-    std::int64_t time_ps;
-    std::int64_t sequence;  // insertion order: deterministic tie-break
-    StartedTask started;
-    bool operator>(const Event& o) const {
-        return std::tie(time_ps, sequence) > std::tie(o.time_ps, o.sequence);
-    }
-};
-
 // Runs `samples` samples to completion. Time advances in waves: every completion due at the
 // current instant is processed first, then the touched slots dispatch; tasks of zero duration
 // complete in the next wave at the same instant. This mirrors the DES's delta cycles.
 void simulate(const ExecGraph& exec, int samples, RunRecorder& recorder) {
-    Dispatcher dispatcher(exec, samples, /*contention_free=*/true);
-    std::priority_queue<Event, std::vector<Event>, std::greater<>> events;
-    std::int64_t sequence = 0;
+    const ExecIndex& index = recorder.index();
+    Dispatcher dispatcher(exec, index, samples, /*contention_free=*/true);
+    EventQueue<StartedTask> events;  // task ends; at equal times in start order
     std::int64_t now = 0;
     std::vector<StartedTask> started;
     auto dispatch = [&] {
         dispatcher.start_touched(started);
         for (const StartedTask& s : started) {
             recorder.on_start(s, now);
-            const Task& task = exec.tasks[static_cast<std::size_t>(s.instance.task)];
-            events.push(Event{now + task.duration_ps, sequence++, s});
+            events.push(now + index.tasks[static_cast<std::size_t>(s.instance.task)].duration_ps,
+                        s);
         }
     };
     dispatch();
     while (!events.empty()) {
-        now = events.top().time_ps;
-        const std::int64_t wave_end = sequence;  // events pushed during this wave wait
-        while (!events.empty() && events.top().time_ps == now && events.top().sequence < wave_end) {
-            Event e = events.top();
-            events.pop();
-            recorder.on_finish(e.started, now);
-            dispatcher.complete(e.started);
+        now = events.top_time_ps();
+        const std::uint64_t wave_end = events.pushed();  // events pushed during this wave wait
+        while (!events.empty() && events.top_time_ps() == now && events.top_sequence() < wave_end) {
+            const StartedTask e = events.pop();
+            recorder.on_finish(e, now);
+            dispatcher.complete(e);
         }
         dispatch();
     }

@@ -26,7 +26,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
-#include <queue>
 #include <stdexcept>
 #include <systemc>
 #include <tlm>
@@ -36,6 +35,7 @@
 
 #include "sim/dispatch.hpp"
 #include "sim/evaluator.hpp"
+#include "sim/event_queue.hpp"
 #include "sim/fluid_share.hpp"
 #include "sim/run_recorder.hpp"
 
@@ -103,43 +103,47 @@ public:
 
     void begin(const ExecGraph& exec, Dispatcher& dispatcher, RunRecorder& recorder) {
         exec_ = &exec;
+        index_ = &recorder.index();
         dispatcher_ = &dispatcher;
         recorder_ = &recorder;
         run_start_ps_ = now_ps();
         capacity_Bps_.clear();
         for (const auto& r : exec.shared_resources)
             capacity_Bps_.push_back(r.capacity_Bps);
-        timers_ = {};
+        timers_.clear();
         flows_.clear();
         last_advance_ps_ = run_start_ps_;
         dispatch_event_.notify(sc_core::SC_ZERO_TIME);
     }
 
 private:
+    // A timer's payload; at equal times timers fire in start order (EventQueue).
     struct Timer {
-        std::int64_t time_ps;
-        std::int64_t sequence;  // start order: deterministic among equal times
         StartedTask started;
         bool then_flow;  // the fixed phase ends here and the flow phase follows
-        bool operator>(const Timer& o) const {
-            return std::tie(time_ps, sequence) > std::tie(o.time_ps, o.sequence);
-        }
     };
     struct Flow {
         StartedTask started;
         double remaining_ps;    // work left, in ps at the flow's full rate
+        FluidFlow demand;       // its full rate and the shared resources it crosses
         double progress = 1.0;  // allocated rate / full rate
     };
 
+    const ExecIndex::TaskFacts& facts_of(const StartedTask& s) const {
+        return index_->tasks[static_cast<std::size_t>(s.instance.task)];
+    }
+    // The whole Task: only off the hot path (a flow's start, error messages).
     const Task& task_of(const StartedTask& s) const {
         return exec_->tasks[static_cast<std::size_t>(s.instance.task)];
     }
 
     // The transfer's TLM-2.0 write; returns the annotated delay in ps.
-    std::int64_t write_transfer(const Task& task) {
+    std::int64_t write_transfer(const StartedTask& started, const ExecIndex::TaskFacts& task) {
         auto& port = ports_[static_cast<std::size_t>(task.resource)];
-        if (!port)
-            throw std::logic_error(fmt::format("DES: no DMA port for transfer '{}'", task.name));
+        if (!port) {
+            throw std::logic_error(
+                fmt::format("DES: no DMA port for transfer '{}'", task_of(started).name));
+        }
         sc_core::sc_time worst = sc_core::SC_ZERO_TIME;
         std::int64_t offset = 0;
         do {
@@ -157,7 +161,8 @@ private:
             sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
             (*port)->b_transport(payload, delay);
             if (payload.is_response_error()) {
-                throw std::runtime_error(fmt::format("DES: transfer '{}' failed: {}", task.name,
+                throw std::runtime_error(fmt::format("DES: transfer '{}' failed: {}",
+                                                     task_of(started).name,
                                                      payload.get_response_string()));
             }
             worst = std::max(worst, delay);  // chunks are pipelined
@@ -167,14 +172,13 @@ private:
     }
 
     void start(const StartedTask& started, std::int64_t now) {
-        const Task& task = task_of(started);
+        const ExecIndex::TaskFacts& task = facts_of(started);
         std::int64_t fixed = task.fixed_ps;
         if (task.kind == TaskKind::transfer)
-            fixed += write_transfer(task);
-        const bool flows = task.flow_ps > 0 && !task.shared.empty();
+            fixed += write_transfer(started, task);
         // A flow phase that crosses no shared resource always runs at its full rate.
-        const std::int64_t phase = flows ? fixed : fixed + task.flow_ps;
-        timers_.push(Timer{now + phase, sequence_++, started, flows});
+        const std::int64_t phase = task.flows ? fixed : fixed + task.flow_ps;
+        timers_.push(now + phase, Timer{started, task.flows});
     }
 
     void wake_at(std::int64_t time_ps, std::int64_t now) {
@@ -201,10 +205,8 @@ private:
 
     void allocate() {
         demand_.clear();
-        for (const auto& f : flows_) {
-            const Task& task = task_of(f.started);
-            demand_.push_back(FluidFlow{task.flow_rate_Bps, &task.shared});
-        }
+        for (const auto& f : flows_)
+            demand_.push_back(f.demand);
         max_min_fair_rates(capacity_Bps_, demand_, rates_, fluid_scratch_);
         for (std::size_t i = 0; i < flows_.size(); ++i)
             flows_[i].progress = rates_[i] / demand_[i].cap_Bps;
@@ -232,12 +234,12 @@ private:
         for (;;) {
             bool changed = false;
             bool completed = false;
-            while (!timers_.empty() && timers_.top().time_ps <= now) {
-                Timer t = timers_.top();
-                timers_.pop();
+            while (!timers_.empty() && timers_.top_time_ps() <= now) {
+                const Timer t = timers_.pop();
                 if (t.then_flow) {
-                    flows_.push_back(
-                        Flow{t.started, static_cast<double>(task_of(t.started).flow_ps)});
+                    const Task& task = task_of(t.started);
+                    flows_.push_back(Flow{t.started, static_cast<double>(task.flow_ps),
+                                          FluidFlow{task.flow_rate_Bps, &task.shared}});
                     changed = true;
                 } else {
                     complete(t.started, now);
@@ -261,10 +263,10 @@ private:
             if (!completed)
                 break;
             dispatch(now);
-            if (timers_.empty() || timers_.top().time_ps > now)
+            if (timers_.empty() || timers_.top_time_ps() > now)
                 break;
         }
-        std::int64_t next = timers_.empty() ? -1 : timers_.top().time_ps;
+        std::int64_t next = timers_.empty() ? -1 : timers_.top_time_ps();
         for (const auto& f : flows_) {
             const std::int64_t end =
                 now + std::max<std::int64_t>(1, std::llround(f.remaining_ps / f.progress));
@@ -283,6 +285,7 @@ private:
     }
 
     const ExecGraph* exec_ = nullptr;
+    const ExecIndex* index_ = nullptr;
     Dispatcher* dispatcher_ = nullptr;
     RunRecorder* recorder_ = nullptr;
     std::int64_t run_start_ps_ = 0;
@@ -293,11 +296,10 @@ private:
     tlm::tlm_generic_payload payload_;  // reused by write_transfer(): its constructor allocates
     sc_core::sc_event dispatch_event_;  // the run's first instant (on_begin)
     sc_core::sc_event wake_;
-    std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;
+    EventQueue<Timer> timers_;
     std::vector<Flow> flows_;
     std::vector<double> capacity_Bps_;
     std::int64_t last_advance_ps_ = 0;
-    std::int64_t sequence_ = 0;
     std::vector<std::unique_ptr<tlm_utils::simple_initiator_socket<Engine>>> ports_;
     std::vector<unsigned char> chunk_;
 };
@@ -343,7 +345,7 @@ struct DesEvaluator::Impl {
                     static_cast<double>(to_ps(components[c].memory_latency_s)), sc_core::SC_PS);
             }
         }
-        Dispatcher dispatcher(exec, samples, /*contention_free=*/false);
+        Dispatcher dispatcher(exec, recorder.index(), samples, /*contention_free=*/false);
         engine->begin(exec, dispatcher, recorder);
         sc_core::sc_start();
         if (!dispatcher.all_done()) {

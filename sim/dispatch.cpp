@@ -6,8 +6,9 @@
 
 namespace hetsim::sim {
 
-Dispatcher::Dispatcher(const ExecGraph& exec, int samples, bool contention_free)
-    : samples_(samples), sequential_(exec.dispatch == DispatchMode::sequential) {
+Dispatcher::Dispatcher(const ExecGraph& exec, const ExecIndex& index, int samples,
+                       bool contention_free)
+    : samples_(samples), sequential_(exec.dispatch == DispatchMode::sequential), index_(&index) {
     if (samples < 1)
         throw std::invalid_argument("Dispatcher: samples must be >= 1");
     for (const auto& r : exec.resources) {
@@ -18,23 +19,13 @@ Dispatcher::Dispatcher(const ExecGraph& exec, int samples, bool contention_free)
         slots_.push_back(std::move(s));
     }
     touched_.assign(slots_.size(), 1);  // the first start_touched looks at every slot
-    const int n = static_cast<int>(exec.tasks.size());
-    resource_of_.reserve(static_cast<std::size_t>(n));
-    units_of_.reserve(static_cast<std::size_t>(n));
-    first_successor_.reserve(static_cast<std::size_t>(n) + 1);
-    for (const Task& task : exec.tasks) {
-        resource_of_.push_back(task.resource);
-        units_of_.push_back(task.units);
-        first_successor_.push_back(static_cast<int>(successors_.size()));
-        successors_.insert(successors_.end(), task.successors.begin(), task.successors.end());
-    }
-    first_successor_.push_back(static_cast<int>(successors_.size()));
+    const int n = static_cast<int>(index.task_count());
     total_ = static_cast<std::int64_t>(n) * samples;
     remaining_preds_.resize(static_cast<std::size_t>(total_));
     for (int s = 0; s < samples; ++s) {
         for (int t = 0; t < n; ++t) {
             remaining_preds_[static_cast<std::size_t>(s * n + t)] =
-                exec.tasks[static_cast<std::size_t>(t)].predecessor_count;
+                index.tasks[static_cast<std::size_t>(t)].predecessor_count;
         }
     }
     if (n == 0)
@@ -46,7 +37,7 @@ Dispatcher::Dispatcher(const ExecGraph& exec, int samples, bool contention_free)
     }
     for (int s = 0; s < samples; ++s) {
         for (int t = 0; t < n; ++t) {
-            if (exec.tasks[static_cast<std::size_t>(t)].predecessor_count == 0) {
+            if (index.tasks[static_cast<std::size_t>(t)].predecessor_count == 0) {
                 make_ready({s, t});
             }
         }
@@ -54,7 +45,8 @@ Dispatcher::Dispatcher(const ExecGraph& exec, int samples, bool contention_free)
 }
 
 void Dispatcher::make_ready(TaskInstance inst) {
-    const auto slot = static_cast<std::size_t>(resource_of_[static_cast<std::size_t>(inst.task)]);
+    const auto slot =
+        static_cast<std::size_t>(index_->tasks[static_cast<std::size_t>(inst.task)].resource);
     std::vector<TaskInstance>& ready = slots_[slot].ready;
     ready.push_back(inst);
     std::push_heap(ready.begin(), ready.end(), std::greater<>{});
@@ -109,7 +101,8 @@ void Dispatcher::start_ready(int slot_index, std::vector<StartedTask>& started) 
         std::pop_heap(ready.begin(), ready.end(), std::greater<>{});
         const TaskInstance inst = ready.back();
         ready.pop_back();
-        const int units = slot.capacity < 0 ? 1 : units_of_[static_cast<std::size_t>(inst.task)];
+        const int units =
+            slot.capacity < 0 ? 1 : index_->tasks[static_cast<std::size_t>(inst.task)].units;
         if (slot.capacity >= 0 && units > slot.free_units) {
             skipped_.push_back(inst);
             continue;
@@ -134,9 +127,10 @@ void Dispatcher::start_ready(int slot_index, std::vector<StartedTask>& started) 
 void Dispatcher::complete(const StartedTask& started) {
     const TaskInstance inst = started.instance;
     const auto t = static_cast<std::size_t>(inst.task);
-    const auto resource = static_cast<std::size_t>(resource_of_[t]);
+    const ExecIndex::TaskFacts& task = index_->tasks[t];
+    const auto resource = static_cast<std::size_t>(task.resource);
     SlotState& slot = slots_[resource];
-    const int units = slot.capacity < 0 ? 1 : units_of_[t];
+    const int units = slot.capacity < 0 ? 1 : task.units;
     for (int k = 0; k < units; ++k) {
         slot.lane_busy[static_cast<std::size_t>(started.first_lane + k)] = false;
     }
@@ -144,7 +138,7 @@ void Dispatcher::complete(const StartedTask& started) {
         slot.free_units += units;
     touched_[resource] = 1;
     ++done_;
-    const int n = static_cast<int>(resource_of_.size());
+    const int n = static_cast<int>(index_->task_count());
     if (sequential_) {
         if (inst.task + 1 < n) {
             make_ready({inst.sample, inst.task + 1});
@@ -153,8 +147,8 @@ void Dispatcher::complete(const StartedTask& started) {
         }
         return;
     }
-    for (int e = first_successor_[t]; e < first_successor_[t + 1]; ++e) {
-        const int succ = successors_[static_cast<std::size_t>(e)];
+    for (std::int32_t e = index_->first_successor[t]; e < index_->first_successor[t + 1]; ++e) {
+        const int succ = index_->successors[static_cast<std::size_t>(e)];
         int& remaining = remaining_preds_[static_cast<std::size_t>(inst.sample * n + succ)];
         if (--remaining == 0)
             make_ready({inst.sample, succ});

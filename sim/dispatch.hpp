@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/exec_graph.hpp"
+#include "sim/exec_index.hpp"
 
 namespace hetsim::sim {
 
@@ -33,7 +34,8 @@ public:
     // concurrent transfers at full speed. Otherwise (the DES) a slot of a shared link
     // direction accepts any number too (the DES divides its bandwidth), and a `fifo` one
     // serves one transfer at a time (one DMA queue per direction).
-    Dispatcher(const ExecGraph& exec, int samples, bool contention_free);
+    // `index` is exec's (ExecIndex), and must outlive the dispatcher.
+    Dispatcher(const ExecGraph& exec, const ExecIndex& index, int samples, bool contention_free);
 
     // Starts every ready instance that fits, on each slot touched since the last call (every
     // slot at the first), in slot order and on each slot greedily in priority order. Writes
@@ -67,10 +69,8 @@ private:
     std::vector<int> remaining_preds_;   // per sample * task
     std::vector<char> touched_;          // per slot: may start something (start_touched)
     std::vector<TaskInstance> skipped_;  // start_ready: ready but not fitting, put back
-    // The tasks' fields dispatch reads, packed (a Task is hundreds of bytes; reading these
-    // from it was a cache miss per task, des_bench under perf): slot, units, and the
-    // successors of task t at successors_[first_successor_[t] .. first_successor_[t + 1]).
-    std::vector<int> resource_of_, units_of_, first_successor_, successors_;
+    // The tasks' slots, units and successors, packed (sim/exec_index.hpp).
+    const ExecIndex* index_;
     std::int64_t done_ = 0, total_ = 0;
 };
 

@@ -8,8 +8,9 @@
 
 namespace hetsim::sim {
 
-RunRecorder::RunRecorder(const ExecGraph& exec, int samples, Trace* trace)
+RunRecorder::RunRecorder(const ExecGraph& exec, const ExecIndex& index, int samples, Trace* trace)
     : exec_(exec),
+      index_(index),
       trace_(trace),
       start_ps_(exec.tasks.size() * static_cast<std::size_t>(samples), 0),
       sample_finish_ps_(static_cast<std::size_t>(samples), 0),
@@ -32,10 +33,10 @@ RunRecorder::RunRecorder(const ExecGraph& exec, int samples, Trace* trace)
 }
 
 void RunRecorder::allocate(std::size_t sample, int buffer, int task, std::int64_t time_ps) {
-    const Buffer& b = exec_.buffers[static_cast<std::size_t>(buffer)];
-    if (b.component < 0 || static_cast<std::size_t>(b.component) >= resident_.size())
+    const ExecIndex::BufferFacts& b = index_.buffers[static_cast<std::size_t>(buffer)];
+    if (b.component < 0)
         return;
-    int& left = readers_left_[sample * exec_.buffers.size() + static_cast<std::size_t>(buffer)];
+    int& left = readers_left_[sample * index_.buffers.size() + static_cast<std::size_t>(buffer)];
     if (left >= 0)
         return;  // already resident
     left = b.readers;
@@ -50,9 +51,8 @@ void RunRecorder::allocate(std::size_t sample, int buffer, int task, std::int64_
 }
 
 void RunRecorder::release(std::size_t /*sample*/, int buffer, std::int64_t time_ps) {
-    const Buffer& b = exec_.buffers[static_cast<std::size_t>(buffer)];
-    if (b.persistent || b.component < 0 ||
-        static_cast<std::size_t>(b.component) >= resident_.size())
+    const ExecIndex::BufferFacts& b = index_.buffers[static_cast<std::size_t>(buffer)];
+    if (b.persistent || b.component < 0)
         return;
     const auto c = static_cast<std::size_t>(b.component);
     resident_[c] -= b.bytes;
@@ -73,41 +73,39 @@ std::string lane_thread(const ExecResourceSlot& slot, int lane) {
 }  // namespace
 
 void RunRecorder::on_start(const StartedTask& started, std::int64_t time_ps) {
-    const std::size_t n = exec_.tasks.size();
+    const std::size_t n = index_.task_count();
     const auto sample = static_cast<std::size_t>(started.instance.sample);
-    start_ps_[sample * n + static_cast<std::size_t>(started.instance.task)] = time_ps;
+    const auto t = static_cast<std::size_t>(started.instance.task);
+    start_ps_[sample * n + t] = time_ps;
     // A task's output occupies memory from its start; a graph input from its first reader.
-    const Task& task = exec_.tasks[static_cast<std::size_t>(started.instance.task)];
-    for (int b : task.reads_buffers) {
-        if (exec_.buffers[static_cast<std::size_t>(b)].producer < 0)
-            allocate(sample, b, started.instance.task, time_ps);
-    }
-    if (task.fills_buffer >= 0)
-        allocate(sample, task.fills_buffer, started.instance.task, time_ps);
+    for (std::int32_t i = index_.first_input[t]; i < index_.first_input[t + 1]; ++i)
+        allocate(sample, index_.input_reads[static_cast<std::size_t>(i)], started.instance.task,
+                 time_ps);
+    if (const int fills = index_.tasks[t].fills_buffer; fills >= 0)
+        allocate(sample, fills, started.instance.task, time_ps);
 }
 
 void RunRecorder::on_finish(const StartedTask& started, std::int64_t time_ps) {
-    const std::size_t n = exec_.tasks.size();
+    const std::size_t n = index_.task_count();
     const auto sample = static_cast<std::size_t>(started.instance.sample);
     const auto task_index = static_cast<std::size_t>(started.instance.task);
-    const Task& task = exec_.tasks[task_index];
+    const ExecIndex::TaskFacts& task = index_.tasks[task_index];
     ++finished_;
     sample_finish_ps_[sample] = std::max(sample_finish_ps_[sample], time_ps);
     // Free every buffer whose last reader this was, and an output nobody reads.
-    for (int b : task.reads_buffers) {
-        int& left = readers_left_[sample * exec_.buffers.size() + static_cast<std::size_t>(b)];
+    int* const left_of_sample = readers_left_.data() + sample * index_.buffers.size();
+    for (std::int32_t i = index_.first_read[task_index]; i < index_.first_read[task_index + 1];
+         ++i) {
+        const int b = index_.reads[static_cast<std::size_t>(i)];
+        int& left = left_of_sample[b];
         if (left > 0 && --left == 0)
             release(sample, b, time_ps);
     }
-    if (task.fills_buffer >= 0 &&
-        exec_.buffers[static_cast<std::size_t>(task.fills_buffer)].readers == 0) {
+    if (task.fills_unread)
         release(sample, task.fills_buffer, time_ps);
-    }
     const std::int64_t start = start_ps_[sample * n + task_index];
-    if (trace_ != nullptr && task.kind == TaskKind::transfer &&
-        exec_.resources[static_cast<std::size_t>(task.resource)].is_link) {
+    if (trace_ != nullptr && task.link_transfer)
         link_transfers_.push_back({task.resource, start, time_ps, task.bytes});
-    }
     if (sample != 0) {
         if (trace_ != nullptr)
             record_slice(started, start, time_ps);
@@ -333,13 +331,15 @@ Metrics measure(const ExecGraph& exec, const EvalOptions& options, Trace* trace,
     check_run_limits(exec, std::max(1, samples));
     Metrics metrics;
     const bool trace_stream = options.trace_stream && samples > 1;
-    RunRecorder single(exec, 1, trace_stream ? nullptr : trace);
+    // One pass over the tasks packs what both runs read (sim/exec_index.hpp).
+    const ExecIndex index(exec);
+    RunRecorder single(exec, index, 1, trace_stream ? nullptr : trace);
     run(1, single);
     single.finish_latency_run(metrics);
     single.merge_memory(metrics);
     metrics.samples = samples;
     if (samples > 1) {
-        RunRecorder stream(exec, samples, trace_stream ? trace : nullptr);
+        RunRecorder stream(exec, index, samples, trace_stream ? trace : nullptr);
         run(samples, stream);
         metrics.throughput_per_s = throughput_from_finishes(stream.sample_finish_ps());
         stream.merge_memory(metrics);

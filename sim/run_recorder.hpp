@@ -14,7 +14,9 @@ namespace hetsim::sim {
 
 class RunRecorder {
 public:
-    RunRecorder(const ExecGraph& exec, int samples, Trace* trace);
+    // `index` is exec's (ExecIndex), and must outlive the recorder.
+    RunRecorder(const ExecGraph& exec, const ExecIndex& index, int samples, Trace* trace);
+    const ExecIndex& index() const { return index_; }
     void on_start(const StartedTask& started, std::int64_t time_ps);
     void on_finish(const StartedTask& started, std::int64_t time_ps);
     // Completion time of the last task of each sample, relative to the run's start.
@@ -38,6 +40,7 @@ private:
     void add_trace_counters();
 
     const ExecGraph& exec_;
+    const ExecIndex& index_;  // the fields on_start/on_finish read, packed
     Trace* trace_;
     std::vector<std::int64_t> start_ps_;  // per sample * task
     std::vector<std::int64_t> sample_finish_ps_;

@@ -1,0 +1,43 @@
+#include "sim/exec_index.hpp"
+
+namespace hetsim::sim {
+
+ExecIndex::ExecIndex(const ExecGraph& exec) {
+    const std::size_t components =
+        exec.platform != nullptr ? exec.platform->components().size() : 0;
+    buffers.reserve(exec.buffers.size());
+    for (const Buffer& b : exec.buffers) {
+        const bool tracked = b.component >= 0 && static_cast<std::size_t>(b.component) < components;
+        buffers.push_back(
+            BufferFacts{b.bytes, tracked ? b.component : -1, b.readers, b.persistent});
+    }
+    const std::size_t n = exec.tasks.size();
+    tasks.reserve(n);
+    first_successor.reserve(n + 1);
+    first_read.reserve(n + 1);
+    first_input.reserve(n + 1);
+    for (const Task& t : exec.tasks) {
+        const bool link = t.kind == TaskKind::transfer && t.resource >= 0 &&
+                          static_cast<std::size_t>(t.resource) < exec.resources.size() &&
+                          exec.resources[static_cast<std::size_t>(t.resource)].is_link;
+        const bool unread = t.fills_buffer >= 0 &&
+                            exec.buffers[static_cast<std::size_t>(t.fills_buffer)].readers == 0;
+        tasks.push_back(TaskFacts{t.duration_ps, t.fixed_ps, t.flow_ps, t.bytes, t.resource,
+                                  t.units, t.fills_buffer, t.predecessor_count, t.kind, link,
+                                  unread, t.flow_ps > 0 && !t.shared.empty()});
+        first_successor.push_back(static_cast<std::int32_t>(successors.size()));
+        successors.insert(successors.end(), t.successors.begin(), t.successors.end());
+        first_read.push_back(static_cast<std::int32_t>(reads.size()));
+        first_input.push_back(static_cast<std::int32_t>(input_reads.size()));
+        for (int b : t.reads_buffers) {
+            reads.push_back(b);
+            if (exec.buffers[static_cast<std::size_t>(b)].producer < 0)
+                input_reads.push_back(b);
+        }
+    }
+    first_successor.push_back(static_cast<std::int32_t>(successors.size()));
+    first_read.push_back(static_cast<std::int32_t>(reads.size()));
+    first_input.push_back(static_cast<std::int32_t>(input_reads.size()));
+}
+
+}  // namespace hetsim::sim

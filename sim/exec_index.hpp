@@ -1,0 +1,55 @@
+// The fields of an ExecGraph that the evaluators' inner loops read, packed into flat arrays,
+// built once per evaluation and shared by both runs of measure() (the latency sample and the
+// stream), the Dispatcher, the RunRecorder and each evaluator's event loop.
+//
+// Why: a Task is hundreds of bytes (a name, cost pieces, three heap-allocated lists), and the
+// evaluators read a handful of its fields at scattered times, so each read was a cache miss
+// (des_bench under perf: the largest cost after the SystemC kernel's own). Each consumer also
+// walked the tasks once more to pack its own copy. One sequential pass here reads every Task
+// once; the runs then touch 48-byte records and contiguous index lists.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/exec_graph.hpp"
+
+namespace hetsim::sim {
+
+struct ExecIndex {
+    explicit ExecIndex(const ExecGraph& exec);
+
+    struct TaskFacts {
+        std::int64_t duration_ps;        // Task::duration_ps (the AnalyticEvaluator's)
+        std::int64_t fixed_ps;           // Task::fixed_ps (the DES's fixed phase)
+        std::int64_t flow_ps;            // Task::flow_ps
+        std::int64_t bytes;              // Task::bytes
+        std::int32_t resource;           // Task::resource (slot)
+        std::int32_t units;              // Task::units
+        std::int32_t fills_buffer;       // Task::fills_buffer (-1: none)
+        std::int32_t predecessor_count;  // Task::predecessor_count
+        TaskKind kind;
+        bool link_transfer;  // a transfer on a link slot (the trace's link counters)
+        bool fills_unread;   // fills a buffer that no task reads (freed when it finishes)
+        bool flows;          // a flow phase through shared resources (flow_ps > 0, shared)
+    };
+    struct BufferFacts {
+        std::int64_t bytes;
+        std::int32_t component;  // -1: not tracked (no component, or none of the platform's)
+        std::int32_t readers;
+        bool persistent;
+    };
+
+    std::vector<TaskFacts> tasks;
+    std::vector<BufferFacts> buffers;
+    // Task t's successors successors[first_successor[t] .. first_successor[t + 1]), the
+    // buffers it reads reads[first_read[t] ..], and of those the graph inputs (no producer:
+    // resident from their first reader) input_reads[first_input[t] ..]; each in Task order.
+    std::vector<std::int32_t> first_successor, successors;
+    std::vector<std::int32_t> first_read, reads;
+    std::vector<std::int32_t> first_input, input_reads;
+
+    std::size_t task_count() const { return tasks.size(); }
+};
+
+}  // namespace hetsim::sim
