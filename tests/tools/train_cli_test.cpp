@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <map>
 #include <sstream>
@@ -110,13 +112,32 @@ std::map<std::string, std::string> files_in(const fs::path& dir) {
     return files;
 }
 
+// Where two byte strings first differ, with the printable text around it (a checkpoint is a
+// zip archive: the context names the member, such as an optimizer state's tensor).
+std::string first_difference(const std::string& a, const std::string& b) {
+    std::size_t i = 0;
+    while (i < a.size() && i < b.size() && a[i] == b[i])
+        ++i;
+    auto context = [&](const std::string& s) {
+        const std::size_t from = i > 96 ? i - 96 : 0;
+        std::string text = s.substr(from, 128);
+        for (char& c : text)
+            if (c < 32 || c > 126)
+                c = '.';
+        return text;
+    };
+    return fmt::format("sizes {} and {}, first difference at byte {}; around it: '{}' vs '{}'",
+                       a.size(), b.size(), i, context(a), context(b));
+}
+
 void expect_same_files(const fs::path& a, const fs::path& b) {
     const auto first = files_in(a), second = files_in(b);
     EXPECT_EQ(first.size(), second.size());
     for (const auto& [name, bytes] : first) {
         const auto it = second.find(name);
         ASSERT_NE(it, second.end()) << name << " is missing from " << b;
-        EXPECT_TRUE(bytes == it->second) << name << " differs between " << a << " and " << b;
+        EXPECT_TRUE(bytes == it->second) << name << " differs between " << a << " and " << b << ": "
+                                         << first_difference(bytes, it->second);
     }
 }
 
@@ -154,13 +175,9 @@ TEST(CliTrain, SameSeedWritesTheSameBytes) {
 }
 
 TEST(CliTrain, ResumedRunWritesWhatAnUninterruptedRunWrites) {
-#ifdef __SANITIZE_ADDRESS__
-    // Open defect (issue 29): in the ASan/UBSan build the resumed run's later checkpoints
-    // (ckpt_0003.pt, last.pt) differ in bytes from the uninterrupted run's, while its log, its
-    // earlier checkpoints, best.pt and validation.csv are identical; the release build gives
-    // identical bytes. Suspected: the validation thread's timing reaching the checkpoint.
-    GTEST_SKIP() << "resumed checkpoints differ in bytes under ASan: open defect, see comment";
-#endif
+    // One full ASan/UBSan run of the suite (on c8e6d0f, a fuzzer beside it) saw ckpt_0003.pt
+    // and last.pt differ here; 10 runs since, under ASan alone and 4 at once, and the release
+    // build, gave the same bytes. A failure now prints where the files differ.
     Fixture f;
     const fs::path whole = f.dir.path() / "whole", split = f.dir.path() / "split";
     ASSERT_EQ(f.train(whole, 48, "--deterministic").exit_code, 0);
