@@ -112,15 +112,25 @@ public:
             capacity_Bps_.push_back(r.capacity_Bps);
         timers_.clear();
         flows_.clear();
+        fluid_on_.assign(capacity_Bps_.size(), 0);
+        solo_on_.assign(capacity_Bps_.size(), {});
+        solos_.clear();
+        free_solos_.clear();
         last_advance_ps_ = run_start_ps_;
         dispatch_event_.notify(sc_core::SC_ZERO_TIME);
     }
 
 private:
     // A timer's payload; at equal times timers fire in start order (EventQueue).
+    enum class TimerKind : std::uint8_t {
+        end,        // the task ends
+        then_flow,  // the fixed phase ends here and the flow phase follows
+        solo_end,   // a solo flow's task ends, unless the flow was made fluid since (below)
+    };
     struct Timer {
         StartedTask started;
-        bool then_flow;  // the fixed phase ends here and the flow phase follows
+        TimerKind kind;
+        std::uint32_t solo = 0;  // solo_end: its index in solos_
     };
     struct Flow {
         StartedTask started;
@@ -128,6 +138,31 @@ private:
         FluidFlow demand;       // its full rate and the shared resources it crosses
         double progress = 1.0;  // allocated rate / full rate
     };
+    // A flow phase that no other flow shares a resource with, from its start to its end, runs
+    // at the rate max-min fairness gives it alone the whole time: its task needs one timer, at
+    // its end, and no wake-up where its fixed phase ends (des_bench: half of BERT-base's tasks
+    // stream through a memory, one at a time; the extra wake-up cost each a SystemC event).
+    // A task whose flow could overlap another's (a fluid flow, one waiting for its fixed phase
+    // to end, or a solo flow not yet ended) takes the fluid path; when its flow begins, the
+    // solo flows on its resources become fluid flows with the work they have left, so that
+    // from then on the sharing is exactly the fluid model's.
+    struct Solo {
+        StartedTask started;
+        std::int64_t begin_ps, end_ps;  // of the flow phase
+        double progress;                // its rate alone / full rate
+        bool live;                      // not yet ended or made fluid
+    };
+    // Task t's shared resources (ExecIndex::shared).
+    struct Resources {
+        const std::int32_t *begin_, *end_;
+        const std::int32_t* begin() const { return begin_; }
+        const std::int32_t* end() const { return end_; }
+    };
+    Resources shared_of(const StartedTask& s) const {
+        const auto t = static_cast<std::size_t>(s.instance.task);
+        const std::int32_t* base = index_->shared.data();
+        return {base + index_->first_shared[t], base + index_->first_shared[t + 1]};
+    }
 
     const ExecIndex::TaskFacts& facts_of(const StartedTask& s) const {
         return index_->tasks[static_cast<std::size_t>(s.instance.task)];
@@ -176,9 +211,95 @@ private:
         std::int64_t fixed = task.fixed_ps;
         if (task.kind == TaskKind::transfer)
             fixed += write_transfer(started, task);
-        // A flow phase that crosses no shared resource always runs at its full rate.
-        const std::int64_t phase = task.flows ? fixed : fixed + task.flow_ps;
-        timers_.push(now + phase, Timer{started, task.flows});
+        if (!task.flows) {
+            // A flow phase that crosses no shared resource always runs at its full rate.
+            timers_.push(now + fixed + task.flow_ps, Timer{started, TimerKind::end});
+            return;
+        }
+        const std::int64_t begin = now + fixed;
+        const Resources shared = shared_of(started);
+        if (!may_share(shared, begin)) {
+            start_solo(started, begin);
+            return;
+        }
+        for (int r : shared)
+            ++fluid_on_[static_cast<std::size_t>(r)];
+        timers_.push(begin, Timer{started, TimerKind::then_flow});
+    }
+
+    // Whether a flow beginning at `begin` on `resources` could share one with another flow.
+    bool may_share(const Resources& resources, std::int64_t begin) const {
+        for (int r : resources) {
+            const auto ri = static_cast<std::size_t>(r);
+            if (fluid_on_[ri] > 0)
+                return true;
+            for (std::uint32_t s : solo_on_[ri])
+                if (solos_[s].end_ps > begin)
+                    return true;
+        }
+        return false;
+    }
+
+    void start_solo(const StartedTask& started, std::int64_t begin) {
+        const ExecIndex::TaskFacts& task = facts_of(started);
+        // Its rate alone, as allocate() would give it (max-min fairness with one flow).
+        const Resources shared = shared_of(started);
+        const double progress = alone_rate_Bps(capacity_Bps_, task.flow_rate_Bps,
+                                               std::span<const int>(shared.begin(), shared.end())) /
+                                task.flow_rate_Bps;
+        // settle()'s wake-up for a flow of flow_ps at `progress`, taken at its start.
+        const std::int64_t end =
+            begin +
+            std::max<std::int64_t>(1, std::llround(static_cast<double>(task.flow_ps) / progress));
+        std::uint32_t id;
+        if (!free_solos_.empty()) {
+            id = free_solos_.back();
+            free_solos_.pop_back();
+        } else {
+            id = static_cast<std::uint32_t>(solos_.size());
+            solos_.emplace_back();
+        }
+        solos_[id] = Solo{started, begin, end, progress, true};
+        for (int r : shared_of(started))
+            solo_on_[static_cast<std::size_t>(r)].push_back(id);
+        timers_.push(end, Timer{started, TimerKind::solo_end, id});
+    }
+
+    void drop_solo(std::uint32_t id) {
+        Solo& s = solos_[id];
+        s.live = false;
+        for (int r : shared_of(s.started)) {
+            auto& on = solo_on_[static_cast<std::size_t>(r)];
+            on.erase(std::find(on.begin(), on.end(), id));
+        }
+    }
+
+    // A fluid flow begins at `now` on `resources`: the solo flows there that have not ended
+    // become fluid (with the work left), or, not begun yet, wait for their fixed phase.
+    void make_solos_fluid(const std::vector<int>& resources, std::int64_t now) {
+        for (int r : resources) {
+            auto& on = solo_on_[static_cast<std::size_t>(r)];
+            for (std::size_t k = 0; k < on.size();) {
+                const std::uint32_t id = on[k];
+                const Solo s = solos_[id];
+                if (s.end_ps <= now) {  // ends at this instant: its timer completes it
+                    ++k;
+                    continue;
+                }
+                drop_solo(id);  // erases on[k]
+                const Task& task = task_of(s.started);
+                for (int q : task.shared)
+                    ++fluid_on_[static_cast<std::size_t>(q)];
+                if (s.begin_ps <= now) {
+                    flows_.push_back(Flow{s.started,
+                                          static_cast<double>(task.flow_ps) -
+                                              static_cast<double>(now - s.begin_ps) * s.progress,
+                                          FluidFlow{task.flow_rate_Bps, &task.shared}, s.progress});
+                } else {
+                    timers_.push(s.begin_ps, Timer{s.started, TimerKind::then_flow});
+                }
+            }
+        }
     }
 
     void wake_at(std::int64_t time_ps, std::int64_t now) {
@@ -236,11 +357,21 @@ private:
             bool completed = false;
             while (!timers_.empty() && timers_.top_time_ps() <= now) {
                 const Timer t = timers_.pop();
-                if (t.then_flow) {
+                if (t.kind == TimerKind::then_flow) {
                     const Task& task = task_of(t.started);
+                    make_solos_fluid(task.shared, now);
                     flows_.push_back(Flow{t.started, static_cast<double>(task.flow_ps),
                                           FluidFlow{task.flow_rate_Bps, &task.shared}});
                     changed = true;
+                } else if (t.kind == TimerKind::solo_end) {
+                    const bool live = solos_[t.solo].live;
+                    if (live)
+                        drop_solo(t.solo);
+                    free_solos_.push_back(t.solo);
+                    if (live) {
+                        complete(t.started, now);
+                        completed = true;
+                    }
                 } else {
                     complete(t.started, now);
                     completed = true;
@@ -250,6 +381,8 @@ private:
             // rounded to whole picoseconds).
             for (std::size_t i = 0; i < flows_.size();) {
                 if (flows_[i].remaining_ps <= 0.5) {
+                    for (int r : *flows_[i].demand.resources)
+                        --fluid_on_[static_cast<std::size_t>(r)];
                     complete(flows_[i].started, now);
                     completed = true;
                     flows_.erase(flows_.begin() + static_cast<std::ptrdiff_t>(i));
@@ -298,6 +431,10 @@ private:
     sc_core::sc_event wake_;
     EventQueue<Timer> timers_;
     std::vector<Flow> flows_;
+    std::vector<int> fluid_on_;  // per shared resource: fluid flows, begun or waiting to begin
+    std::vector<std::vector<std::uint32_t>> solo_on_;  // per shared resource: live solo flows
+    std::vector<Solo> solos_;
+    std::vector<std::uint32_t> free_solos_;
     std::vector<double> capacity_Bps_;
     std::int64_t last_advance_ps_ = 0;
     std::vector<std::unique_ptr<tlm_utils::simple_initiator_socket<Engine>>> ports_;

@@ -135,6 +135,8 @@ struct Buffer {
     bool persistent = false;  // weights and graph outputs in the host: never freed in a run
 };
 
+struct ExecIndex;  // sim/exec_index.hpp
+
 struct ExecGraph {
     std::vector<Task> tasks;  // in dispatch order (Task::order == index)
     std::vector<ExecResourceSlot> resources;
@@ -143,6 +145,10 @@ struct ExecGraph {
     DispatchMode dispatch = DispatchMode::dataflow;
     const Graph* graph = nullptr;        // for trace args (op type, shapes)
     const Platform* platform = nullptr;  // for trace args (device names)
+    // What the evaluators' runs read, packed (sim/exec_index.hpp). lower() builds it, so that
+    // every evaluation of one lowered graph reuses it; an evaluator builds its own when it is
+    // missing. Code that edits an ExecGraph after lowering must reset it.
+    std::shared_ptr<const ExecIndex> index;
     int compute_task_count() const;
 };
 
@@ -173,9 +179,10 @@ public:
     using LoweringError::LoweringError;
 };
 
-// Throws LimitError when `samples` back-to-back samples of `exec` could overflow the
-// simulated time range or need more bookkeeping memory than hetsim allows.
-void check_run_limits(const ExecGraph& exec, int samples);
+// Throws LimitError when `samples` back-to-back samples of `tasks` tasks whose durations sum to
+// `duration_sum_ps` could overflow the simulated time range or need more bookkeeping memory
+// than hetsim allows.
+void check_run_limits(std::size_t tasks, double duration_sum_ps, int samples);
 
 // Checks `schedule` against the graph and platform: one order per resource, every op once in
 // its device's resource's order, planned times (if any) one per op, finite, finish >= start,

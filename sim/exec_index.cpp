@@ -13,7 +13,21 @@ ExecIndex::ExecIndex(const ExecGraph& exec) {
     }
     const std::size_t n = exec.tasks.size();
     tasks.reserve(n);
+    // The lists' lengths first: filling them then never reallocates (a tenth of the build in
+    // memmove otherwise).
+    std::size_t successor_count = 0, shared_count = 0, read_count = 0;
+    for (const Task& t : exec.tasks) {
+        successor_count += t.successors.size();
+        duration_sum_ps += static_cast<double>(t.duration_ps);
+        shared_count += t.shared.size();
+        read_count += t.reads_buffers.size();
+    }
+    successors.reserve(successor_count);
+    shared.reserve(shared_count);
+    reads.reserve(read_count);
+    input_reads.reserve(read_count);
     first_successor.reserve(n + 1);
+    first_shared.reserve(n + 1);
     first_read.reserve(n + 1);
     first_input.reserve(n + 1);
     for (const Task& t : exec.tasks) {
@@ -22,11 +36,13 @@ ExecIndex::ExecIndex(const ExecGraph& exec) {
                           exec.resources[static_cast<std::size_t>(t.resource)].is_link;
         const bool unread = t.fills_buffer >= 0 &&
                             exec.buffers[static_cast<std::size_t>(t.fills_buffer)].readers == 0;
-        tasks.push_back(TaskFacts{t.duration_ps, t.fixed_ps, t.flow_ps, t.bytes, t.resource,
-                                  t.units, t.fills_buffer, t.predecessor_count, t.kind, link,
-                                  unread, t.flow_ps > 0 && !t.shared.empty()});
+        tasks.push_back(TaskFacts{t.duration_ps, t.fixed_ps, t.flow_ps, t.bytes, t.flow_rate_Bps,
+                                  t.resource, t.units, t.fills_buffer, t.predecessor_count, t.kind,
+                                  link, unread, t.flow_ps > 0 && !t.shared.empty()});
         first_successor.push_back(static_cast<std::int32_t>(successors.size()));
         successors.insert(successors.end(), t.successors.begin(), t.successors.end());
+        first_shared.push_back(static_cast<std::int32_t>(shared.size()));
+        shared.insert(shared.end(), t.shared.begin(), t.shared.end());
         first_read.push_back(static_cast<std::int32_t>(reads.size()));
         first_input.push_back(static_cast<std::int32_t>(input_reads.size()));
         for (int b : t.reads_buffers) {
@@ -36,6 +52,7 @@ ExecIndex::ExecIndex(const ExecGraph& exec) {
         }
     }
     first_successor.push_back(static_cast<std::int32_t>(successors.size()));
+    first_shared.push_back(static_cast<std::int32_t>(shared.size()));
     first_read.push_back(static_cast<std::int32_t>(reads.size()));
     first_input.push_back(static_cast<std::int32_t>(input_reads.size()));
 }

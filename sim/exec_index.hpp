@@ -1,12 +1,14 @@
-// The fields of an ExecGraph that the evaluators' inner loops read, packed into flat arrays,
-// built once per evaluation and shared by both runs of measure() (the latency sample and the
-// stream), the Dispatcher, the RunRecorder and each evaluator's event loop.
+// The fields of an ExecGraph that the evaluators' runs read, packed into flat arrays: lower()
+// builds it once (ExecGraph::index) and every evaluation of that graph, both runs of measure()
+// (the latency sample and the stream), the Dispatcher, the RunRecorder and each evaluator's
+// event loop read it; an evaluator given an ExecGraph without one builds its own.
 //
 // Why: a Task is hundreds of bytes (a name, cost pieces, three heap-allocated lists), and the
 // evaluators read a handful of its fields at scattered times, so each read was a cache miss
 // (des_bench under perf: the largest cost after the SystemC kernel's own). Each consumer also
-// walked the tasks once more to pack its own copy. One sequential pass here reads every Task
-// once; the runs then touch 48-byte records and contiguous index lists.
+// walked the tasks once more to pack its own copy, and check_run_limits once more to sum the
+// durations. Here one sequential pass reads every Task once; the runs touch 64-byte records
+// and contiguous index lists.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +26,7 @@ struct ExecIndex {
         std::int64_t fixed_ps;           // Task::fixed_ps (the DES's fixed phase)
         std::int64_t flow_ps;            // Task::flow_ps
         std::int64_t bytes;              // Task::bytes
+        double flow_rate_Bps;            // Task::flow_rate_Bps
         std::int32_t resource;           // Task::resource (slot)
         std::int32_t units;              // Task::units
         std::int32_t fills_buffer;       // Task::fills_buffer (-1: none)
@@ -48,8 +51,17 @@ struct ExecIndex {
     std::vector<std::int32_t> first_successor, successors;
     std::vector<std::int32_t> first_read, reads;
     std::vector<std::int32_t> first_input, input_reads;
+    // The shared resources of task t's flow phase: shared[first_shared[t] ..].
+    std::vector<std::int32_t> first_shared, shared;
+
+    double duration_sum_ps = 0.0;  // Σ Task::duration_ps (check_run_limits)
 
     std::size_t task_count() const { return tasks.size(); }
+    // Whether it still describes `exec` (the same task and buffer counts: an ExecGraph is not
+    // edited after lowering, see ExecGraph::index).
+    bool matches(const ExecGraph& exec) const {
+        return tasks.size() == exec.tasks.size() && buffers.size() == exec.buffers.size();
+    }
 };
 
 }  // namespace hetsim::sim

@@ -14,6 +14,34 @@ std::vector<double> max_min_fair_rates(const std::vector<double>& capacity_Bps,
     return rate;
 }
 
+double alone_rate_Bps(const std::vector<double>& capacity_Bps, double cap_Bps,
+                      std::span<const int> resources) {
+    // max_min_fair_rates with one flow: the fast path when no resource is oversubscribed (a
+    // resource listed twice is asked for twice the cap, as there), else one round of
+    // progressive filling: delta = min(min_r capacity_r / 1, cap), snapped to the cap within
+    // the same margin.
+    if (!(cap_Bps > 0.0))
+        throw std::invalid_argument("max_min_fair_rates: a flow's cap must be > 0");
+    bool oversubscribed = false;
+    for (std::size_t i = 0; i < resources.size() && !oversubscribed; ++i) {
+        const int r = resources[i];
+        const auto times = std::count(resources.begin(), resources.end(), r);
+        double asked = 0.0;
+        for (long k = 0; k < times; ++k)
+            asked += cap_Bps;
+        oversubscribed = asked > capacity_Bps[static_cast<std::size_t>(r)];
+    }
+    if (!oversubscribed)
+        return cap_Bps;
+    // A flow faster than a resource alone: the rounds themselves.
+    const std::vector<int> list(resources.begin(), resources.end());
+    const std::vector<FluidFlow> one{FluidFlow{cap_Bps, &list}};
+    std::vector<double> rate;
+    FluidScratch scratch;
+    max_min_fair_rates(capacity_Bps, one, rate, scratch);
+    return rate[0];
+}
+
 void max_min_fair_rates(const std::vector<double>& capacity_Bps,
                         const std::vector<FluidFlow>& flows, std::vector<double>& rate,
                         FluidScratch& scratch) {

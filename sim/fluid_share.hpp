@@ -5,6 +5,7 @@
 // ops of its devices and the DMA streams in and out of it). Pure C++, no SystemC.
 #pragma once
 
+#include <span>
 #include <vector>
 
 namespace hetsim::sim {
@@ -20,6 +21,10 @@ struct FluidFlow {
 std::vector<double> max_min_fair_rates(const std::vector<double>& capacity_Bps,
                                        const std::vector<FluidFlow>& flows);
 
+// The rate max_min_fair_rates gives `flow` when it is the only flow: bitwise the same number,
+// without the working vectors (the DES asks it at every flow phase that runs alone).
+double alone_rate_Bps(const std::vector<double>& capacity_Bps, double cap_Bps,
+                      std::span<const int> resources);
 // The same rates, written to `rate`, with the working vectors kept in `scratch`: the DES
 // re-shares at every change of its flows and reuses both (no allocation per change).
 struct FluidScratch {

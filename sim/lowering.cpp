@@ -7,6 +7,7 @@
 #include <set>
 
 #include "sim/exec_graph.hpp"
+#include "sim/exec_index.hpp"
 #include "sim/op_table.hpp"
 #include "sim/transfer_cost.hpp"
 
@@ -38,25 +39,21 @@ std::int64_t to_ps(double seconds, std::string_view what) {
     return std::llround(ps);
 }
 
-void check_run_limits(const ExecGraph& exec, int samples) {
+void check_run_limits(std::size_t tasks, double duration_sum_ps, int samples) {
     // Bookkeeping of a run: a start time and a pending-input count per task instance, plus
     // the dispatcher's ready sets; 64 B per instance is a safe upper bound.
     constexpr double kBytesPerInstance = 64.0;
     constexpr double kMaxBookkeepingBytes = 8.0 * 1024 * 1024 * 1024;
-    const double instances = static_cast<double>(exec.tasks.size()) * samples;
+    const double instances = static_cast<double>(tasks) * samples;
     if (instances * kBytesPerInstance > kMaxBookkeepingBytes) {
         throw LimitError(fmt::format(
             "{} tasks x {} samples = {:.3g} task instances need about {:.3g} GiB of "
             "simulator memory, over the limit of {:.0f} GiB; lower `samples` or the model size",
-            exec.tasks.size(), samples, instances,
-            instances * kBytesPerInstance / (1024.0 * 1024 * 1024),
+            tasks, samples, instances, instances * kBytesPerInstance / (1024.0 * 1024 * 1024),
             kMaxBookkeepingBytes / (1024.0 * 1024 * 1024)));
     }
     // Serialised, the run cannot take longer than the sum of its durations.
-    double total_ps = 0.0;
-    for (const auto& t : exec.tasks)
-        total_ps += static_cast<double>(t.duration_ps);
-    total_ps *= samples;
+    const double total_ps = duration_sum_ps * samples;
     if (total_ps > static_cast<double>(kMaxSimulatedPs)) {
         throw LimitError(fmt::format(
             "{} samples of this placement may take up to {:.3g} s of simulated time, beyond "
@@ -555,7 +552,9 @@ private:
 }  // namespace
 
 ExecGraph lower(const Graph& graph, const Placement& placement, const Platform& platform) {
-    return Lowerer(placed_graph(graph, placement), placement, platform).run();
+    ExecGraph exec = Lowerer(placed_graph(graph, placement), placement, platform).run();
+    exec.index = std::make_shared<const ExecIndex>(exec);
+    return exec;
 }
 
 }  // namespace hetsim::sim

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <tuple>
 
 namespace hetsim::sim {
@@ -328,11 +329,13 @@ void RunRecorder::merge_memory(Metrics& metrics) const {
 Metrics measure(const ExecGraph& exec, const EvalOptions& options, Trace* trace,
                 const std::function<void(int samples, RunRecorder& recorder)>& run) {
     const int samples = options.samples;
-    check_run_limits(exec, std::max(1, samples));
+    // The lowered graph's index, else one built here (sim/exec_index.hpp).
+    std::optional<ExecIndex> own;
+    const ExecIndex& index =
+        exec.index != nullptr && exec.index->matches(exec) ? *exec.index : own.emplace(exec);
+    check_run_limits(exec.tasks.size(), index.duration_sum_ps, std::max(1, samples));
     Metrics metrics;
     const bool trace_stream = options.trace_stream && samples > 1;
-    // One pass over the tasks packs what both runs read (sim/exec_index.hpp).
-    const ExecIndex index(exec);
     RunRecorder single(exec, index, 1, trace_stream ? nullptr : trace);
     run(1, single);
     single.finish_latency_run(metrics);

@@ -64,7 +64,7 @@ PlacementResult McmcPlacer::place(const PlacementContext& context) {
     const auto cost_of = [&](const std::vector<int>& device_of_op) {
         ++runs;
         return objective_cost(context.objective,
-                              evaluate_placement(context, sim::Placement{device_of_op}));
+                              evaluate_placement(context, sim::Placement{device_of_op, {}}));
     };
     // Start: the best single device, else each op on its first capable device.
     std::vector<int> current(static_cast<std::size_t>(n));

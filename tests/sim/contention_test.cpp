@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <random>
 #include <string>
 
 #include "sim/evaluator.hpp"
@@ -258,6 +259,28 @@ TEST(FluidShare, MaxMinFairRates) {
     EXPECT_DOUBLE_EQ(rates[2], 1.0);
     // No resource: the cap.
     EXPECT_DOUBLE_EQ(max_min_fair_rates({}, {FluidFlow{3.0, nullptr}})[0], 3.0);
+}
+
+// The DES costs a flow phase that runs alone with alone_rate_Bps: it must be bitwise the rate
+// max_min_fair_rates gives the flow alone, for caps above and below the capacities, resources
+// listed twice, and none.
+TEST(FluidShare, AloneRateIsMaxMinFairnessWithOneFlow) {
+    std::mt19937_64 rng(29);
+    std::uniform_real_distribution<double> rate(1e6, 1e11);
+    for (int trial = 0; trial < 2000; ++trial) {
+        std::vector<double> capacity(1 + rng() % 5);
+        for (double& c : capacity)
+            c = rate(rng);
+        std::vector<int> resources(rng() % 4);
+        for (int& r : resources)
+            r = static_cast<int>(rng() % capacity.size());
+        // Half of the caps exactly at a capacity (the snap to the cap is exercised).
+        const double cap = trial % 2 == 0 || resources.empty()
+                               ? rate(rng)
+                               : capacity[static_cast<std::size_t>(resources.front())];
+        const double expected = max_min_fair_rates(capacity, {FluidFlow{cap, &resources}})[0];
+        EXPECT_EQ(alone_rate_Bps(capacity, cap, resources), expected) << "trial " << trial;
+    }
 }
 
 TEST(MemoryCapacity, PeakIsWeightsPlusLiveActivationsAndOverflowIsInfeasible) {

@@ -3,13 +3,15 @@
 // run (the floor any SystemC model pays per event), plus AnalyticEvaluator time per call. The
 // same placement with a schedule (each resource's order and planned starts, taken from the
 // unscheduled run) measures what following an order costs (issue 24: at most 1.1x per task).
-// Prints the ratios at the end. Run: build/release/des_bench
+// Prints the ratios at the end, then again from 15 interleaved rounds (median and range: the
+// numbers to quote on a noisy machine). Run: build/release/des_bench
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
 #include <systemc>
 
 #include <algorithm>
+#include <chrono>
 #include <vector>
 
 #include "placement/placer.hpp"
@@ -94,6 +96,45 @@ void BM_AnalyticBertBase(benchmark::State& state) {
     for (auto _ : state)
         benchmark::DoNotOptimize(analytic.evaluate(g_fixture->exec));
     state.SetItemsProcessed(state.iterations() * tasks);
+}
+
+// The ratios again, measured in interleaved rounds: each round times the ping-pong, the DES and
+// the analytic evaluator back to back (about 0.1 s each), so that a change of the machine's
+// speed between Google Benchmark's separate runs (another process, frequency) cancels in each
+// round's ratios. Prints the median and the range over the rounds.
+void interleaved_rounds(int rounds) {
+    using Clock = std::chrono::steady_clock;
+    auto seconds_per_item = [](auto&& body, std::int64_t items_per_call) {
+        const auto t0 = Clock::now();
+        std::int64_t items = 0;
+        do {
+            body();
+            items += items_per_call;
+        } while (Clock::now() - t0 < std::chrono::milliseconds(100));
+        return std::chrono::duration<double>(Clock::now() - t0).count() /
+               static_cast<double>(items);
+    };
+    const auto tasks = static_cast<std::int64_t>(g_fixture->exec.tasks.size());
+    sim::AnalyticEvaluator analytic(sim::EvalOptions{1});
+    std::vector<double> des_over_event, des_over_analytic;
+    for (int r = 0; r < rounds; ++r) {
+        const double event_s = seconds_per_item([] { g_fixture->ping_pong->run(20000); }, 20000);
+        const double des_s = seconds_per_item(
+            [] { benchmark::DoNotOptimize(g_fixture->des->evaluate(g_fixture->exec)); }, tasks);
+        const double analytic_s = seconds_per_item(
+            [&] { benchmark::DoNotOptimize(analytic.evaluate(g_fixture->exec)); }, tasks);
+        des_over_event.push_back(des_s / event_s);
+        des_over_analytic.push_back(des_s / analytic_s);
+    }
+    auto summary = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return fmt::format("median {:.2f}x (range {:.2f}-{:.2f})", v[v.size() / 2], v.front(),
+                           v.back());
+    };
+    fmt::print("interleaved, {} rounds: DES per task / raw SystemC event: {}\n", rounds,
+               summary(des_over_event));
+    fmt::print("interleaved, {} rounds: DES / AnalyticEvaluator:          {}\n", rounds,
+               summary(des_over_analytic));
 }
 
 // Collects seconds per item of each benchmark for the summary.
@@ -193,5 +234,6 @@ int main(int argc, char** argv) {
         "faster than the DES)\n",
         g_analytic_task_s * static_cast<double>(fixture.exec.tasks.size()) * 1e3,
         g_analytic_task_s * 1e6, g_des_task_s / g_analytic_task_s);
+    interleaved_rounds(15);
     return 0;
 }

@@ -185,9 +185,9 @@ TEST(EopPlacers, KeyOperatorsCoverTheirShareAndEverySplitIsPlacedAsEq2Says) {
     const double at = at_seconds(run.graph, eop.placement, run.platform);
     EXPECT_NEAR(at, std::stod(eop.stats.at("at_s")), 1e-8 * at);
     const double cpu_only = at_seconds(
-        run.graph, sim::Placement{std::vector<int>(run.graph.op_count(), cpu)}, run.platform);
+        run.graph, sim::Placement{std::vector<int>(run.graph.op_count(), cpu), {}}, run.platform);
     const double gpu_only = at_seconds(
-        run.graph, sim::Placement{std::vector<int>(run.graph.op_count(), gpu)}, run.platform);
+        run.graph, sim::Placement{std::vector<int>(run.graph.op_count(), gpu), {}}, run.platform);
     EXPECT_LE(at, std::min(cpu_only, gpu_only) * (1 + 1e-9));
     EXPECT_FALSE(eop.tables.at("ratios").empty());
 }
