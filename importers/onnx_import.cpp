@@ -12,8 +12,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <climits>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -24,6 +26,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "sim/atomic_file.hpp"
 #include "sim/op_table.hpp"
 
 namespace hetsim::importers {
@@ -38,6 +41,33 @@ using sim::Shape;
 // and evaluating them would cost the import time and memory the benchmark bounds).
 constexpr std::int64_t kMaxFoldedElements = std::int64_t{1} << 16;
 
+// sim::Graph::add_tensor's limit: no tensor of a hetsim graph has more elements, so a shape
+// operand asking for more (Reshape, Expand, Tile, ConstantOfShape) is refused before ONNX's
+// shape inference multiplies with it.
+constexpr std::int64_t kMaxTensorElements = std::int64_t{1} << 50;
+
+// The largest stride, dilation, kernel size, pad, group or block size hetsim accepts. ONNX
+// inference multiplies these with each other and with dimensions in int64 (a block size of 2^32
+// squares to 0, then divides by it); no model has a window wider than 2^31.
+constexpr std::int64_t kMaxWindowValue = std::numeric_limits<std::int32_t>::max();
+
+// Elements of `shape`, saturated at INT64_MAX, which a negative dimension gets too: every "small
+// enough to fold" test then fails for a shape no tensor can have instead of wrapping around.
+std::int64_t elements_of(const Shape& shape) {
+    constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+    if (std::any_of(shape.begin(), shape.end(), [](std::int64_t d) { return d < 0; }))
+        return kMax;
+    if (std::find(shape.begin(), shape.end(), 0) != shape.end())
+        return 0;
+    std::int64_t n = 1;
+    for (const std::int64_t d : shape) {
+        if (n > kMax / d)
+            return kMax;
+        n *= d;
+    }
+    return n;
+}
+
 // A value known at import time: an initializer, a Constant or a folded node's output.
 // Integer and boolean tensors keep exact int64 values (Slice's INT64_MAX ends); floating point
 // ones keep doubles. `has_values` is false for large constants whose shape alone is known.
@@ -49,7 +79,7 @@ struct ConstTensor {
     std::vector<std::int64_t> ints;
     std::vector<double> reals;
 
-    std::int64_t elements() const { return sim::element_count(shape); }
+    std::int64_t elements() const { return elements_of(shape); }
     double at(std::int64_t i) const {
         return is_int ? static_cast<double>(ints[static_cast<std::size_t>(i)])
                       : reals[static_cast<std::size_t>(i)];
@@ -138,6 +168,53 @@ std::string first_unknown_dim(const onnx::TypeProto& type) {
     return "?";
 }
 
+// Calls fn on every node of `graph` and of the graphs its nodes hold (If branches, Loop
+// bodies): ONNX's shape inference walks those too.
+template <typename Fn>
+void for_each_node(onnx::GraphProto& graph, const Fn& fn) {
+    for (auto& node : *graph.mutable_node()) {
+        fn(node);
+        for (auto& attribute : *node.mutable_attribute()) {
+            if (attribute.has_g())
+                for_each_node(*attribute.mutable_g(), fn);
+            for (auto& subgraph : *attribute.mutable_graphs())
+                for_each_node(subgraph, fn);
+        }
+    }
+}
+
+// The ops whose shape inference is ONNX's convPoolShapeInference (or ConvTranspose's): a
+// window of kernel_shape, strides, dilations and pads slid over the spatial axes.
+bool is_window_op(const std::string& op) {
+    return op == "Conv" || op == "ConvInteger" || op == "QLinearConv" || op == "ConvTranspose" ||
+           op == "MaxPool" || op == "AveragePool" || op == "LpPool";
+}
+
+// The input that holds a window op's weight, or -1 (pooling has none).
+int weight_input(const std::string& op) {
+    if (op == "Conv" || op == "ConvInteger" || op == "ConvTranspose")
+        return 1;
+    return op == "QLinearConv" ? 3 : -1;
+}
+
+// An op type no ONNX schema has: inference skips a node renamed to it and leaves its outputs
+// unknown (Importer::prepare_for_inference).
+constexpr const char* kHeldBackOpType = "HetsimHeldBackFromInference";
+
+// "[0,0]", the first 8 values of a long list.
+template <typename Values>
+std::string list_text(const Values& values) {
+    std::vector<std::string> shown;
+    for (const auto& v : values) {
+        if (shown.size() == 8) {
+            shown.emplace_back("...");
+            break;
+        }
+        shown.push_back(fmt::format("{}", v));
+    }
+    return fmt::format("[{}]", fmt::join(shown, ","));
+}
+
 class Importer {
 public:
     Importer(std::string path, const OnnxImportOptions& options)
@@ -158,6 +235,14 @@ private:
     void bind_dims();
     void infer_shapes();
     void collect_types();
+    // Checks before ONNX shape inference (section "checks before shape inference" below).
+    void check_nodes();
+    void check_node(const onnx::NodeProto& node) const;
+    bool prepare_for_inference(
+        onnx::NodeProto& node,
+        std::vector<std::pair<onnx::NodeProto*, onnx::NodeProto>>& originals) const;
+    std::optional<Shape> known_shape(const std::string& name) const;
+    const ConstTensor* checkable_values(const std::string& name) const;
     void load_initializer_values();
     ConstTensor read_tensor(const onnx::TensorProto& t, bool want_values) const;
     bool fold_pass();
@@ -183,6 +268,9 @@ private:
     std::unordered_map<std::string, onnx::TypeProto> types_;  // after shape inference
     std::unordered_map<std::string, ConstTensor> consts_;
     std::unordered_set<std::string> graph_inputs_;  // fed per sample (not initializers)
+    // Values of Constant nodes not folded yet, so that check_nodes sees them as operands before
+    // the first inference.
+    std::unordered_map<std::string, ConstTensor> constant_values_;
     OnnxImportResult result_;
 };
 
@@ -190,6 +278,14 @@ void Importer::parse() {
     std::error_code ec;
     if (!fs::exists(path_, ec))
         fail("no such file");
+    // Checked before the open: a FIFO would block it forever and a directory fails only at the
+    // read. The protobuf format stops at 2 GiB (the limit the parse below is given).
+    if (const auto problem = sim::input_file_problem(path_, INT_MAX)) {
+        fail(fmt::format("{}, expected an ONNX model file{}", *problem,
+                         fs::is_regular_file(path_, ec)
+                             ? " (a model over 2 GiB keeps its weights as external data)"
+                             : ""));
+    }
     // Parsed straight from the file: holding its bytes too would double the peak memory of a
     // model whose weights are inside the protobuf.
     const int fd = ::open(path_.c_str(), O_RDONLY);
@@ -308,20 +404,54 @@ void Importer::bind_dims() {
         if (out.type().has_tensor_type())
             out.mutable_type()->mutable_tensor_type()->clear_shape();
     }
+    // The bound inputs' shapes, for the checks before the first inference.
+    collect_types();
+    for (const auto& name : graph_inputs_) {
+        const auto shape = known_shape(name);
+        if (shape && elements_of(*shape) > kMaxTensorElements) {
+            fail(fmt::format("input '{}' of shape {} has more than 2^50 elements, hetsim's limit",
+                             name, sim::to_string(*shape)));
+        }
+    }
 }
 
 void Importer::infer_shapes() {
-    try {
-        // error_mode 0: a node ONNX cannot infer keeps unknown outputs instead of aborting;
-        // collect_types/build_graph then name the tensor if hetsim needs its shape.
-        onnx::ShapeInferenceOptions opts(/*check_type=*/false, /*error_mode=*/0,
-                                         /*data_propagation=*/true);
-        onnx::shape_inference::InferShapes(model_, onnx::OpSchemaRegistry::Instance(), opts);
-    } catch (const std::exception& e) {
-        std::string what = e.what();
-        fail(fmt::format("ONNX shape inference failed: {}", what.substr(0, what.find('\n'))));
+    check_nodes();
+    // Rounds: a window op held back for its computed weight joins the next round once this one
+    // gave the weight a shape; every round releases one at least, or is the last.
+    for (;;) {
+        std::vector<std::pair<onnx::NodeProto*, onnx::NodeProto>> originals;
+        std::vector<onnx::NodeProto*> held_back;
+        for_each_node(*model_.mutable_graph(), [&](onnx::NodeProto& node) {
+            if (prepare_for_inference(node, originals))
+                held_back.push_back(&node);
+        });
+        std::string error;
+        try {
+            // error_mode 0: a node ONNX cannot infer keeps unknown outputs instead of aborting;
+            // collect_types/build_graph then name the tensor if hetsim needs its shape.
+            onnx::ShapeInferenceOptions opts(/*check_type=*/false, /*error_mode=*/0,
+                                             /*data_propagation=*/true);
+            onnx::shape_inference::InferShapes(model_, onnx::OpSchemaRegistry::Instance(), opts);
+        } catch (const std::exception& e) {
+            error = e.what();
+        }
+        for (auto& [node, original] : originals)
+            *node = std::move(original);
+        if (!error.empty())
+            fail(fmt::format("ONNX shape inference failed: {}", error.substr(0, error.find('\n'))));
+        collect_types();
+        bool released = false;
+        for (const onnx::NodeProto* node : held_back) {
+            const int w = weight_input(node->op_type());
+            if (w < node->input_size() && known_shape(node->input(w))) {
+                check_node(*node);
+                released = true;
+            }
+        }
+        if (!released)
+            return;
     }
-    collect_types();
 }
 
 void Importer::collect_types() {
@@ -340,6 +470,13 @@ ConstTensor Importer::read_tensor(const onnx::TensorProto& t, bool want_values) 
     c.elem_type = t.data_type();
     for (auto d : t.dims())
         c.shape.push_back(d);
+    // Before any count or allocation is made from the dimensions.
+    if (elements_of(c.shape) > kMaxTensorElements) {
+        fail(
+            fmt::format("tensor '{}' has shape {}; hetsim accepts dimensions >= 0 and at most "
+                        "2^50 elements",
+                        t.name(), sim::to_string(c.shape)));
+    }
     c.is_int = is_integer_type(c.elem_type);
     const std::int64_t n = c.elements();
     using TP = onnx::TensorProto;
@@ -547,6 +684,425 @@ std::int64_t attr_int(const onnx::NodeProto& node, const std::string& name, std:
     return a != nullptr ? a->i() : fallback;
 }
 
+// --- checks before shape inference -----------------------------------------------------------
+// ONNX 1.12's shape inference trusts a node's attributes and constant operands: a stride of 0
+// divides by zero (SIGFPE), a block size of 2^32 squares to 0 and is divided by, a weight of
+// another rank than its input is read past its end, a Slice step of 2^32 never ends the loop of
+// its data propagation, an Einsum letter outside a-z indexes a stack array, and a SAME-padded
+// window counts its input size down one stride at a time. Every node is checked before
+// inference sees it; a value ONNX or hetsim cannot take is refused naming the node, the
+// attribute or operand, and what is accepted.
+
+std::string node_label(const onnx::NodeProto& node) {
+    if (!node.name().empty())
+        return fmt::format("node '{}' ({})", node.name(), node.op_type());
+    return fmt::format("the {} node writing '{}'", node.op_type(),
+                       node.output_size() > 0 ? node.output(0) : std::string());
+}
+
+// `text` in double quotes, bytes outside printable ASCII as \xNN: one line, whatever the file
+// holds.
+std::string quoted(const std::string& text) {
+    std::string out = "\"";
+    for (const char c : text) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (byte >= 0x20 && byte < 0x7f && c != '"' && c != '\\')
+            out += c;
+        else
+            out += fmt::format("\\x{:02x}", byte);
+    }
+    return out + "\"";
+}
+
+std::optional<Shape> Importer::known_shape(const std::string& name) const {
+    if (name.empty())
+        return std::nullopt;
+    if (const ConstTensor* c = known(name))
+        return c->shape;
+    if (auto it = constant_values_.find(name); it != constant_values_.end())
+        return it->second.shape;
+    if (auto it = types_.find(name); it != types_.end())
+        return static_shape(it->second);
+    return std::nullopt;
+}
+
+const ConstTensor* Importer::checkable_values(const std::string& name) const {
+    if (const ConstTensor* c = known_values(name))
+        return c;
+    auto it = constant_values_.find(name);
+    return it != constant_values_.end() && it->second.has_values ? &it->second : nullptr;
+}
+
+void Importer::check_nodes() {
+    constant_values_.clear();
+    for_each_node(*model_.mutable_graph(), [&](onnx::NodeProto& node) {
+        if (node.op_type() == "Constant" && (node.domain().empty() || node.domain() == "ai.onnx") &&
+            node.output_size() == 1 && known(node.output(0)) == nullptr) {
+            if (auto value = evaluate(node))
+                constant_values_.emplace(node.output(0), std::move(*value));
+        }
+    });
+    for_each_node(*model_.mutable_graph(), [&](onnx::NodeProto& node) { check_node(node); });
+}
+
+void Importer::check_node(const onnx::NodeProto& node) const {
+    if (!node.domain().empty() && node.domain() != "ai.onnx")
+        return;  // ONNX has no inference for other domains
+    const std::string& op = node.op_type();
+    const auto refuse = [&](const std::string& what, const std::string& accepted) {
+        fail(fmt::format("{}: {}: {}", node_label(node), what, accepted));
+    };
+    // An INT or INTS attribute, when present, within [lowest, highest].
+    const auto attribute_within = [&](const char* name, std::int64_t lowest, std::int64_t highest) {
+        const auto* a = find_attr(node, name);
+        if (a == nullptr)
+            return;
+        const bool single = a->type() == onnx::AttributeProto::INT;
+        std::vector<std::int64_t> values(a->ints().begin(), a->ints().end());
+        if (single)
+            values = {a->i()};
+        for (const std::int64_t v : values) {
+            if (v < lowest || v > highest) {
+                refuse(fmt::format("attribute '{}' {}", name,
+                                   single ? std::to_string(a->i()) : list_text(a->ints())),
+                       fmt::format("expected {} from {} to {}", single ? "an integer" : "integers",
+                                   lowest, highest));
+            }
+        }
+    };
+    // Operand `index` when its values are known: an initializer, a Constant or a folded node.
+    const auto operand = [&](int index) -> const ConstTensor* {
+        return index < node.input_size() && !node.input(index).empty()
+                   ? checkable_values(node.input(index))
+                   : nullptr;
+    };
+    const auto operand_text = [&](int index, const char* role, const ConstTensor& c) {
+        return c.is_int ? fmt::format("{} '{}' {}", role, node.input(index), list_text(c.ints))
+                        : fmt::format("{} '{}' {}", role, node.input(index), list_text(c.reals));
+    };
+    // Dimensions given as values (Reshape's target, Expand's, ConstantOfShape's, Tile's
+    // repeats): each at least `lowest`, and the positive ones at most 2^50 elements together.
+    const auto dims_within = [&](const std::string& what, const std::vector<std::int64_t>& values,
+                                 std::int64_t lowest, const std::string& accepted) {
+        std::int64_t product = 1;
+        for (const std::int64_t v : values) {
+            if (v < lowest)
+                refuse(what, accepted);
+            if (v > 0) {
+                if (product > kMaxTensorElements / v)
+                    refuse(what, accepted + ", at most 2^50 elements in all (hetsim's limit)");
+                product *= v;
+            }
+        }
+    };
+
+    if (is_window_op(op)) {
+        attribute_within("strides", 1, kMaxWindowValue);
+        attribute_within("dilations", 1, kMaxWindowValue);
+        attribute_within("kernel_shape", 1, kMaxWindowValue);
+        attribute_within("pads", 0, kMaxWindowValue);
+        attribute_within("output_padding", 0, kMaxWindowValue);
+        attribute_within("output_shape", 0, kMaxTensorElements);
+        attribute_within("ceil_mode", 0, 1);
+        if (const auto* a = find_attr(node, "auto_pad")) {
+            const std::string& pad = a->s();
+            if (pad != "NOTSET" && pad != "SAME_UPPER" && pad != "SAME_LOWER" && pad != "VALID") {
+                refuse(fmt::format("attribute 'auto_pad' {}", quoted(pad)),
+                       "expected NOTSET, SAME_UPPER, SAME_LOWER or VALID");
+            }
+        }
+        const int w = weight_input(op);
+        if (w < 0)
+            return;
+        attribute_within("group", 1, kMaxWindowValue);
+        // At least 1 also when the attribute is not an INT (the checker compares types only for
+        // the schemas it knows): it divides below.
+        const std::int64_t group = std::max<std::int64_t>(1, attr_int(node, "group", 1));
+        const bool transposed = op == "ConvTranspose";
+        const auto weight =
+            w < node.input_size() ? known_shape(node.input(w)) : std::optional<Shape>();
+        if (!weight)
+            return;
+        const std::string weight_text =
+            fmt::format("weight '{}' of shape {}", node.input(w), sim::to_string(*weight));
+        if (weight->size() < 3) {
+            refuse(weight_text, transposed ? "expected [C, M/group, k1, ...], rank 3 or more"
+                                           : "expected [M, C/group, k1, ...], rank 3 or more");
+        }
+        if ((*weight)[0] % group != 0) {
+            refuse(fmt::format("attribute 'group' {}", group),
+                   fmt::format("expected a divisor of the {} {} channels of {}", (*weight)[0],
+                               transposed ? "input" : "output", weight_text));
+        }
+        const auto input = known_shape(node.input(0));
+        if (!input)
+            return;
+        const std::string input_text =
+            fmt::format("input '{}' of shape {}", node.input(0), sim::to_string(*input));
+        if (input->size() != weight->size())
+            refuse(fmt::format("{} and {}", input_text, weight_text),
+                   "expected a weight of the input's rank");
+        const std::int64_t channels = (*input)[1];
+        const bool fits = transposed ? channels == (*weight)[0]
+                                     : channels % group == 0 && channels / group == (*weight)[1];
+        if (!fits) {
+            refuse(fmt::format("attribute 'group' {} with {}", group, weight_text),
+                   transposed ? fmt::format("expected {} input channels, {} has {}", (*weight)[0],
+                                            input_text, channels)
+                              : fmt::format("expected group x {} input channels, {} has {}",
+                                            (*weight)[1], input_text, channels));
+        }
+        return;
+    }
+    if (op == "DepthToSpace" || op == "SpaceToDepth") {
+        attribute_within("blocksize", 1, kMaxWindowValue);
+        return;
+    }
+    if (op == "Reshape") {
+        const auto check = [&](const std::string& what, const std::vector<std::int64_t>& dims) {
+            const std::string accepted =
+                "expected dimensions >= 1, 0 (the input's dimension) or one -1 (inferred)";
+            if (std::count(dims.begin(), dims.end(), -1) > 1)
+                refuse(what, accepted);
+            dims_within(what, dims, -1, accepted);
+        };
+        if (const auto* a = find_attr(node, "shape"))
+            check(fmt::format("attribute 'shape' {}", list_text(a->ints())),
+                  {a->ints().begin(), a->ints().end()});
+        else if (const ConstTensor* c = operand(1))
+            check(operand_text(1, "shape", *c), c->as_ints());
+        return;
+    }
+    if (op == "Expand" || op == "Tile" || op == "ConstantOfShape") {
+        const int index = op == "ConstantOfShape" ? 0 : 1;
+        const char* role = op == "Tile" ? "repeats" : "shape";
+        if (const ConstTensor* c = operand(index)) {
+            dims_within(operand_text(index, role, *c), c->as_ints(), 0,
+                        op == "Tile" ? "expected repeats >= 0" : "expected dimensions >= 0");
+        }
+        return;
+    }
+    if (op == "Split" || op == "SplitToSequence") {
+        std::string what;
+        std::vector<std::int64_t> sizes;
+        bool scalar = false;
+        if (const auto* a = find_attr(node, "split")) {
+            what = fmt::format("attribute 'split' {}", list_text(a->ints()));
+            sizes.assign(a->ints().begin(), a->ints().end());
+        } else if (const ConstTensor* c = operand(1)) {
+            what = operand_text(1, "split", *c);
+            sizes = c->as_ints();
+            scalar = c->shape.empty();
+        }
+        if (what.empty())
+            return;
+        // SplitToSequence's scalar split is a chunk size, which ONNX divides by.
+        const std::int64_t lowest = scalar ? 1 : 0;
+        if (std::any_of(sizes.begin(), sizes.end(), [&](std::int64_t v) { return v < lowest; }))
+            refuse(what, scalar ? "expected a chunk size >= 1" : "expected sizes >= 0");
+        if (op == "Split" && static_cast<int>(sizes.size()) != node.output_size())
+            refuse(what, fmt::format("expected {} sizes, one per output", node.output_size()));
+        return;
+    }
+    if (op == "Gather") {
+        const auto data = known_shape(node.input(0));
+        if (!data)
+            return;
+        const std::string data_text =
+            fmt::format("data '{}' of shape {}", node.input(0), sim::to_string(*data));
+        const auto rank = static_cast<std::int64_t>(data->size());
+        if (rank == 0)
+            refuse(data_text, "expected a tensor of rank 1 or more");
+        const std::int64_t axis = attr_int(node, "axis", 0);
+        if (axis < -rank || axis >= rank) {
+            refuse(
+                fmt::format("attribute 'axis' {}", axis),
+                fmt::format("expected an axis of {}, from {} to {}", data_text, -rank, rank - 1));
+        }
+        const std::int64_t dim = (*data)[static_cast<std::size_t>(normalize_axis(axis, rank))];
+        if (const ConstTensor* indices = operand(1)) {
+            for (std::int64_t i = 0; i < indices->elements(); ++i) {
+                const std::int64_t index = indices->int_at(i);
+                if (index < -dim || index >= dim) {
+                    refuse(fmt::format("indices '{}' hold {}", node.input(1), index),
+                           fmt::format("expected indices from {} to {} into axis {} of {}", -dim,
+                                       dim - 1, axis, data_text));
+                }
+            }
+        }
+        return;
+    }
+    if (op == "Slice") {
+        // ONNX propagates a Slice of a shape with an int loop counter: a step past int32 never
+        // reaches the end.
+        if (const ConstTensor* steps = operand(4)) {
+            for (const std::int64_t step : steps->as_ints()) {
+                if (step == 0 || step < -kMaxWindowValue || step > kMaxWindowValue) {
+                    refuse(operand_text(4, "steps", *steps),
+                           fmt::format("expected non-zero steps from {} to {}", -kMaxWindowValue,
+                                       kMaxWindowValue));
+                }
+            }
+        }
+        return;
+    }
+    if (op == "Range") {
+        const std::array<const char*, 3> roles{"start", "limit", "delta"};
+        std::array<const ConstTensor*, 3> values{};
+        for (int i = 0; i < 3; ++i) {
+            values[static_cast<std::size_t>(i)] = operand(i);
+            const ConstTensor* c = values[static_cast<std::size_t>(i)];
+            if (c != nullptr && c->elements() != 1) {
+                refuse(fmt::format("{} '{}' of shape {}", roles[static_cast<std::size_t>(i)],
+                                   node.input(i), sim::to_string(c->shape)),
+                       "expected a scalar");
+            }
+        }
+        if (values[0] == nullptr || values[1] == nullptr || values[2] == nullptr)
+            return;
+        const double start = values[0]->at(0);
+        const double limit = values[1]->at(0);
+        const double delta = values[2]->at(0);
+        const double count = std::ceil((limit - start) / delta);
+        if (delta == 0.0 || !std::isfinite(delta) || !(count <= kMaxTensorElements)) {
+            refuse(fmt::format("start {:g}, limit {:g}, delta {:g}", start, limit, delta),
+                   "expected a non-zero finite delta and at most 2^50 elements (hetsim's limit)");
+        }
+        return;
+    }
+    if (op == "Resize" || op == "Upsample") {
+        std::vector<double> scales;
+        std::string what;
+        const int scales_input = op == "Upsample" || opset_ < 11 ? 1 : 2;
+        if (const auto* a = find_attr(node, "scales")) {
+            scales.assign(a->floats().begin(), a->floats().end());
+            what = fmt::format("attribute 'scales' {}", list_text(a->floats()));
+        } else if (const ConstTensor* c = operand(scales_input)) {
+            for (std::int64_t i = 0; i < c->elements(); ++i)
+                scales.push_back(c->at(i));
+            what = operand_text(scales_input, "scales", *c);
+        }
+        for (const double scale : scales) {
+            if (!(scale > 0.0 && scale <= static_cast<double>(kMaxWindowValue)))
+                refuse(what, fmt::format("expected scales above 0, at most {}", kMaxWindowValue));
+        }
+        if (op == "Resize" && opset_ >= 11) {
+            if (const ConstTensor* sizes = operand(3))
+                dims_within(operand_text(3, "sizes", *sizes), sizes->as_ints(), 0,
+                            "expected sizes >= 0");
+        }
+        return;
+    }
+    if (op == "Pad") {
+        std::string what;
+        std::vector<std::int64_t> pads;
+        if (const auto* a = find_attr(node, "pads")) {
+            what = fmt::format("attribute 'pads' {}", list_text(a->ints()));
+            pads.assign(a->ints().begin(), a->ints().end());
+        } else if (const ConstTensor* c = operand(1)) {
+            what = operand_text(1, "pads", *c);
+            pads = c->as_ints();
+        }
+        for (const std::int64_t pad : pads) {
+            if (pad < -kMaxTensorElements || pad > kMaxTensorElements)
+                refuse(what, "expected pads from -2^50 to 2^50");
+        }
+        return;
+    }
+    if (op == "Transpose") {
+        if (const auto* a = find_attr(node, "perm")) {
+            const auto n = static_cast<std::int64_t>(a->ints_size());
+            std::vector<bool> seen(static_cast<std::size_t>(n), false);
+            for (const std::int64_t p : a->ints()) {
+                if (p < 0 || p >= n || seen[static_cast<std::size_t>(p)]) {
+                    refuse(fmt::format("attribute 'perm' {}", list_text(a->ints())),
+                           fmt::format("expected a permutation of 0 to {}", n - 1));
+                }
+                seen[static_cast<std::size_t>(p)] = true;
+            }
+        }
+        return;
+    }
+    if (op == "Einsum") {
+        const auto* a = find_attr(node, "equation");
+        std::string equation = a != nullptr ? a->s() : std::string();
+        equation.erase(std::remove(equation.begin(), equation.end(), ' '), equation.end());
+        const auto arrow = equation.find("->");
+        const std::string lhs = equation.substr(0, arrow);
+        const std::string rhs = arrow == std::string::npos ? "" : equation.substr(arrow + 2);
+        // Without "->" ONNX counts each lowercase letter in an array of 26: anything else
+        // indexes outside it.
+        const auto only = [](const std::string& part, bool upper, bool comma) {
+            return std::all_of(part.begin(), part.end(), [&](char c) {
+                return (c >= 'a' && c <= 'z') || (upper && c >= 'A' && c <= 'Z') || c == '.' ||
+                       (comma && c == ',');
+            });
+        };
+        if (!only(lhs, arrow != std::string::npos, true) || !only(rhs, true, false)) {
+            refuse(fmt::format("attribute 'equation' {}", quoted(a != nullptr ? a->s() : "")),
+                   "expected letters, ',' between operands, '...' and at most one '->' (lowercase "
+                   "letters only without '->')");
+        }
+        return;
+    }
+}
+
+// ONNX's inference of a window op reads more than the attributes say in two cases, which are
+// rewritten for the inference only (`originals` restores them; hetsim's graph keeps the file's
+// attributes):
+//  - SAME padding with a stride > 1: ONNX counts the input size down one stride at a time (an
+//    input of 2^40 takes hours); a 1-wide unpadded window gives the same ceil(input / stride);
+//  - a weight without kernel_shape: ONNX takes the kernel from the weight without comparing its
+//    rank with the input's, and reads past the shape when they differ; as an attribute it is
+//    compared. A weight whose shape is not known yet holds the node back from inference
+//    (returns true): it joins once inference has given the weight a shape that check_node
+//    accepts.
+bool Importer::prepare_for_inference(
+    onnx::NodeProto& node,
+    std::vector<std::pair<onnx::NodeProto*, onnx::NodeProto>>& originals) const {
+    if ((!node.domain().empty() && node.domain() != "ai.onnx") || !is_window_op(node.op_type()))
+        return false;
+    const auto set_ints = [&](const char* name, const std::vector<std::int64_t>& values) {
+        auto* a = node.add_attribute();
+        a->set_name(name);
+        a->set_type(onnx::AttributeProto::INTS);
+        for (const std::int64_t v : values)
+            a->add_ints(v);
+    };
+    const auto drop = [&](const std::set<std::string>& names) {
+        auto* attributes = node.mutable_attribute();
+        for (int i = attributes->size(); i-- > 0;) {
+            if (names.count(attributes->Get(i).name()) != 0)
+                attributes->DeleteSubrange(i, 1);
+        }
+    };
+    const auto* auto_pad = find_attr(node, "auto_pad");
+    const auto* strides = find_attr(node, "strides");
+    const bool same =
+        auto_pad != nullptr && (auto_pad->s() == "SAME_UPPER" || auto_pad->s() == "SAME_LOWER");
+    const bool strided =
+        strides != nullptr && std::any_of(strides->ints().begin(), strides->ints().end(),
+                                          [](std::int64_t s) { return s > 1; });
+    if (same && strided && node.op_type() != "ConvTranspose") {
+        originals.emplace_back(&node, node);
+        const std::vector<std::int64_t> ones(static_cast<std::size_t>(strides->ints_size()), 1);
+        drop({"auto_pad", "pads", "dilations", "ceil_mode", "kernel_shape"});
+        set_ints("kernel_shape", ones);
+        return false;
+    }
+    const int w = weight_input(node.op_type());
+    if (w < 0 || find_attr(node, "kernel_shape") != nullptr)
+        return false;
+    const auto weight = w < node.input_size() ? known_shape(node.input(w)) : std::optional<Shape>();
+    originals.emplace_back(&node, node);
+    if (weight && weight->size() >= 3) {
+        set_ints("kernel_shape", Shape(weight->begin() + 2, weight->end()));
+        return false;
+    }
+    node.set_op_type(kHeldBackOpType);
+    return true;
+}
+
 std::optional<ConstTensor> Importer::evaluate(const onnx::NodeProto& node) const {
     const std::string& op = node.op_type();
     if (!node.domain().empty() && node.domain() != "ai.onnx")
@@ -602,7 +1158,7 @@ std::optional<ConstTensor> Importer::evaluate(const onnx::NodeProto& node) const
             return std::nullopt;
         if (op == "Size") {
             ConstTensor r = make_result(TP::INT64, {});
-            r.ints.push_back(sim::element_count(*shape));
+            r.ints.push_back(elements_of(*shape));
             return r;
         }
         const auto rank = static_cast<std::int64_t>(shape->size());
@@ -656,8 +1212,13 @@ std::optional<ConstTensor> Importer::evaluate(const onnx::NodeProto& node) const
                 for (auto& a : axes)
                     a = normalize_axis(a, rank);
                 std::sort(axes.begin(), axes.end());
-                for (auto a : axes)
+                for (auto a : axes) {
+                    // An axis past the output's rank is the model's error, which ONNX's
+                    // inference and Graph::finalize name; it is not folded.
+                    if (a < 0 || a > static_cast<std::int64_t>(s.size()))
+                        return std::nullopt;
                     s.insert(s.begin() + a, 1);
+                }
             } else {
                 Shape kept;
                 for (std::size_t i = 0; i < s.size(); ++i) {
@@ -675,7 +1236,7 @@ std::optional<ConstTensor> Importer::evaluate(const onnx::NodeProto& node) const
             }
             out = s;
         }
-        if (!out || sim::element_count(*out) != x->elements())
+        if (!out || elements_of(*out) != x->elements())
             return std::nullopt;
         r.shape = *out;
         return r;
@@ -695,10 +1256,12 @@ std::optional<ConstTensor> Importer::evaluate(const onnx::NodeProto& node) const
             return std::nullopt;
         const auto rank = static_cast<std::int64_t>(x->shape.size());
         const std::int64_t axis = normalize_axis(attr_int(node, "axis", 0), rank);
+        if (axis < 0 || axis >= rank)
+            return std::nullopt;
         Shape out(x->shape.begin(), x->shape.begin() + axis);
         out.insert(out.end(), idx->shape.begin(), idx->shape.end());
         out.insert(out.end(), x->shape.begin() + axis + 1, x->shape.end());
-        if (sim::element_count(out) > kMaxFoldedElements)
+        if (elements_of(out) > kMaxFoldedElements)
             return std::nullopt;
         std::int64_t outer = 1;
         for (std::int64_t i = 0; i < axis; ++i)
@@ -732,6 +1295,8 @@ std::optional<ConstTensor> Importer::evaluate(const onnx::NodeProto& node) const
             return std::nullopt;
         const auto rank = static_cast<std::int64_t>(parts[0]->shape.size());
         const std::int64_t axis = normalize_axis(attr_int(node, "axis", 0), rank);
+        if (axis < 0 || axis >= rank)
+            return std::nullopt;
         Shape out = parts[0]->shape;
         out[static_cast<std::size_t>(axis)] = 0;
         for (const auto* p : parts) {
@@ -739,7 +1304,7 @@ std::optional<ConstTensor> Importer::evaluate(const onnx::NodeProto& node) const
                 return std::nullopt;
             out[static_cast<std::size_t>(axis)] += p->shape[static_cast<std::size_t>(axis)];
         }
-        if (sim::element_count(out) > kMaxFoldedElements)
+        if (elements_of(out) > kMaxFoldedElements)
             return std::nullopt;
         std::int64_t outer = 1;
         for (std::int64_t i = 0; i < axis; ++i)
@@ -799,12 +1364,12 @@ std::optional<ConstTensor> Importer::evaluate(const onnx::NodeProto& node) const
             step[ax] = steps[k];
             out[ax] = count;
         }
-        if (sim::element_count(out) > kMaxFoldedElements)
+        if (elements_of(out) > kMaxFoldedElements)
             return std::nullopt;
         ConstTensor r = make_result(x->elem_type, out);
         const auto out_strides = strides_of(out);
         const auto in_strides = strides_of(x->shape);
-        for (std::int64_t flat = 0; flat < sim::element_count(out); ++flat) {
+        for (std::int64_t flat = 0; flat < elements_of(out); ++flat) {
             std::int64_t src = 0;
             for (std::size_t i = 0; i < out.size(); ++i) {
                 const std::int64_t coord = (flat / out_strides[i]) % out[i];
@@ -827,14 +1392,14 @@ std::optional<ConstTensor> Importer::evaluate(const onnx::NodeProto& node) const
         if (operands.size() != (op == "Where" ? 3U : 2U))
             return std::nullopt;
         const auto out = broadcast(operands);
-        if (!out || sim::element_count(*out) > kMaxFoldedElements)
+        if (!out || elements_of(*out) > kMaxFoldedElements)
             return std::nullopt;
         const bool logical =
             op == "Equal" || op == "Less" || op == "Greater" || op == "And" || op == "Or";
         const ConstTensor& value_type = op == "Where" ? *operands[1] : *operands[0];
         ConstTensor r = make_result(logical ? TP::BOOL : value_type.elem_type, *out);
         const bool integer = !logical && r.is_int;
-        for (std::int64_t i = 0; i < sim::element_count(*out); ++i) {
+        for (std::int64_t i = 0; i < elements_of(*out); ++i) {
             if (op == "Where") {
                 const bool cond = operands[0]->at(broadcast_index(*operands[0], *out, i)) != 0.0;
                 const ConstTensor& pick = cond ? *operands[1] : *operands[2];
@@ -925,7 +1490,7 @@ std::optional<ConstTensor> Importer::evaluate(const onnx::NodeProto& node) const
         if (x == nullptr)
             return std::nullopt;
         const Shape out = x->as_ints();
-        if (sim::element_count(out) > kMaxFoldedElements)
+        if (elements_of(out) > kMaxFoldedElements)
             return std::nullopt;
         ConstTensor fill = make_result(TP::FLOAT, {1});
         fill.reals.push_back(0.0);
@@ -934,28 +1499,31 @@ std::optional<ConstTensor> Importer::evaluate(const onnx::NodeProto& node) const
                 fill = std::move(v);
         }
         ConstTensor r = make_result(fill.elem_type, out);
-        for (std::int64_t i = 0; i < sim::element_count(out); ++i)
+        for (std::int64_t i = 0; i < elements_of(out); ++i)
             push_from(r, fill, 0);
         return r;
     }
     if (op == "Range") {
-        if (x == nullptr || in(1) == nullptr || in(2) == nullptr)
+        if (x == nullptr || in(1) == nullptr || in(2) == nullptr || x->elements() != 1 ||
+            in(1)->elements() != 1 || in(2)->elements() != 1)
             return std::nullopt;
         const double start = x->at(0);
         const double limit = in(1)->at(0);
         const double delta = in(2)->at(0);
         if (delta == 0.0)
             return std::nullopt;
-        const auto n = static_cast<std::int64_t>(std::max(0.0, std::ceil((limit - start) / delta)));
-        if (n > kMaxFoldedElements)
+        // Compared as a double: a count past int64 (a tiny delta) must not be converted.
+        const double count = std::max(0.0, std::ceil((limit - start) / delta));
+        if (!(count <= static_cast<double>(kMaxFoldedElements)))
             return std::nullopt;
+        const auto n = static_cast<std::int64_t>(count);
         ConstTensor r = make_result(x->elem_type, {n});
         for (std::int64_t i = 0; i < n; ++i)
             push(r, start + static_cast<double>(i) * delta);
         return r;
     }
     if (op == "Transpose") {
-        if (x == nullptr || sim::element_count(x->shape) > kMaxFoldedElements)
+        if (x == nullptr || elements_of(x->shape) > kMaxFoldedElements)
             return std::nullopt;
         const std::size_t rank = x->shape.size();
         std::vector<std::int64_t> perm;
@@ -967,6 +1535,12 @@ std::optional<ConstTensor> Importer::evaluate(const onnx::NodeProto& node) const
         }
         if (perm.size() != rank)
             return std::nullopt;
+        std::vector<bool> seen(rank, false);
+        for (const std::int64_t p : perm) {
+            if (p < 0 || p >= static_cast<std::int64_t>(rank) || seen[static_cast<std::size_t>(p)])
+                return std::nullopt;  // not a permutation: ONNX and Graph::finalize name it
+            seen[static_cast<std::size_t>(p)] = true;
+        }
         Shape out(rank);
         for (std::size_t i = 0; i < rank; ++i)
             out[i] = x->shape[static_cast<std::size_t>(perm[i])];
@@ -988,10 +1562,10 @@ std::optional<ConstTensor> Importer::evaluate(const onnx::NodeProto& node) const
             return std::nullopt;
         ConstTensor target = make_result(x->elem_type, in(1)->as_ints());
         const auto out = broadcast({x, &target});
-        if (!out || sim::element_count(*out) > kMaxFoldedElements)
+        if (!out || elements_of(*out) > kMaxFoldedElements)
             return std::nullopt;
         ConstTensor r = make_result(x->elem_type, *out);
-        for (std::int64_t i = 0; i < sim::element_count(*out); ++i)
+        for (std::int64_t i = 0; i < elements_of(*out); ++i)
             push_from(r, *x, broadcast_index(*x, *out, i));
         return r;
     }
@@ -1012,6 +1586,8 @@ bool Importer::fold_pass() {
         bool folded = false;
         // A node whose single output is a graph output stays an op: the model computes it.
         if (node.output_size() == 1 && graph_outputs.count(node.output(0)) == 0) {
+            // Its operands may have been folded earlier in this pass.
+            check_node(node);
             if (auto value = evaluate(node)) {
                 if (value->has_values && value->elements() <= kMaxFoldedElements) {
                     onnx::TensorProto* t = g->add_initializer();

@@ -1,18 +1,45 @@
 // Whole files: written so that a reader, or a crash, sees the old content or the new, never a mix:
-// usage.md "no partial output files".
+// usage.md "no partial output files". Read only when they are regular files of a size hetsim can
+// hold: a FIFO would block the reader forever, a directory or a device fails mid-read, and a
+// many-gigabyte file would exhaust memory before the parser says anything.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace hetsim::sim {
+
+// The largest input file hetsim reads whole: 1 GiB, about 3000 times the largest workload or
+// config it ships (a 330 KB JSON graph), and small enough that a wrong file is refused at once
+// instead of after minutes of reading and an out-of-memory error.
+inline constexpr std::uintmax_t kMaxInputFileBytes = std::uintmax_t{1} << 30;
+
+// What stops `file` from being read as an input file, as a phrase that follows the file name
+// ("is a directory", "is a FIFO, not a regular file", "is 5368709120 bytes (5.0 GiB), more than
+// the 1.0 GiB limit"), or std::nullopt when it is a regular file (symlinks followed) of at most
+// `max_bytes`, or when it does not exist (the caller's open names a missing file).
+std::optional<std::string> input_file_problem(const std::filesystem::path& file,
+                                              std::uintmax_t max_bytes = kMaxInputFileBytes);
+
+// Throws std::invalid_argument "<file>: <problem>, expected <expected>" when
+// input_file_problem() finds one; `expected` names what the file should be ("a JSON graph
+// file").
+void check_input_file(const std::filesystem::path& file, std::string_view expected,
+                      std::uintmax_t max_bytes = kMaxInputFileBytes);
 
 // Writes `content` to a temporary name beside `file`, then renames it over `file`. Throws
 // std::runtime_error (and leaves no temporary behind) when the write fails.
 void write_file_atomically(const std::filesystem::path& file, const std::string& content);
 
-// The whole file as bytes. Throws std::runtime_error "cannot read '<file>'".
-std::string read_text_file(const std::filesystem::path& file);
+// The whole file as bytes. Throws std::invalid_argument (check_input_file) for a file that is
+// not a regular file or is larger than `max_bytes`, before opening it, and std::system_error
+// (a std::runtime_error) "cannot read '<file>': <reason>" when it cannot be opened or a read
+// fails; code() is the reason.
+std::string read_text_file(const std::filesystem::path& file,
+                           std::uintmax_t max_bytes = kMaxInputFileBytes);
 
 // The last line of a text file that is not blank (a log's error line), "" when none or when the
 // file cannot be read.

@@ -1,5 +1,7 @@
 #include "sim/config.hpp"
+
 #include <yaml-cpp/eventhandler.h>
+#include "sim/atomic_file.hpp"
 
 #include <fmt/format.h>
 
@@ -258,6 +260,9 @@ ConfigNode& ConfigNode::operator=(ConfigNode&& other) noexcept {
 
 ConfigNode ConfigNode::load_file(const std::filesystem::path& file) {
     const std::string label = file.string();
+    // A FIFO would block the read forever, a huge file exhaust memory (sim/atomic_file.hpp).
+    if (const auto problem = input_file_problem(file))
+        throw InputError(label, "", 0, *problem + ", expected a YAML file");
     std::FILE* stream = std::fopen(label.c_str(), "rb");
     if (stream == nullptr) {
         throw InputError(label, "", 0, fmt::format("cannot read file: {}", std::strerror(errno)));
@@ -458,6 +463,28 @@ double ConfigNode::as_quantity(Quantity quantity) const {
     }
 }
 
+std::string ConfigNode::as_folder_name() const {
+    const std::string name = as_string();
+    constexpr std::size_t kMaxLength = 100;
+    const bool printable = std::all_of(name.begin(), name.end(), [](char c) {
+        return static_cast<unsigned char>(c) >= 0x20 && c != 0x7f;
+    });
+    if (name.empty() || name.size() > kMaxLength || !printable ||
+        name.find_first_of("/\\") != std::string::npos || name == "." || name == "..") {
+        // The name itself when it can be printed on one line, else what is wrong with it.
+        const std::string got =
+            printable && name.size() <= kMaxLength
+                ? fmt::format("'{}'", name)
+                : fmt::format("{} characters{}", name.size(),
+                              printable ? "" : ", some of them control characters");
+        fail(
+            fmt::format("expected a name of 1 to {} printable characters without '/' or '\\', "
+                        "not '.' or '..' (it names the output folder), got {}",
+                        kMaxLength, got));
+    }
+    return name;
+}
+
 std::vector<std::string> ConfigNode::as_string_list() const {
     if (node_.IsSequence()) {
         std::vector<std::string> result;
@@ -532,6 +559,9 @@ int ConfigNode::line() const {
 namespace {
 
 constexpr std::string_view kOverrideLabel = "--set";
+// Parts of a --set path at most: assigning walks it recursively, and no schema is nearly as
+// deep (a 30,000-part path overflowed the stack).
+constexpr std::size_t kMaxOverrideDepth = 64;
 
 std::string_view trim(std::string_view text) {
     const auto is_space = [](char c) { return c == ' ' || c == '\t'; };
@@ -638,6 +668,11 @@ void apply_override(YAML::Node& root, std::string_view assignment_text) {
         if (assignment.parts.back().empty()) {
             override_error(assignment, "expected PATH=VALUE with a dotted path such as a.b.c");
         }
+        if (assignment.parts.size() > kMaxOverrideDepth) {
+            // The path itself would be a 100 KB message: its start names it.
+            throw InputError(std::string(kOverrideLabel), assignment.path.substr(0, 60) + "...", 0,
+                             fmt::format("a path has at most {} parts", kMaxOverrideDepth));
+        }
         if (dot == std::string_view::npos) {
             break;
         }
@@ -661,11 +696,12 @@ void apply_override(YAML::Node& root, std::string_view assignment_text) {
 std::optional<std::string> assignment_behind(const InputError& error,
                                              const std::vector<std::string>& assignments,
                                              const std::vector<std::string>& also_under) {
-    if (error.yaml_path().empty() || error.file() == kOverrideLabel)
+    // An empty path is the document's root: an assignment may have added an unknown key there.
+    if (error.file() == kOverrideLabel)
         return std::nullopt;
     std::vector<std::string> reported{error.yaml_path()};
     for (const std::string& prefix : also_under)
-        reported.push_back(prefix + "." + error.yaml_path());
+        reported.push_back(error.yaml_path().empty() ? prefix : prefix + "." + error.yaml_path());
     for (auto it = assignments.rbegin(); it != assignments.rend(); ++it) {
         const std::size_t equals = it->find('=');
         if (equals == std::string::npos)

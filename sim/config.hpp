@@ -84,6 +84,9 @@ public:
     bool as_bool() const;
     double as_quantity(Quantity quantity) const;      // "12 GB/s" -> 1.2e10
     std::vector<std::string> as_string_list() const;  // a sequence, or one scalar
+    // A name that becomes an output folder's (a study's, a sweep's, a compare's): 1 to 100
+    // printable characters, no '/' or '\\', not "." or ".."; fails naming what is accepted.
+    std::string as_folder_name() const;
 
     // Optional-key getters (default when absent).
     std::string get_string(const std::string& key, const std::string& fallback) const;

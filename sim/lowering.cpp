@@ -8,6 +8,7 @@
 
 #include "sim/exec_graph.hpp"
 #include "sim/exec_index.hpp"
+#include "sim/fluid_share.hpp"
 #include "sim/op_table.hpp"
 #include "sim/transfer_cost.hpp"
 
@@ -291,7 +292,41 @@ public:
                     exec_.buffers[static_cast<std::size_t>(loc.buffer)].persistent = true;
             }
         }
+        check_streams_alone();
         return std::move(exec_);
+    }
+
+    // A stream through a shared resource slower than itself runs at that resource's rate even
+    // alone: a memory of 1e-6 B/s made a stream of megabytes last 10^12 s, and the DES's
+    // picosecond arithmetic overflowed into a latency of 0. Each stream alone must end within
+    // the simulator's time range; the message names the resource that slows it.
+    void check_streams_alone() const {
+        std::vector<double> capacity_Bps;
+        for (const SharedResource& r : exec_.shared_resources)
+            capacity_Bps.push_back(r.capacity_Bps);
+        for (const Task& task : exec_.tasks) {
+            if (task.flow_ps <= 0 || task.shared.empty())
+                continue;
+            const double alone_Bps = alone_rate_Bps(capacity_Bps, task.flow_rate_Bps, task.shared);
+            const double alone_ps =
+                static_cast<double>(task.flow_ps) * (task.flow_rate_Bps / alone_Bps);
+            if (alone_ps + static_cast<double>(task.fixed_ps) <=
+                static_cast<double>(kMaxSimulatedPs))
+                continue;
+            int slowest = task.shared.front();
+            for (int r : task.shared) {
+                if (capacity_Bps[static_cast<std::size_t>(r)] <
+                    capacity_Bps[static_cast<std::size_t>(slowest)])
+                    slowest = r;
+            }
+            const SharedResource& r = exec_.shared_resources[static_cast<std::size_t>(slowest)];
+            throw LimitError(fmt::format(
+                "{} streams at most {:.3g} B/s through '{}' (its bandwidth), so alone it takes "
+                "{:.3g} s, beyond the simulator's time range ({:.3g} s = 2^62 ps); raise that "
+                "bandwidth",
+                task.name, r.capacity_Bps, r.name, alone_ps * kSecondsPerPs,
+                static_cast<double>(kMaxSimulatedPs) * kSecondsPerPs));
+        }
     }
 
 private:

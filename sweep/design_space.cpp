@@ -187,7 +187,7 @@ SweepSpec load_sweep(const fs::path& file) {
         {"sweep", "study", "axes", "where", "random", "latin_hypercube", "timeout", "trace"});
     SweepSpec spec;
     spec.file = file;
-    spec.name = root.at("sweep").as_string();
+    spec.name = root.at("sweep").as_folder_name();
     const sim::ConfigNode study = root.at("study");
     fs::path study_path = study.as_string();
     if (study_path.is_relative())

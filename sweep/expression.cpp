@@ -41,6 +41,15 @@ std::optional<double> parse_number(const std::string& text) {
     return std::nullopt;
 }
 
+// An expression as its error messages quote it: whole when short, else its start and length
+// (a message is one line, and a refused expression may be megabytes long).
+std::string quoted(const std::string& text) {
+    constexpr std::size_t kShown = 100;
+    if (text.size() <= kShown)
+        return fmt::format("'{}'", text);
+    return fmt::format("'{}...' ({} characters)", text.substr(0, kShown - 20), text.size());
+}
+
 }  // namespace
 
 Value axis_value(const std::string& text) {
@@ -111,7 +120,7 @@ private:
 
     [[noreturn]] void fail(const std::string& what) const {
         throw ExpressionError(
-            fmt::format("where: '{}': {} at column {}", s_, what, std::min(pos_, s_.size()) + 1));
+            fmt::format("{}: {} at column {}", quoted(s_), what, std::min(pos_, s_.size()) + 1));
     }
     void skip_space() {
         while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_])))
@@ -270,7 +279,7 @@ struct Evaluator {
     const std::string& text;
 
     [[noreturn]] void fail(const std::string& what) const {
-        throw ExpressionError(fmt::format("where: '{}': {}", text, what));
+        throw ExpressionError(fmt::format("{}: {}", quoted(text), what));
     }
 
     Value lookup(const std::string& name) const {
@@ -346,8 +355,13 @@ struct Evaluator {
                 return number(*n.left) - number(*n.right);
             case Node::mul:
                 return number(*n.left) * number(*n.right);
-            case Node::div:
-                return number(*n.left) / number(*n.right);
+            case Node::div: {
+                // x / 0 is ±inf or NaN, which every comparison would silently take or drop.
+                const double divisor = number(*n.right);
+                if (divisor == 0.0)
+                    fail("division by zero at this point");
+                return number(*n.left) / divisor;
+            }
             default:
                 return truth(n) ? 1.0 : 0.0;
         }

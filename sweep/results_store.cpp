@@ -20,6 +20,10 @@
 
 namespace hetsim::sweep {
 
+// The sweep's own result files may exceed the 1 GiB input limit (a million points with
+// several placers each): they are hetsim's output, read back to resume.
+constexpr std::uintmax_t kResultsMaxBytes = std::uintmax_t{64} << 30;
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -157,26 +161,40 @@ std::map<std::string, std::string> ResultsStore::open(bool resume, bool retry_fa
         sim::write_file_atomically(jsonl_path(), "");
         return present;
     }
-    const std::vector<std::string> csv_lines = complete_lines(sim::read_text_file(csv_path()));
-    if (csv_lines.empty() || csv_lines.front() != header_line()) {
-        // Refused: leave the folder as it was, without the lock this call made.
+    const std::vector<std::string> csv_lines =
+        complete_lines(sim::read_text_file(csv_path(), kResultsMaxBytes));
+    // Refused: leave the folder as it was, without the lock this call made.
+    const auto refuse = [&](int line, const std::string& why) {
         ::close(lock_fd_);
         lock_fd_ = -1;
         if (!lock_existed) {
             std::error_code ec;
             fs::remove(lock, ec);
         }
-        throw sim::InputError(
-            csv_path().string(), "", 1,
-            "has other columns than this sweep writes (another sweep's results?): use another "
-            "--out, or run without --resume to replace them");
-    }
+        throw sim::InputError(csv_path().string(), "", line,
+                              why +
+                                  ": use another --out, or run without --resume to replace "
+                                  "the results");
+    };
+    if (csv_lines.empty() || csv_lines.front() != header_line())
+        refuse(1, "has other columns than this sweep writes (another sweep's results?)");
     const sim::CsvRow header = sim::parse_csv_line(csv_lines.front());
+    // Rows are appended whole, a line at a time (append_durably), and a torn last line is not
+    // among the complete ones: a complete row of another width was not written by a sweep, and
+    // resuming would delete it.
+    for (std::size_t i = 1; i < csv_lines.size(); ++i) {
+        const std::size_t cells = sim::parse_csv_line(csv_lines[i]).size();
+        if (cells != header.size()) {
+            refuse(
+                static_cast<int>(i) + 1,
+                fmt::format("has a row of {} cells where the header has {}", cells, header.size()));
+        }
+    }
     const std::size_t point_col = *sim::csv_column(header, "point");
     const std::size_t status_col = *sim::csv_column(header, "status");
     std::vector<std::string> jsonl_lines;
     if (fs::exists(jsonl_path()))
-        jsonl_lines = complete_lines(sim::read_text_file(jsonl_path()));
+        jsonl_lines = complete_lines(sim::read_text_file(jsonl_path(), kResultsMaxBytes));
     std::set<std::string> in_jsonl;
     for (const auto& line : jsonl_lines)
         in_jsonl.insert(jsonl_point(line));
@@ -216,8 +234,10 @@ void ResultsStore::append(const PointOutcome& outcome) {
 }
 
 void ResultsStore::sort(const std::vector<DesignPoint>& points) {
-    const std::vector<std::string> csv_lines = complete_lines(sim::read_text_file(csv_path()));
-    const std::vector<std::string> jsonl_lines = complete_lines(sim::read_text_file(jsonl_path()));
+    const std::vector<std::string> csv_lines =
+        complete_lines(sim::read_text_file(csv_path(), kResultsMaxBytes));
+    const std::vector<std::string> jsonl_lines =
+        complete_lines(sim::read_text_file(jsonl_path(), kResultsMaxBytes));
     if (csv_lines.empty())
         return;
     const sim::CsvRow header = sim::parse_csv_line(csv_lines.front());

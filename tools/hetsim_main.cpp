@@ -63,6 +63,13 @@ const CLI::Validator kFiniteNonNegative(
 // Worker processes: at least one; more than this machine could ever run is a typo.
 const CLI::Range kJobs(1, 4096);
 
+// Seeds are integers >= 0 as in a study's `seed:` (an int64): "-1" must not wrap around to
+// 2^64 - 1 in an unsigned option.
+const CLI::Range kSeed(std::int64_t{0}, std::numeric_limits<std::int64_t>::max());
+
+// `agree --samples`: each sample is two evaluations; a million is hours of work already.
+const CLI::Range kAgreeSamples(1, 1'000'000);
+
 // A config hetsim ships, from the config search path (configs/<relative> when not found, so
 // that the error names the expected place).
 std::string shipped_config(const fs::path& relative) {
@@ -272,7 +279,8 @@ int main(int argc, char** argv) {
     dataset_build->add_option("--spec", dataset_request.spec, "dataset YAML (configs/datasets/)")
         ->required();
     dataset_build->add_option("--out", dataset_request.out, "output directory")->required();
-    dataset_build->add_option("--seed", dataset_request.seed, "override the spec's seed");
+    dataset_build->add_option("--seed", dataset_request.seed, "override the spec's seed")
+        ->check(kSeed);
 
     std::string calibrate_file, calibrate_fit, calibrate_check, calibrate_out;
     std::vector<std::string> calibrate_devices, calibrate_fixed;
@@ -318,8 +326,10 @@ int main(int argc, char** argv) {
     auto* agree = cli.add_subcommand(
         "agree", "analytic vs DES on random feasible placements of a study (r, rho, differences)");
     agree->add_option("study", agree_file, "study YAML")->required();
-    agree->add_option("--samples", agree_samples, "random placements to compare (default 100)");
-    agree->add_option("--seed", agree_seed, "seed of the random placements (default 1)");
+    agree->add_option("--samples", agree_samples, "random placements to compare (default 100)")
+        ->check(kAgreeSamples);
+    agree->add_option("--seed", agree_seed, "seed of the random placements (default 1)")
+        ->check(kSeed);
     agree->add_option("--out", agree_out, "output directory (default: out/<study>_agree)");
     agree->add_option("--set", agree_overrides, "override a YAML path: --set samples=4");
 
@@ -346,7 +356,7 @@ int main(int argc, char** argv) {
         ->check(kFiniteNonNegative);
     place->add_option("--gap", place_request.relative_gap, "relative MIP gap to stop at")
         ->check(kFiniteNonNegative);
-    place->add_option("--seed", place_request.seed, "seed of randomised solvers");
+    place->add_option("--seed", place_request.seed, "seed of randomised solvers")->check(kSeed);
     place->add_option("--out", place_request.out,
                       "write the split here (experts/ JSON format); for a task-graph instance "
                       "the makespan and schedule");
@@ -396,7 +406,7 @@ int main(int argc, char** argv) {
     train->add_option("--risk-epsilon", train_request.risk_epsilon,
                       "risk-seeking PPO: train on the best share ε of each update's rollouts, "
                       "against their threshold (default 1: every rollout, against the mean)");
-    train->add_option("--seed", train_request.seed, "seed (default 1)");
+    train->add_option("--seed", train_request.seed, "seed (default 1)")->check(kSeed);
     train
         ->add_option("--time-limit", train_request.time_limit_s,
                      "seconds; checkpoint and stop once reached")

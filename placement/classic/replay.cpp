@@ -1,7 +1,12 @@
 #include "placement/classic/replay.hpp"
 
-#include <memory>
+#include <fmt/format.h>
 
+#include <ios>
+#include <memory>
+#include <stdexcept>
+
+#include "sim/atomic_file.hpp"
 #include "sim/placement_file.hpp"
 
 namespace hetsim::placement {
@@ -31,8 +36,20 @@ PlacerInfo ReplayPlacer::info() {
 }
 
 PlacementResult ReplayPlacer::place(const PlacementContext& context) {
+    // Checked before the reader opens the file: a FIFO would block it forever, and a directory
+    // or a file of gigabytes fails only after a long read.
+    sim::check_input_file(file_, "a placement_<placer>.json written by hetsim");
     PlacementResult result;
-    result.placement = sim::read_placement_file(file_, context.graph, context.platform);
+    try {
+        result.placement = sim::read_placement_file(file_, context.graph, context.platform);
+    } catch (const std::ios_base::failure& e) {
+        // A regular file whose read fails (/proc/self/mem): basic_filebuf::underflow throws
+        // through the JSON parser.
+        throw std::invalid_argument(
+            fmt::format("{}: cannot read the file ({}), expected a placement_<placer>.json "
+                        "written by hetsim",
+                        file_, e.code().message()));
+    }
     result.stats["file"] = file_;
     return result;
 }

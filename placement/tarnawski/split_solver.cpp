@@ -3,8 +3,42 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
 
 namespace hetsim::placement::tarnawski {
+
+SolveResult SplitSolver::solve(const Workload& w, const SolveOptions& options) const {
+    if (const auto defect = find_unplaceable(w))
+        throw SolverError(fmt::format("{}: workload {}: {}", name(), defect->where, defect->what));
+    SolveResult result = solve_placeable(w, options);
+    if (std::isfinite(result.objective))
+        return result;
+    std::vector<std::uint8_t> placed(w.node_count(), 0);
+    std::size_t placed_count = 0;
+    for (const auto* devices : {&result.split.cpus, &result.split.accelerators})
+        for (const auto& ids : *devices)
+            for (std::int64_t id : ids)
+                if (auto it = w.index.find(id); it != w.index.end() && !placed[it->second]) {
+                    placed[it->second] = 1;
+                    ++placed_count;
+                }
+    if (placed_count == w.node_count())
+        return result;  // a split over a constraint, scored ∞: the caller sees which
+    // No split at all. With a CPU the all-CPU split is feasible (§3 gives CPUs no memory limit),
+    // so this is the accelerators' memory (constraint (3)) binding with no CPU.
+    if (w.max_cpus > 0)
+        throw SolverError(fmt::format("{}: no feasible split found", name()));
+    double bytes = 0.0;
+    for (double b : w.size)
+        bytes += b;
+    throw SolverError(fmt::format(
+        "{}: no feasible split found: without a CPU (maxCPUs 0) the nodes ({} B in all) must fit "
+        "the accelerators (maxFPGAs {}, maxSizePerFPGA {} B each); expected a CPU, more "
+        "accelerators or more memory",
+        name(), bytes, w.max_accelerators, w.max_size_per_accelerator));
+}
 
 SplitSolverRegistry& SplitSolverRegistry::instance() {
     static SplitSolverRegistry registry;

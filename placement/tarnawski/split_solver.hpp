@@ -45,7 +45,20 @@ class SplitSolver {
 public:
     virtual ~SplitSolver() = default;
     virtual std::string name() const = 0;  // the spec it was created from
-    virtual SolveResult solve(const Workload& workload, const SolveOptions& options) const = 0;
+
+    // The one entry point of every solver. Throws SolverError naming the solver, before it
+    // runs, for a workload no split can place (find_unplaceable: no device, a node no device
+    // takes, a cyclic graph), so that no solver meets one. A split it returns places every
+    // node; its objective is ∞ when the split breaks a constraint (a heuristic's split over
+    // memory). A solver that finds no split at all (only possible without CPUs) throws
+    // SolverError "no feasible split found".
+    SolveResult solve(const Workload& workload, const SolveOptions& options) const;
+
+protected:
+    // The solver proper, on a workload find_unplaceable accepts. It returns an empty split
+    // (one empty entry per device) with objective ∞ when it finds no feasible one.
+    virtual SolveResult solve_placeable(const Workload& workload,
+                                        const SolveOptions& options) const = 0;
 };
 
 // A solver that cannot run on this input or a bad solver spec; the message says why. A

@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 
-#include <filesystem>
-#include <fstream>
+#include <algorithm>
 #include <nlohmann/json.hpp>
-#include <sstream>
+#include <set>
 #include <stdexcept>
+#include <system_error>
+#include <vector>
 
+#include "sim/atomic_file.hpp"
 #include "sim/op_table.hpp"
 
 namespace hetsim::sim::workloads {
@@ -59,12 +61,89 @@ std::string text_or(const json& object, const char* key, const char* fallback,
     return value.get<std::string>();
 }
 
+// Refuses a key given twice in one object while the text is parsed: nlohmann::json keeps the
+// last value without a word, so {"outputs": [...], "outputs": [...]} would drop the first list
+// (the YAML loaders refuse duplicate keys for the same reason).
+class DuplicateKeyCheck {
+public:
+    explicit DuplicateKeyCheck(std::string label) : label_(std::move(label)) {}
+
+    bool operator()(int /*depth*/, json::parse_event_t event, json& parsed) {
+        using Event = json::parse_event_t;
+        switch (event) {
+            case Event::object_start:
+            case Event::array_start:
+                enter_value();
+                levels_.push_back(Level{event == Event::array_start, 0, {}, {}});
+                break;
+            case Event::object_end:
+            case Event::array_end:
+                if (!levels_.empty())
+                    levels_.pop_back();
+                break;
+            case Event::key: {
+                Level& object = levels_.back();
+                object.key = parsed.get<std::string>();
+                if (!object.keys.insert(object.key).second) {
+                    bad(label_, pointer(),
+                        fmt::format("key {} is given twice; each key may appear once in an object",
+                                    json(object.key).dump()));
+                }
+                break;
+            }
+            case Event::value:
+                enter_value();
+                break;
+        }
+        return true;
+    }
+
+private:
+    struct Level {
+        bool is_array = false;
+        std::size_t next_index = 0;  // arrays: the index of the next element
+        std::string key;             // objects: the key of the value being read
+        std::set<std::string> keys;
+    };
+
+    // A value starts inside the innermost container: an array counts its elements.
+    void enter_value() {
+        if (!levels_.empty() && levels_.back().is_array)
+            ++levels_.back().next_index;
+    }
+
+    // The JSON pointer (RFC 6901) of the innermost object, e.g. "/ops/3/attrs".
+    std::string pointer() const {
+        std::string out;
+        for (std::size_t i = 0; i + 1 < levels_.size(); ++i) {
+            const Level& level = levels_[i];
+            out += '/';
+            if (level.is_array) {
+                out += std::to_string(level.next_index - 1);
+                continue;
+            }
+            for (char c : level.key) {
+                if (c == '~')
+                    out += "~0";
+                else if (c == '/')
+                    out += "~1";
+                else
+                    out += c;
+            }
+        }
+        return out.empty() ? "/" : out;
+    }
+
+    std::string label_;
+    std::vector<Level> levels_;
+};
+
 }  // namespace
 
 Graph parse_json_graph(const std::string& text, const std::string& label) {
     json doc;
     try {
-        doc = json::parse(text);
+        doc = json::parse(text, DuplicateKeyCheck(label));
     } catch (const json::exception& e) {
         // parse_error, and out_of_range for a number JSON allows but no double holds (1e999).
         throw std::invalid_argument(fmt::format("{}: not valid JSON: {}", label, e.what()));
@@ -109,6 +188,9 @@ Graph parse_json_graph(const std::string& text, const std::string& label) {
     const json& ops = field(doc, "ops", label, "/");
     if (!ops.is_array())
         bad(label, "/ops", "expected a list");
+    // A graph of tensors alone simulates to latency 0 and a meaningless "speedup 0.00x".
+    if (ops.empty())
+        bad(label, "/ops", "the graph has no ops; a JSON graph needs at least one op");
     for (std::size_t i = 0; i < ops.size(); ++i) {
         const std::string where = fmt::format("/ops/{}", i);
         const json& o = ops[i];
@@ -129,6 +211,9 @@ Graph parse_json_graph(const std::string& text, const std::string& label) {
         };
         Attributes attrs;
         if (o.contains("attrs")) {
+            // items() of a list would give attributes named "0", "1", ...
+            if (!o["attrs"].is_object())
+                bad(label, where + "/attrs", "expected an object of attribute values");
             for (const auto& [k, v] : o["attrs"].items()) {
                 attrs[k] = to_attr(v, label, where + "/attrs/" + k);
             }
@@ -229,15 +314,17 @@ std::string write_json_graph(const Graph& graph) {
 }
 
 Graph load_json_graph(const std::string& file) {
-    if (std::filesystem::is_directory(file))
+    // Checked before anything opens the file: a FIFO would block the open forever, and a
+    // directory, a device or a file of gigabytes fails only after a long read.
+    sim::check_input_file(file, "a JSON graph file");
+    std::string text;
+    try {
+        text = sim::read_text_file(file);
+    } catch (const std::system_error& e) {
         throw std::invalid_argument(
-            fmt::format("{}: is a directory, expected a JSON graph file", file));
-    std::ifstream in(file);
-    if (!in)
-        throw std::invalid_argument(fmt::format("{}: cannot read file", file));
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    return parse_json_graph(buffer.str(), file);
+            fmt::format("{}: cannot read file: {}", file, e.code().message()));
+    }
+    return parse_json_graph(text, file);
 }
 
 }  // namespace hetsim::sim::workloads

@@ -18,9 +18,11 @@
 
 namespace hetsim::sim::workloads {
 
-// Throws std::invalid_argument naming the file and the JSON location of a malformed entry or
-// of an op type the op table (sim/op_table.hpp) does not know,
-// and GraphError (from finalize) for dangling tensors, cycles and shape mismatches.
+// Throws std::invalid_argument naming the file and the JSON location of a malformed entry, a
+// key given twice in one object, a graph without ops or an op type the op table
+// (sim/op_table.hpp) does not know, and GraphError (from finalize) for dangling tensors, cycles
+// and shape mismatches. load_json_graph refuses, before opening it, a path that is not a
+// regular file (symlinks followed) or is larger than sim::kMaxInputFileBytes.
 Graph load_json_graph(const std::string& file);
 Graph parse_json_graph(const std::string& text, const std::string& label);
 

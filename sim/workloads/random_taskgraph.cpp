@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <random>
 #include <stdexcept>
+#include <utility>
 
 #include "sim/op_table.hpp"
 #include "sim/random.hpp"
@@ -31,6 +33,13 @@ RandomTaskGraph random_taskgraph(const RandomTaskGraphConfig& c) {
     require(c.ccr >= 0.0 && std::isfinite(c.ccr), "ccr", "must be >= 0");
     require(c.beta >= 0.0 && c.beta <= 2.0, "beta", "must be in [0, 2]");
     require(c.mean_cost_s > 0.0 && std::isfinite(c.mean_cost_s), "mean_cost", "must be > 0");
+    const std::int64_t costs = std::int64_t{c.tasks} * c.processors;
+    if (costs > kMaxRandomTaskGraphCosts) {
+        throw std::invalid_argument(fmt::format(
+            "random_taskgraph: tasks {} x processors {} = {} task costs, over the limit of {}: "
+            "lower tasks or processors",
+            c.tasks, c.processors, costs, kMaxRandomTaskGraphCosts));
+    }
 
     // One generator, drawn from in a fixed order, through hetsim's portable draws
     // (sim/random.hpp): the graph depends on the knobs and the seed only.
@@ -41,50 +50,82 @@ RandomTaskGraph random_taskgraph(const RandomTaskGraphConfig& c) {
 
     RandomTaskGraph g;
     g.processors = c.processors;
-    // Levels (DAGGEN): each about n^fat wide, varied by the regularity.
+    // Levels (DAGGEN): each about n^fat wide, varied by the regularity. Tasks are numbered level
+    // by level, so level l is the ids [first[l], first[l + 1]).
     const double width = std::max(1.0, std::exp(c.fat * std::log(static_cast<double>(c.tasks))));
-    std::vector<std::vector<int>> levels;
-    int made = 0;
-    while (made < c.tasks) {
+    std::vector<int> first{0};
+    while (first.back() < c.tasks) {
+        const int made = first.back();
         const double spread = 1.0 - c.regularity;
         int size = static_cast<int>(std::lround(width * uniform(1.0 - spread, 1.0 + spread)));
         size = std::clamp(size, 1, c.tasks - made);
-        std::vector<int> level;
-        for (int k = 0; k < size; ++k) {
-            level.push_back(made++);
-            g.level.push_back(static_cast<int>(levels.size()));
-        }
-        levels.push_back(std::move(level));
+        g.level.insert(g.level.end(), static_cast<std::size_t>(size),
+                       static_cast<int>(first.size()) - 1);
+        first.push_back(made + size);
+    }
+    const std::size_t levels = first.size() - 1;
+    // The candidate parents of a task in level l: the tasks of the `jump` levels above it, the
+    // ids [first[l - jump], first[l]) (from 0 near the top).
+    const auto candidates_from = [&](std::size_t l) {
+        return first[l > static_cast<std::size_t>(c.jump) ? l - static_cast<std::size_t>(c.jump)
+                                                          : 0];
+    };
+    // A task gets at most 1 + floor(density x candidates) parents (below): the most edges these
+    // levels allow, counted before a cost or an edge is drawn, so that a dense, fat graph is
+    // refused at once instead of exhausting memory.
+    std::int64_t most_edges = 0;
+    for (std::size_t l = 1; l < levels; ++l) {
+        const std::int64_t candidates = first[l] - candidates_from(l);
+        const auto extra =
+            static_cast<std::int64_t>(std::floor(c.density * static_cast<double>(candidates)));
+        most_edges += std::int64_t{first[l + 1] - first[l]} * std::min(1 + extra, candidates);
+    }
+    if (most_edges > kMaxRandomTaskGraphEdges) {
+        throw std::invalid_argument(fmt::format(
+            "random_taskgraph: tasks {}, fat {:g} %, density {:g} % and jump {} allow up to {} "
+            "edges, over the limit of {}: lower tasks, fat, density or jump",
+            c.tasks, c.fat * 100.0, c.density * 100.0, c.jump, most_edges,
+            kMaxRandomTaskGraphEdges));
     }
     // Costs (Topcuoglu §5.1): w_i ~ U[0, 2 w_DAG], w_ij ~ U[w_i (1 - beta/2), w_i (1 + beta/2)].
     g.cost.resize(static_cast<std::size_t>(c.tasks));
     for (int t = 0; t < c.tasks; ++t) {
         const double w = uniform(0.0, 2.0 * c.mean_cost_s);
+        std::vector<double>& row = g.cost[static_cast<std::size_t>(t)];
+        row.reserve(static_cast<std::size_t>(c.processors));
         for (int p = 0; p < c.processors; ++p)
-            g.cost[static_cast<std::size_t>(t)].push_back(
-                uniform(w * (1.0 - c.beta / 2.0), w * (1.0 + c.beta / 2.0)));
+            row.push_back(uniform(w * (1.0 - c.beta / 2.0), w * (1.0 + c.beta / 2.0)));
     }
     // Edges (DAGGEN): each task below the first level gets 1 + up to density x (the tasks of
-    // the `jump` levels above it) parents, drawn from those levels; edge costs ~ U[0, 2 CCR
-    // w_DAG], so that their mean is CCR times the mean task cost.
-    for (std::size_t l = 1; l < levels.size(); ++l) {
-        std::vector<int> candidates;
-        for (std::size_t up =
-                 l > static_cast<std::size_t>(c.jump) ? l - static_cast<std::size_t>(c.jump) : 0;
-             up < l; ++up)
-            candidates.insert(candidates.end(), levels[up].begin(), levels[up].end());
-        for (int t : levels[l]) {
+    // the `jump` levels above it) parents, drawn from those levels without replacement; edge
+    // costs ~ U[0, 2 CCR w_DAG], so that their mean is CCR times the mean task cost. The draw
+    // picks from a pool of the candidates in id order and moves the last one into the picked
+    // slot. The pool is `order`'s slice of the candidates' ids, and each pick is a swap that is
+    // undone after the task: every task starts from the candidates in id order, as drawn, at a
+    // cost per edge, not per candidate (a wide level with a low density made 10^10 copies).
+    std::vector<int> order(static_cast<std::size_t>(c.tasks));
+    std::iota(order.begin(), order.end(), 0);
+    std::vector<std::pair<std::size_t, std::size_t>> swaps;
+    g.edges.reserve(static_cast<std::size_t>(most_edges));
+    for (std::size_t l = 1; l < levels; ++l) {
+        const auto lo = static_cast<std::size_t>(candidates_from(l));
+        const std::size_t candidates = static_cast<std::size_t>(first[l]) - lo;
+        for (int t = first[l]; t < first[l + 1]; ++t) {
             const auto extra = static_cast<std::int64_t>(
-                std::floor(c.density * static_cast<double>(candidates.size()) * uniform(0.0, 1.0)));
+                std::floor(c.density * static_cast<double>(candidates) * uniform(0.0, 1.0)));
             const std::int64_t parents =
-                std::min<std::int64_t>(1 + extra, static_cast<std::int64_t>(candidates.size()));
-            std::vector<int> pool = candidates;
+                std::min<std::int64_t>(1 + extra, static_cast<std::int64_t>(candidates));
+            std::size_t pool = candidates;
             for (std::int64_t k = 0; k < parents; ++k) {
-                const std::size_t pick = sim::uniform_index(rng, pool.size());
-                g.edges.push_back({pool[pick], t, uniform(0.0, 2.0 * c.ccr * c.mean_cost_s)});
-                pool[pick] = pool.back();
-                pool.pop_back();
+                const std::size_t pick = lo + sim::uniform_index(rng, pool);
+                const std::size_t last = lo + --pool;
+                g.edges.push_back({order[pick], t, uniform(0.0, 2.0 * c.ccr * c.mean_cost_s)});
+                std::swap(order[pick], order[last]);
+                swaps.push_back({pick, last});
             }
+            for (auto it = swaps.rbegin(); it != swaps.rend(); ++it)
+                std::swap(order[it->first], order[it->second]);
+            swaps.clear();
         }
     }
     std::sort(g.edges.begin(), g.edges.end(), [](const auto& a, const auto& b) {

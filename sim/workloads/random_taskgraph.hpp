@@ -36,7 +36,16 @@ struct RandomTaskGraph {
     std::vector<int> level;   // per task
 };
 
-// Throws std::invalid_argument naming the knob for a value out of range.
+// The largest random task graph: one with more task costs (tasks x processors), or whose levels
+// allow more edges (each task 1 + floor(density x the tasks of the `jump` levels above it)), is
+// refused before its costs and edges are drawn. Each edge becomes a tensor of the graph, about
+// as heavy as an op, so the limits keep a graph within about twice sim::kMaxGraphOps
+// (sim/graph.hpp): 30,000 fat, dense tasks asked for 4.5 x 10^8 edges and ran out of memory.
+inline constexpr std::int64_t kMaxRandomTaskGraphCosts = 10'000'000;
+inline constexpr std::int64_t kMaxRandomTaskGraphEdges = 1'000'000;
+
+// Throws std::invalid_argument naming the knob for a value out of range, and the knobs and the
+// limit for a graph over the limits above.
 RandomTaskGraph random_taskgraph(const RandomTaskGraphConfig& config);
 
 // A task graph as hetsim runs it (docs/DESIGN.md "Classic task-graph instances"): one `Task` op

@@ -2,6 +2,8 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <unistd.h>
 
@@ -364,7 +366,15 @@ TEST(ConfigNode, LoadFileReportsUnreadableFiles) {
 
     const std::string directory = std::filesystem::temp_directory_path().string();
     const InputError is_directory = expect_input_error([&] { ConfigNode::load_file(directory); });
-    EXPECT_EQ(is_directory.message(), "cannot read file: Is a directory");
+    EXPECT_EQ(is_directory.message(), "is a directory, expected a YAML file");
+    // A FIFO would block the read forever: refused before it is opened.
+    const std::filesystem::path fifo =
+        std::filesystem::temp_directory_path() / ("hetsim_fifo_" + std::to_string(::getpid()));
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    const InputError is_fifo = expect_input_error([&] { ConfigNode::load_file(fifo); });
+    std::filesystem::remove(fifo);
+    EXPECT_THAT(is_fifo.message(), HasSubstr("FIFO"));
+    EXPECT_THAT(is_fifo.message(), HasSubstr("expected a YAML file"));
 
     const TempFile broken("a: [1, 2\n");
     const InputError syntax = expect_input_error([&] { ConfigNode::load_file(broken.path()); });

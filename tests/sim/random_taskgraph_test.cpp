@@ -5,7 +5,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <numeric>
+
+#include "sim/workloads/model_zoo.hpp"
 
 namespace hetsim::sim::workloads {
 namespace {
@@ -76,6 +80,86 @@ TEST(RandomTaskGraph, FatShapesTheLevelsAndBadKnobsNameThemselves) {
     c.ccr = -1.0;
     EXPECT_THAT([&] { random_taskgraph(c); },
                 testing::ThrowsMessage<std::invalid_argument>(testing::HasSubstr("ccr")));
+}
+
+// Issue: 30,000 tasks with fat 1 and density 1 asked for 2 x 10^8 edges and ended in
+// std::bad_alloc after 20 s. The edges the drawn levels allow are counted first and refused
+// past kMaxRandomTaskGraphEdges, with the knobs and the limit in the message.
+TEST(RandomTaskGraph, TooManyEdgesAreRefusedBeforeTheGraphIsDrawn) {
+    RandomTaskGraphConfig c;
+    c.tasks = 30'000;
+    c.fat = 1.0;
+    c.density = 1.0;
+    EXPECT_THAT([&] { random_taskgraph(c); },
+                testing::ThrowsMessage<std::invalid_argument>(testing::AllOf(
+                    testing::HasSubstr("random_taskgraph: tasks 30000, fat 100 %, density 100 % "
+                                       "and jump 1 allow up to "),
+                    testing::HasSubstr(" edges, over the limit of 1000000: lower tasks, fat, "
+                                       "density or jump"))));
+    // The knobs' largest values, and the default shape at the most tasks, are refused too.
+    c.tasks = 1'000'000;
+    EXPECT_THROW(random_taskgraph(c), std::invalid_argument);
+    EXPECT_THAT([] { random_taskgraph({.tasks = 999'999}); },
+                testing::ThrowsMessage<std::invalid_argument>(
+                    testing::HasSubstr("fat 50 %, density 50 % and jump 1 allow up to")));
+    // The model `random_taskgraph` (knobs in percent) goes through the same check.
+    EXPECT_THAT(
+        [] {
+            build_model("random_taskgraph",
+                        {{"tasks", 30'000}, {"fat_percent", 100}, {"density_percent", 100}});
+        },
+        testing::ThrowsMessage<std::invalid_argument>(
+            testing::HasSubstr("over the limit of 1000000")));
+}
+
+TEST(RandomTaskGraph, TooManyTaskCostsAreRefused) {
+    RandomTaskGraphConfig c;
+    c.tasks = 100'000;
+    c.processors = 4096;
+    EXPECT_THAT([&] { random_taskgraph(c); },
+                testing::ThrowsMessage<std::invalid_argument>(testing::HasSubstr(
+                    "random_taskgraph: tasks 100000 x processors 4096 = 409600000 task costs, "
+                    "over the limit of 10000000: lower tasks or processors")));
+    c.tasks = 2'441;  // 2441 x 4096 = 9,998,336 costs: within the limit
+    c.fat = 0.0;
+    const RandomTaskGraph g = random_taskgraph(c);
+    EXPECT_EQ(g.cost.size(), 2'441U);
+    EXPECT_EQ(g.cost.back().size(), 4096U);
+}
+
+// Wide levels with a low density: each task drew its few parents from a copy of all the
+// candidates (10^10 copies at 10^6 tasks); now the cost is per edge. Every task below the first
+// level has exactly one parent at density 0.
+TEST(RandomTaskGraph, WideSparseLevelsCostPerEdgeNotPerCandidate) {
+    RandomTaskGraphConfig c;
+    c.tasks = 200'000;
+    c.processors = 1;
+    c.fat = 0.8;  // levels of about 17,000 tasks
+    c.density = 0.0;
+    const RandomTaskGraph g = random_taskgraph(c);
+    const auto first_level =
+        static_cast<std::size_t>(std::count(g.level.begin(), g.level.end(), 0));
+    EXPECT_EQ(g.edges.size(), g.level.size() - first_level);
+}
+
+// The limit check and the draw without copies keep the draws: this graph's edges are those the
+// generator made before them (hetsim inspect random_taskgraph --set tasks=700 --set
+// fat_percent=70 --set density_percent=80 --set jump=3 --export).
+TEST(RandomTaskGraph, TheSameKnobsGiveTheGraphTheyGaveBefore) {
+    RandomTaskGraphConfig c;
+    c.tasks = 700;
+    c.fat = 0.7;
+    c.density = 0.8;
+    c.jump = 3;
+    const RandomTaskGraph g = random_taskgraph(c);
+    std::int64_t from_sum = 0, product_sum = 0;
+    for (const auto& e : g.edges) {
+        from_sum += e.from;
+        product_sum += std::int64_t{e.from} * e.to;
+    }
+    EXPECT_EQ(g.edges.size(), 54'272U);
+    EXPECT_EQ(from_sum, 15'298'737);
+    EXPECT_EQ(product_sum, 8'079'302'826);
 }
 
 }  // namespace

@@ -260,6 +260,28 @@ TEST(SweepExpression, ArithmeticUnitsTextAndNames) {
 
 // Parsing, evaluating and freeing recurse once per level: deep input is refused with a message
 // instead of exhausting the stack (it used to end in a segmentation fault).
+// x / 0 is inf or NaN, which a comparison would silently take or drop; a message quotes a long
+// expression by its start and length, on one line.
+TEST(SweepExpression, DivisionByZeroIsAnErrorAndLongTextIsShortened) {
+    try {
+        holds("x / (y - 2) > 3", {{"x", 1.0}, {"y", 2.0}});
+        ADD_FAILURE() << "division by zero accepted";
+    } catch (const ExpressionError& e) {
+        EXPECT_THAT(e.what(), HasSubstr("'x / (y - 2) > 3': division by zero"));
+    }
+    EXPECT_TRUE(holds("x / (y - 1) > 0", {{"x", 1.0}, {"y", 2.0}}));
+    std::string sum = "x";
+    for (int i = 0; i < 150; ++i)
+        sum += " + 1";
+    try {
+        (void)Expression::parse(sum + " >");
+        ADD_FAILURE() << "a bad expression parsed";
+    } catch (const ExpressionError& e) {
+        EXPECT_THAT(e.what(), HasSubstr("...' (" + std::to_string(sum.size() + 2) + " characters)"));
+        EXPECT_LT(std::string(e.what()).size(), 200u);
+    }
+}
+
 TEST(SweepExpression, DeepNestingAndLongSumsAreRefusedNotCrashed) {
     const auto refused = [](const std::string& text) {
         try {
@@ -338,6 +360,28 @@ TEST(SweepResults, ResumeDropsTornAndHalfWrittenPoints) {
         EXPECT_TRUE(retried.open(true, true).empty());
     }
     EXPECT_EQ(text_of(csv), header + "\n");
+}
+
+// A complete row of another width was not written by a sweep (an edit, another tool):
+// resuming used to delete it silently. It refuses and leaves the folder as it was.
+TEST(SweepResults, ResumeRefusesARowOfAnotherWidth) {
+    TempDir dir;
+    {
+        ResultsStore store(dir.path(), kHeader, {"a.x"});
+        store.open(false, false);
+        store.append(store.failed_point(point(0, "1"), "s", "boom", 1.0));
+    }
+    const std::string before = text_of(dir.path() / "results.csv") + "only,three,cols\n";
+    std::ofstream(dir.path() / "results.csv") << before;
+    ResultsStore resumed(dir.path(), kHeader, {"a.x"});
+    try {
+        resumed.open(true, false);
+        ADD_FAILURE() << "resume accepted a foreign row";
+    } catch (const sim::InputError& e) {
+        EXPECT_THAT(e.what(), HasSubstr("results.csv:3"));
+        EXPECT_THAT(e.what(), HasSubstr("has a row of 3 cells where the header has"));
+    }
+    EXPECT_EQ(text_of(dir.path() / "results.csv"), before);
 }
 
 TEST(SweepResults, OneSweepAtATimePerFolder) {

@@ -162,6 +162,10 @@ INSTANTIATE_TEST_SUITE_P(
                                "--set samples=4294967297: expected at most 2147483647"},
                       BadInput{"NegativeSeed", "--set seed=-1",
                                "--set seed=-1: expected an integer >= 0, got -1"},
+                      BadInput{"MemoryBandwidthTooLow",
+                               "--set \"platform.components.cpu.dram_bandwidth_all_cores=1e-6 "
+                               "B/s\"",
+                               "B/s through 'mem:cpu' (its bandwidth), so alone it takes"},
                       BadInput{"PimWithoutLink",
                                "--set platform.components.dma.endpoints=[cpu,cpu2]",
                                "link endpoint 'cpu2' is not a component"}),
@@ -246,6 +250,135 @@ TEST(CliLimits, DurationsMustBeFiniteAndWorkersAtLeastOne) {
     EXPECT_EQ(jobs.exit_code, 2) << jobs.output;
     EXPECT_THAT(jobs.output, HasSubstr("--jobs: Value 0 not in range 1 to 4096"));
     EXPECT_EQ(lines_of(jobs.output).size(), 1u) << jobs.output;
+}
+
+}  // namespace
+
+namespace {
+
+using hetsim::testing::Outcome;
+using ::testing::Not;
+
+// Issue 29's hostile-input campaign, second round: each of these exited 0, 1 or crashed, or
+// blamed the wrong input. Each now ends with exit 2 and one line naming the input.
+void expect_one_line_error(const Outcome& o, const std::string& expected) {
+    EXPECT_EQ(o.exit_code, 2) << o.output;
+    EXPECT_THAT(o.output, HasSubstr("hetsim: error: "));
+    EXPECT_THAT(o.output, HasSubstr(expected));
+    EXPECT_EQ(lines_of(o.output).size(), 1u) << o.output;
+}
+
+// A --set path 30,000 parts deep overflowed the stack while it was assigned.
+TEST(CliLimitsRound2, ADeepSetPathIsRefused) {
+    TempDir dir;
+    const fs::path study = dir.write("s.yaml", small_study());
+    std::string path = "description";
+    for (int i = 0; i < 30000; ++i)
+        path += ".a";
+    const auto o = run_hetsim("run " + study.string() + " --set " + path + "=1 --out " +
+                              (dir.path() / "out").string());
+    expect_one_line_error(o, "--set: description.a.a");
+    EXPECT_THAT(o.output, HasSubstr("a path has at most 64 parts"));
+    EXPECT_FALSE(fs::exists(dir.path() / "out"));
+}
+
+// An unknown key a --set adds at the study's root was blamed on the study file's line 1.
+TEST(CliLimitsRound2, AnUnknownRootKeyFromSetNamesTheArgument) {
+    TempDir dir;
+    const fs::path study = dir.write("s.yaml", small_study());
+    expect_one_line_error(
+        run_hetsim("run " + study.string() + " --set foo=1 --out " + (dir.path() / "out").string()),
+        "--set foo=1: unknown key 'foo'");
+}
+
+// A bad first placer was reported at `baseline:`, a key the study did not have.
+TEST(CliLimitsRound2, ABadFirstPlacerIsReportedInTheList) {
+    TempDir dir;
+    const fs::path study =
+        dir.write("s.yaml", "study: t\nplatform: " + kZynq +
+                                "\nworkload: { model: bert, layers: 1, seq_len: 8 }\n"
+                                "placers: ['mcmc:samples=-1', random]\n");
+    const auto o = run_hetsim("run " + study.string() + " --out " + (dir.path() / "o").string());
+    expect_one_line_error(o, "placers.0: ");
+    EXPECT_THAT(o.output, Not(HasSubstr("baseline")));
+}
+
+// Study, sweep and compare names become folder names: "../" wrote outside --out's folder, and
+// a newline split the error over two lines.
+TEST(CliLimitsRound2, NamesThatWouldLeaveTheOutputFolderAreRefused) {
+    TempDir dir;
+    for (const std::string name : {"'../../escape'", "'a/b'", "'..'", "\"a\\nb\""}) {
+        const fs::path study = dir.write("s.yaml", "study: " + name + "\nplatform: " + kZynq +
+                                                       "\nworkload: { model: bert, layers: 1 }\n"
+                                                       "placers: [random]\n");
+        const auto o = run_hetsim("run " + study.string());
+        expect_one_line_error(o, "s.yaml:1: study: expected a name of 1 to 100 printable");
+    }
+    EXPECT_FALSE(fs::exists(dir.path() / ".." / "escape"));
+    const fs::path study = dir.write("ok.yaml", small_study());
+    const fs::path sweep = dir.write("w.yaml", "sweep: ../up\nstudy: ok.yaml\naxes: {seed: [1]}\n");
+    expect_one_line_error(run_hetsim("sweep " + sweep.string() + " --dry-run"),
+                          "w.yaml:1: sweep: expected a name");
+}
+
+// Negative seeds wrapped around to 2^64 - 1 in the commands' unsigned options; `agree
+// --samples` had no upper limit.
+TEST(CliLimitsRound2, SeedsAndAgreeSamplesAreChecked) {
+    TempDir dir;
+    const fs::path study = dir.write("s.yaml", small_study());
+    for (const std::string& args :
+         std::vector<std::string>{"agree " + study.string() + " --samples 2 --seed -1",
+                                  "place random_taskgraph --placer heft --set tasks=10 --seed -5",
+                                  "train mcm.rl --seed -1"}) {
+        const auto o = run_hetsim(args);
+        expect_one_line_error(o, "--seed: Value -");
+        EXPECT_THAT(o.output, HasSubstr("not in range 0 to 9223372036854775807")) << args;
+    }
+    expect_one_line_error(run_hetsim("agree " + study.string() + " --samples 2000000000"),
+                          "--samples: Value 2000000000 not in range 1 to 1000000");
+}
+
+// A study's `points:` grid was expanded whatever its size: 10^10 points hung.
+TEST(CliLimitsRound2, AStudysPointGridIsCountedFirst) {
+    TempDir dir;
+    std::string values = "[";
+    for (int i = 1; i <= 100; ++i)
+        values += (i > 1 ? "," : "") + std::to_string(i);
+    values += "]";
+    const fs::path study =
+        dir.write("s.yaml", small_study("points: {seed: " + values + ", samples: " + values +
+                                        ", workload.seq_len: " + values + "}\n"));
+    expect_one_line_error(
+        run_hetsim("run " + study.string() + " --out " + (dir.path() / "o").string()),
+        "points: the grid has 1000000 points (100 x 100 x 100), more than a "
+        "study's limit of 10000");
+}
+
+// A sweep's `where:` dividing by zero kept or dropped points silently (x / 0 = inf).
+TEST(CliLimitsRound2, AWhereThatDividesByZeroIsAnError) {
+    TempDir dir;
+    dir.write("ok.yaml", small_study());
+    const fs::path sweep = dir.write("w.yaml",
+                                     "sweep: w\nstudy: ok.yaml\naxes: {workload.seq_len: [8, 16]}\n"
+                                     "where: 'seq_len / 0 > 3'\n");
+    expect_one_line_error(run_hetsim("sweep " + sweep.string() + " --dry-run"),
+                          "'seq_len / 0 > 3': division by zero");
+}
+
+// A compare's `placers:` given as one spec ran only the baseline; a misspelt `exclude:`
+// excluded nothing.
+TEST(CliLimitsRound2, CompareTakesOnePlacerAndChecksExcludes) {
+    TempDir dir;
+    dir.write("s.yaml", small_study());
+    const fs::path one = dir.write("c.yaml", "compare: c\nstudies: [s.yaml]\nplacers: etf\n");
+    const auto o =
+        run_hetsim("compare " + one.string() + " --dry-run --out " + (dir.path() / "o").string());
+    EXPECT_EQ(o.exit_code, 0) << o.output;
+    EXPECT_THAT(o.output, HasSubstr("etf"));
+    const fs::path bad =
+        dir.write("b.yaml", "compare: b\nstudies: [s.yaml]\nexclude: [nosuchplacer]\n");
+    expect_one_line_error(run_hetsim("compare " + bad.string() + " --dry-run"),
+                          "exclude.0: no placer 'nosuchplacer' to exclude");
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -166,6 +168,83 @@ TEST(CliDataset, BadSpecsNameTheYamlPath) {
     const auto missing = build(dir.path() / "none.yaml", dir.path() / "out");
     EXPECT_EQ(missing.exit_code, 2);
     EXPECT_THAT(missing.output, HasSubstr("none.yaml"));
+}
+
+// The lines of a refusal: exactly one, the error.
+std::size_t line_count(const std::string& output) {
+    return static_cast<std::size_t>(std::count(output.begin(), output.end(), '\n'));
+}
+
+// A spec asking for 10^9 random DAGs wrote graphs until stopped; one of 7 knobs of 10 values
+// (10^7 combinations) too. The graphs are counted before the first is built and refused past
+// kDatasetGraphLimit, naming the source and its count; nothing is written.
+TEST(CliDataset, SpecsMakingTooManyGraphsAreRefusedBeforeAnyIsBuilt) {
+    TempDir dir;
+    const std::string ten = "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]";
+    struct Case {
+        std::string spec;
+        std::string message;
+    };
+    const Case cases[] = {
+        {"name: d\nsplit: {train: 1}\nsources: [{random_dag: {count: 1000000000, knobs: {nodes: "
+         "[20, 40]}}}]\n",
+         "sources.0.random_dag.count: must be in 1..100000 (the most graphs of a dataset), got "
+         "1000000000"},
+        {"name: d\nsplit: {train: 1}\nsources:\n  - {model: bert, knobs: {layers: " + ten +
+             ", hidden: " + ten + ", heads: " + ten + ", ffn: " + ten + ", seq_len: " + ten +
+             ", batch: " + ten + ", classes: " + ten + "}}\n",
+         "sources.0.knobs: the knob values make 10000000 combinations, one graph each, over the "
+         "limit of 100000 graphs in a dataset"},
+        {"name: d\nsplit: {train: 1}\nsources:\n  - random_dag: {count: 60000}\n  - random_dag: "
+         "{count: 60000}\n",
+         "sources: the sources make 120000 graphs, over the limit of 100000 in a dataset"},
+    };
+    for (const Case& c : cases) {
+        const auto spec = dir.write("d.yaml", c.spec);
+        const auto o = build(spec, dir.path() / "o");
+        EXPECT_EQ(o.exit_code, 2) << c.spec << o.output;
+        EXPECT_THAT(o.output, HasSubstr("d.yaml"));
+        EXPECT_THAT(o.output, HasSubstr(c.message));
+        EXPECT_EQ(line_count(o.output), 1U) << o.output;
+        EXPECT_FALSE(fs::exists(dir.path() / "o")) << c.spec;
+    }
+}
+
+// docs/usage.md: the split's sizes must add up to the graphs built. Whole numbers that do not
+// were read as proportions; they are refused, and the graphs built removed. Fractions stay
+// proportions (CliDataset.FractionsAreProportions).
+TEST(CliDataset, SplitCountsMustAddUpToTheGraphs) {
+    TempDir dir;
+    const auto spec = dir.write("s.yaml",
+                                "name: d\nsplit: {train: 2, test: 7}\nsources:\n  - random_dag: "
+                                "{count: 3, knobs: {nodes: [20, 40]}}\n");
+    const auto o = build(spec, dir.path() / "o");
+    EXPECT_EQ(o.exit_code, 2) << o.output;
+    EXPECT_THAT(o.output, HasSubstr("s.yaml:2: split: the split sizes add up to 9, the sources "
+                                    "make 3 graphs: give counts that add up to 3 or fractions"));
+    EXPECT_EQ(line_count(o.output), 1U) << o.output;
+    EXPECT_FALSE(fs::exists(dir.path() / "o"));
+}
+
+// A failed export named its log inside the output folder that the refusal then removed; the
+// message carries the exporter's own last line instead, and a refused build into a folder that
+// existed removes the onnx/ folder it made there.
+TEST(CliDataset, AFailedExportSaysWhyInItsMessage) {
+    if (std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") != 0)
+        GTEST_SKIP() << "/usr/bin/python3 lacks torch: export sources are skipped";
+    TempDir dir;
+    const auto spec =
+        dir.write("e.yaml", "name: d\nsplit: {train: 1}\nsources:\n  - {export: notamodel}\n");
+    fs::create_directories(dir.path() / "o");
+    const auto o = build(spec, dir.path() / "o");
+    EXPECT_EQ(o.exit_code, 2) << o.output;
+    EXPECT_THAT(o.output, HasSubstr("e.yaml:4: sources.0.export: tools/export_models.py notamodel "
+                                    "failed: export_models.py: unknown model 'notamodel'"));
+    EXPECT_THAT(o.output, ::testing::Not(HasSubstr(".log")));
+    EXPECT_EQ(line_count(o.output), 1U) << o.output;
+    EXPECT_TRUE(fs::exists(dir.path() / "o"));
+    EXPECT_FALSE(fs::exists(dir.path() / "o" / "onnx"));
+    EXPECT_FALSE(fs::exists(dir.path() / "o" / "graphs"));
 }
 
 }  // namespace

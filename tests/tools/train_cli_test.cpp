@@ -7,10 +7,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "placement/mcm/rl/agent.hpp"
@@ -261,6 +263,107 @@ placers: [mcm.greedy, "mcm.rl:finetune=0,samples=20"]
     EXPECT_THAT(o.output, HasSubstr("mcm.rl:finetune=0,samples=20: 20 sample(s)"));
     EXPECT_THAT(o.output, HasSubstr("0 PPO update(s), policy "));
     EXPECT_THAT(o.output, HasSubstr("checkpoints/mcm_rl.pt"));
+}
+
+}  // namespace
+
+namespace {
+
+// `hetsim train` with only the options given (Fixture::train adds the tiny policy's).
+Outcome train_with(const Fixture& f, const fs::path& out, const std::string& options) {
+    return run_hetsim("train mcm.rl --dataset " + f.dataset.string() + " --platform " +
+                      f.platform.string() + " --out " + out.string() +
+                      " --samples 16 --checkpoints 1 --val-zero-shot 4 --val-finetune 4 " +
+                      options);
+}
+
+std::size_t line_count(const std::string& output) {
+    return static_cast<std::size_t>(std::count(output.begin(), output.end(), '\n'));
+}
+
+// --hidden 100000000 ran out of memory in libtorch (exit 1, 25 lines, an empty folder left);
+// --layers 0 and --minibatches 0 named the config's keys, not the option. Every architecture
+// and PPO option has the range the mcm.rl placer's arguments and a checkpoint's config have
+// (PolicyConfig, PpoConfig), and a bad one is one line naming the option, before any folder.
+TEST(CliTrain, ArchitectureOptionsHaveThePlacersBoundsAndNameThemselves) {
+    Fixture f;
+    struct Case {
+        std::string options;
+        std::string message;
+    };
+    const Case cases[] = {
+        {"--hidden 100000000", "hetsim train: --hidden must be in 1..4096, got 100000000"},
+        {"--layers 0", "hetsim train: --layers must be in 1..64, got 0"},
+        {"--rounds 65", "hetsim train: --rounds must be in 1..64, got 65"},
+        {"--minibatches 0", "hetsim train: --minibatches must be in 1..1024, got 0"},
+        {"--minibatches 0 --rollouts 0 --epochs 0",
+         "hetsim train: --rollouts must be in 1..1024, got 0"},
+        {"--epochs 1001", "hetsim train: --epochs must be in 1..1000, got 1001"},
+        // Within each range, but 3.2 x 10^9 parameters together.
+        {"--layers 64 --hidden 4096",
+         "hetsim train: --layers 64 and --hidden 4096 make a policy of 3205066758 parameters on "
+         "4 chips, over the limit of 67108864"},
+    };
+    for (const Case& c : cases) {
+        const fs::path out = f.dir.path() / "ck";
+        const Outcome o = train_with(f, out, c.options);
+        EXPECT_EQ(o.exit_code, 2) << c.options << ": " << o.output;
+        EXPECT_THAT(o.output, HasSubstr(c.message)) << c.options;
+        EXPECT_EQ(line_count(o.output), 1U) << c.options << ": " << o.output;
+        EXPECT_FALSE(fs::exists(out)) << c.options;
+    }
+    // The placer's usage shows the same ranges: they are declared once.
+    const Outcome usage = run_hetsim("list placers");
+    EXPECT_THAT(usage.output,
+                HasSubstr(fmt::format("an integer in {}..{}", rl::PolicyConfig::kHidden.min,
+                                      rl::PolicyConfig::kHidden.max)));
+    EXPECT_EQ(rl::PolicyConfig::kHidden.max, 4096);
+}
+
+// Bad options left an empty output folder behind (the folder was made before they were read):
+// now every option, the dataset and the platform are checked first, and a run that fails
+// before its first checkpoint removes the folders it made.
+TEST(CliTrain, BadOptionsLeaveNoFolder) {
+    Fixture f;
+    const std::string cases[] = {"--layers 0",         "--entropy nan",
+                                 "--entropy inf",      "--risk-epsilon 2",
+                                 "--resume",           "--minibatches 0 --rollouts 0 --epochs 0",
+                                 "--val-zero-shot=-1", "--checkpoints 0"};
+    for (const std::string& options : cases) {
+        const fs::path top = f.dir.path() / "new", out = top / "deeper" / "ck";
+        const Outcome o = train_with(f, out, options);
+        EXPECT_EQ(o.exit_code, 2) << options << ": " << o.output;
+        EXPECT_EQ(line_count(o.output), 1U) << options << ": " << o.output;
+        EXPECT_FALSE(fs::exists(top)) << options;
+    }
+    EXPECT_THAT(train_with(f, f.dir.path() / "x", "--entropy nan").output,
+                HasSubstr("hetsim train: --entropy must be 0 or more (a finite number), got nan"));
+    EXPECT_THAT(train_with(f, f.dir.path() / "x", "--risk-epsilon 2").output,
+                HasSubstr("hetsim train: --risk-epsilon must be in (0, 1], got 2"));
+    // A folder that was there stays, and a good run keeps the folder it made.
+    fs::create_directories(f.dir.path() / "there");
+    EXPECT_EQ(train_with(f, f.dir.path() / "there", "--layers 0").exit_code, 2);
+    EXPECT_TRUE(fs::exists(f.dir.path() / "there"));
+    const fs::path made = f.dir.path() / "made" / "ck";
+    const Outcome good = train_with(f, made, "--layers 1 --hidden 8 --rollouts 8 --epochs 1");
+    ASSERT_EQ(good.exit_code, 0) << good.output;
+    EXPECT_TRUE(fs::exists(made / "last.pt"));
+}
+
+// The count the limit is checked on, before a policy is built, is the built policy's.
+TEST(CliTrain, PolicyParameterCountIsTheBuiltPolicys) {
+    for (const auto& [chips, layers, hidden, policy_layers] :
+         {std::tuple{4, 1, 8, 2}, std::tuple{36, 8, 128, 2}, std::tuple{7, 3, 20, 0},
+          std::tuple{1, 2, 1, 1}}) {
+        rl::RlConfig config;
+        config.policy.chips = chips;
+        config.policy.sage_layers = layers;
+        config.policy.hidden = hidden;
+        config.policy.policy_layers = policy_layers;
+        const rl::Agent agent(config);
+        EXPECT_EQ(rl::policy_parameter_count(config.policy), agent.parameter_count())
+            << chips << " chips, " << layers << " x " << hidden << ", " << policy_layers;
+    }
 }
 
 }  // namespace

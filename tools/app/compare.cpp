@@ -78,11 +78,26 @@ void expand_all(CompareStudy& study, const std::vector<std::string>& devices,
     }
 }
 
-std::set<std::string> name_set(const sim::ConfigNode& node) {
+// An `exclude:` list: placer names or specs ("mcmc", "single:CPU"), each of a registered
+// placer, so that a misspelt one fails instead of excluding nothing.
+std::set<std::string> excluded_placers(const sim::ConfigNode& node) {
     std::set<std::string> out;
-    if (node.defined()) {
-        for (const std::string& name : node.as_string_list())
-            out.insert(name);
+    if (!node.defined())
+        return out;
+    const auto& registry = placement::PlacerRegistry::instance();
+    std::vector<std::string> known;
+    for (const placement::PlacerInfo* p : registry.all())
+        known.push_back(p->name);
+    const std::vector<std::string> names = node.as_string_list();
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        const std::string base = placement::split_placer_spec(names[i]).name;
+        if (std::find(known.begin(), known.end(), base) == known.end()) {
+            const std::string hint = sim::did_you_mean(base, known);
+            (node.is_sequence() ? node.at(i) : node)
+                .fail(fmt::format("no placer '{}' to exclude{}", base,
+                                  hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
+        }
+        out.insert(names[i]);
     }
     return out;
 }
@@ -94,15 +109,13 @@ CompareSpec load_compare(const fs::path& file) {
         {"compare", "description", "timeout", "placers", "exclude", "args", "studies"});
     CompareSpec spec;
     spec.file = file;
-    spec.name = root.at("compare").as_string();
-    if (spec.name.empty() || spec.name.find('/') != std::string::npos)
-        root.at("compare").fail("expected a name without '/' (the output folder's)");
+    spec.name = root.at("compare").as_folder_name();
     if (root.has("timeout")) {
         spec.timeout_s = root.at("timeout").as_quantity(sim::Quantity::time);
         if (!(spec.timeout_s > 0.0))
             root.at("timeout").fail("the timeout must be positive");
     }
-    const std::set<std::string> exclude = name_set(root["exclude"]);
+    const std::set<std::string> exclude = excluded_placers(root["exclude"]);
     std::map<std::string, std::string> args;
     if (root.has("args")) {
         const sim::ConfigNode a = root.at("args");
@@ -137,7 +150,7 @@ CompareSpec load_compare(const fs::path& file) {
                 study.overrides = entry.at("set").as_string_list();
             if (entry.has("placers"))
                 placers = entry.at("placers");
-            for (const std::string& name : name_set(entry["exclude"]))
+            for (const std::string& name : excluded_placers(entry["exclude"]))
                 study_exclude.insert(name);
         } else {
             study.file = entry.as_string();
@@ -166,15 +179,16 @@ CompareSpec load_compare(const fs::path& file) {
         if (!placers.defined() || (placers.is_scalar() && placers.as_string() == "all")) {
             expand_all(study, config.platform.device_names(), study_exclude, args);
         } else {
+            // A list, or one placer spec other than `all`.
             auto& registry = placement::PlacerRegistry::instance();
-            for (std::size_t k = 0; k < placers.size(); ++k) {
-                const std::string spec_text = placers.at(k).as_string();
+            const std::vector<std::string> listed = placers.as_string_list();
+            for (std::size_t k = 0; k < listed.size(); ++k) {
                 try {
-                    registry.create(spec_text);
+                    registry.create(listed[k]);
                 } catch (const placement::PlacementError& e) {
-                    placers.at(k).fail(e.what());
+                    (placers.is_sequence() ? placers.at(k) : placers).fail(e.what());
                 }
-                study.placers.push_back(spec_text);
+                study.placers.push_back(listed[k]);
             }
         }
         // The baseline runs too: every speedup in the leaderboard is over it.

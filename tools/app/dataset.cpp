@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <limits>
 #include <map>
@@ -34,6 +35,30 @@ struct Entry {
     GraphStats stats;
 };
 
+// A source of the spec, read and counted but not built: every source is read before the first
+// graph is built, so that a spec making too many graphs, or a split that does not add up, is
+// refused before anything is written.
+struct Source {
+    enum class Kind { model, random_dag, onnx, export_model };
+    Kind kind = Kind::model;
+    sim::ConfigNode node;
+    std::int64_t graphs = 0;  // how many graphs it makes (0: an export that is skipped)
+    std::string name;         // model: the model; export: the torchvision model
+    // model: each knob's values (every combination is one graph); random_dag: each knob's
+    // [min, max], drawn per graph.
+    std::vector<std::string> keys;
+    std::vector<std::vector<std::int64_t>> values;
+    bool has_seed = false;  // random_dag: the spec draws the generator seeds itself
+    fs::path exporter;      // export: tools/export_models.py
+};
+
+// a x b, or the largest int64 when that overflows: a count past the limit either way.
+std::int64_t saturating_product(std::int64_t a, std::int64_t b) {
+    return b != 0 && a > std::numeric_limits<std::int64_t>::max() / b
+               ? std::numeric_limits<std::int64_t>::max()
+               : a * b;
+}
+
 struct Builder {
     Builder(sim::ConfigNode spec, fs::path out, std::uint64_t seed, std::ostream& warn)
         : root(std::move(spec)), out_dir(std::move(out)), rng(seed), warnings(warn) {}
@@ -47,6 +72,44 @@ struct Builder {
     std::optional<bool> torch_available;
     std::ostream& warnings;
     std::int64_t min_nodes = 1, max_nodes = std::numeric_limits<std::int64_t>::max();
+
+    // Reads the source `src` and counts its graphs; refuses one that makes more than a dataset
+    // may have.
+    Source read(const sim::ConfigNode& src) {
+        src.expect_map();
+        Source source;
+        if (src.has("model")) {
+            source = read_model(src);
+        } else if (src.has("random_dag")) {
+            source = read_random_dags(src);
+        } else if (src.has("onnx")) {
+            src.expect_keys({"onnx", "dims"});
+            source.kind = Source::Kind::onnx;
+            source.graphs = 1;
+        } else if (src.has("export")) {
+            source = read_export(src);
+        } else {
+            src.fail("expected a source with one of the keys model, random_dag, onnx, export");
+        }
+        source.node = src;
+        return source;
+    }
+
+    void build(const Source& source) {
+        switch (source.kind) {
+            case Source::Kind::model:
+                return build_models(source);
+            case Source::Kind::random_dag:
+                return build_random_dags(source);
+            case Source::Kind::onnx:
+                return add(fs::path(source.node.at("onnx").as_string()).stem().string(),
+                           source.node);
+            case Source::Kind::export_model:
+                if (source.graphs > 0)
+                    build_export(source);
+                return;
+        }
+    }
 
     // Builds the workload mapping `node` (as a study's `workload:`; errors name its YAML path),
     // writes the graph and records it under a unique version of `name`.
@@ -71,13 +134,13 @@ struct Builder {
         return sim::ConfigNode(node, root.file(), where.path());
     }
 
-    void add_model(const sim::ConfigNode& src) {
+    static Source read_model(const sim::ConfigNode& src) {
         src.expect_keys({"model", "knobs"});
-        const std::string model = src.at("model").as_string();
-        // Knob values: one value or a list; every combination is one graph (file order, the
-        // last knob varying fastest).
-        std::vector<std::string> keys;
-        std::vector<std::vector<std::int64_t>> values;
+        Source source;
+        source.kind = Source::Kind::model;
+        source.name = src.at("model").as_string();
+        source.graphs = 1;
+        // Knob values: one value or a list; every combination is one graph.
         if (src.has("knobs")) {
             const sim::ConfigNode knobs = src.at("knobs");
             knobs.expect_map();
@@ -92,22 +155,35 @@ struct Builder {
                 } else {
                     list.push_back(v.as_int());
                 }
-                keys.push_back(key);
-                values.push_back(std::move(list));
+                source.graphs =
+                    saturating_product(source.graphs, static_cast<std::int64_t>(list.size()));
+                source.keys.push_back(key);
+                source.values.push_back(std::move(list));
+            }
+            if (source.graphs > kDatasetGraphLimit) {
+                knobs.fail(fmt::format(
+                    "the knob values make {} combinations, one graph each, over the limit of {} "
+                    "graphs in a dataset",
+                    source.graphs, kDatasetGraphLimit));
             }
         }
-        std::vector<std::size_t> index(keys.size(), 0);
+        return source;
+    }
+
+    // Every combination of the knob values, in file order, the last knob varying fastest.
+    void build_models(const Source& source) {
+        std::vector<std::size_t> index(source.keys.size(), 0);
         while (true) {
             YAML::Node node;
-            node["model"] = model;
-            std::string name = model;
-            for (std::size_t k = 0; k < keys.size(); ++k) {
-                node[keys[k]] = values[k][index[k]];
-                name += fmt::format("_{}{}", keys[k], values[k][index[k]]);
+            node["model"] = source.name;
+            std::string name = source.name;
+            for (std::size_t k = 0; k < source.keys.size(); ++k) {
+                node[source.keys[k]] = source.values[k][index[k]];
+                name += fmt::format("_{}{}", source.keys[k], source.values[k][index[k]]);
             }
-            add(name, synthesized(node, src));
-            std::size_t k = keys.size();
-            while (k > 0 && ++index[k - 1] == values[k - 1].size())
+            add(name, synthesized(node, source.node));
+            std::size_t k = source.keys.size();
+            while (k > 0 && ++index[k - 1] == source.values[k - 1].size())
                 index[--k] = 0;
             if (k == 0)
                 break;
@@ -119,16 +195,20 @@ struct Builder {
         return min + static_cast<std::int64_t>(rng() % span);
     }
 
-    void add_random_dags(const sim::ConfigNode& src) {
+    static Source read_random_dags(const sim::ConfigNode& src) {
         src.expect_keys({"random_dag"});
         const sim::ConfigNode spec = src.at("random_dag");
         spec.expect_map();
         spec.expect_keys({"count", "knobs"});
-        const std::int64_t count = spec.at("count").as_int();
-        if (count < 1)
-            spec["count"].fail("must be >= 1");
+        Source source;
+        source.kind = Source::Kind::random_dag;
+        source.graphs = spec.at("count").as_int();
+        if (source.graphs < 1 || source.graphs > kDatasetGraphLimit) {
+            spec["count"].fail(
+                fmt::format("must be in 1..{} (the most graphs of a dataset), got {}",
+                            kDatasetGraphLimit, source.graphs));
+        }
         // A knob is a fixed value or an inclusive range [min, max] drawn per graph.
-        std::vector<std::pair<std::string, std::pair<std::int64_t, std::int64_t>>> ranges;
         if (spec.has("knobs")) {
             const sim::ConfigNode knobs = spec.at("knobs");
             knobs.expect_map();
@@ -145,26 +225,26 @@ struct Builder {
                 } else {
                     lo = hi = v.as_int();
                 }
-                ranges.push_back({key, {lo, hi}});
+                source.keys.push_back(key);
+                source.values.push_back({lo, hi});
             }
         }
-        const bool has_seed = std::any_of(ranges.begin(), ranges.end(),
-                                          [](const auto& r) { return r.first == "seed"; });
-        for (std::int64_t i = 0; i < count; ++i) {
+        source.has_seed =
+            std::find(source.keys.begin(), source.keys.end(), "seed") != source.keys.end();
+        return source;
+    }
+
+    void build_random_dags(const Source& source) {
+        for (std::int64_t i = 0; i < source.graphs; ++i) {
             YAML::Node node;
             node["model"] = "random_dag";
             // Each graph its own generator seed, drawn from the dataset's seed.
-            if (!has_seed)
+            if (!source.has_seed)
                 node["seed"] = draw(0, 999'999'999);
-            for (const auto& [key, range] : ranges)
-                node[key] = draw(range.first, range.second);
-            add(fmt::format("random_dag_{:03}", random_dags++), synthesized(node, src));
+            for (std::size_t k = 0; k < source.keys.size(); ++k)
+                node[source.keys[k]] = draw(source.values[k][0], source.values[k][1]);
+            add(fmt::format("random_dag_{:03}", random_dags++), synthesized(node, source.node));
         }
-    }
-
-    void add_onnx(const sim::ConfigNode& src) {
-        src.expect_keys({"onnx", "dims"});
-        add(fs::path(src.at("onnx").as_string()).stem().string(), src);
     }
 
     bool torch_present() {
@@ -176,9 +256,13 @@ struct Builder {
         return *torch_available;
     }
 
-    void add_export(const sim::ConfigNode& src) {
+    // One graph, or none (with a warning) where the exporter or PyTorch is missing.
+    Source read_export(const sim::ConfigNode& src) {
         src.expect_keys({"export", "dims"});
-        const std::string model = src.at("export").as_string();
+        Source source;
+        source.kind = Source::Kind::export_model;
+        source.name = src.at("export").as_string();
+        const std::string& model = source.name;
         const bool safe = !model.empty() && std::all_of(model.begin(), model.end(), [](char c) {
             return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
         });
@@ -194,19 +278,29 @@ struct Builder {
                 model,
                 !script ? "tools/export_models.py not found"
                         : "PyTorch is not installed for /usr/bin/python3 (python3-torch)");
-            return;
+            return source;
         }
+        source.exporter = *script;
+        source.graphs = 1;
+        return source;
+    }
+
+    void build_export(const Source& source) {
+        const sim::ConfigNode& src = source.node;
+        const std::string& model = source.name;
         const fs::path onnx_dir = out_dir / "onnx";
         fs::create_directories(onnx_dir);
         const fs::path onnx = onnx_dir / (model + ".onnx");
         const fs::path log = onnx_dir / (model + ".log");
         const std::string command =
-            fmt::format("'{}' '{}' '{}' --out '{}' >'{}' 2>&1", kSystemPython, script->string(),
-                        model, onnx.string(), log.string());
+            fmt::format("'{}' '{}' '{}' --out '{}' >'{}' 2>&1", kSystemPython,
+                        source.exporter.string(), model, onnx.string(), log.string());
         const int status = std::system(command.c_str());
         if (status != 0 || !fs::exists(onnx)) {
+            // The log is in the output folder, which a refused build removes: its last line (the
+            // exporter's own error, or Python's exception) goes in the message.
             src["export"].fail(
-                fmt::format("tools/export_models.py {} failed (see {})", model, log.string()));
+                fmt::format("tools/export_models.py {} failed: {}", model, last_line_of(log)));
         }
         YAML::Node node;
         node["onnx"] = fs::absolute(onnx).string();
@@ -214,28 +308,59 @@ struct Builder {
             node["dims"] = YAML::Clone(src.at("dims").raw());
         add(model, synthesized(node, src));
     }
+
+    // The last non-blank line of a log, at most 300 characters of it.
+    static std::string last_line_of(const fs::path& file) {
+        std::ifstream in(file);
+        std::string line, last;
+        while (std::getline(in, line)) {
+            const auto begin = line.find_first_not_of(" \t\r");
+            if (begin != std::string::npos)
+                last = line.substr(begin, line.find_last_not_of(" \t\r") + 1 - begin);
+        }
+        if (last.empty())
+            return "it printed nothing";
+        return last.size() > 300 ? last.substr(0, 300) + "..." : last;
+    }
 };
 
-// Split sizes for `graphs` graphs: the spec's values when they are integers summing to the
-// graph count, else its values as proportions with largest-remainder rounding (ties to the
-// earlier split).
-std::vector<std::size_t> split_sizes(const sim::ConfigNode& split,
-                                     const std::vector<std::string>& names, std::size_t graphs) {
+// The split's values, each a count or a fraction >= 0, not all 0: checked before any graph is
+// built.
+std::vector<double> split_values(const sim::ConfigNode& split,
+                                 const std::vector<std::string>& names) {
     std::vector<double> values;
-    bool integers = true;
     double total = 0.0;
     for (const std::string& key : names) {
         const double v = split.at(key).as_double();
         if (!(v >= 0.0) || !std::isfinite(v))
             split[key].fail("expected a count or a fraction >= 0");
-        integers = integers && v == std::floor(v);
         total += v;
         values.push_back(v);
     }
     if (!(total > 0.0))
         split.fail("the split sizes sum to 0");
+    return values;
+}
+
+// Split sizes for `graphs` graphs: the values when they are whole numbers, which must add up to
+// the graph count (docs/usage.md "Dataset specs"), else the values as proportions with
+// largest-remainder rounding (ties to the earlier split).
+std::vector<std::size_t> split_sizes(const sim::ConfigNode& split,
+                                     const std::vector<double>& values, std::size_t graphs) {
+    bool integers = true;
+    double total = 0.0;
+    for (const double v : values) {
+        integers = integers && v == std::floor(v);
+        total += v;
+    }
     std::vector<std::size_t> sizes(values.size(), 0);
-    if (integers && total == static_cast<double>(graphs)) {
+    if (integers) {
+        if (total != static_cast<double>(graphs)) {
+            split.fail(fmt::format(
+                "the split sizes add up to {:.0f}, the sources make {} graph{}: give counts that "
+                "add up to {} or fractions (proportions, such as 0.8 and 0.2)",
+                total, graphs, graphs == 1 ? "" : "s", graphs));
+        }
         for (std::size_t i = 0; i < values.size(); ++i)
             sizes[i] = static_cast<std::size_t>(values[i]);
         return sizes;
@@ -260,12 +385,19 @@ std::vector<std::size_t> split_sizes(const sim::ConfigNode& split,
 namespace {
 
 // What a dataset build adds to its folder, removed again unless the build completes: the folder
-// itself and graphs/ when they are new, else the graph files that were not there before.
+// itself and graphs/ and onnx/ when they are new, else the graph files that were not there
+// before.
 class PartialOutput {
 public:
     explicit PartialOutput(fs::path out) : out_(std::move(out)) {
         created_out_ = !fs::exists(out_);
+        // --out a/b/c with no a/: a/ is what the build makes, and what a refusal removes.
+        created_top_ = out_;
+        while (created_top_.has_parent_path() && created_top_.parent_path() != created_top_ &&
+               !fs::exists(created_top_.parent_path()))
+            created_top_ = created_top_.parent_path();
         created_graphs_ = !fs::exists(out_ / "graphs");
+        created_onnx_ = !fs::exists(out_ / "onnx");
         std::error_code ec;
         if (!created_graphs_) {
             for (const auto& entry : fs::directory_iterator(out_ / "graphs", ec))
@@ -277,8 +409,12 @@ public:
             return;
         std::error_code ec;
         if (created_out_) {
-            fs::remove_all(out_, ec);
-        } else if (created_graphs_) {
+            fs::remove_all(created_top_, ec);
+            return;
+        }
+        if (created_onnx_)
+            fs::remove_all(out_ / "onnx", ec);
+        if (created_graphs_) {
             fs::remove_all(out_ / "graphs", ec);
         } else {
             std::vector<fs::path> added;
@@ -295,8 +431,8 @@ public:
     void keep() { kept_ = true; }
 
 private:
-    fs::path out_;
-    bool created_out_ = false, created_graphs_ = false, kept_ = false;
+    fs::path out_, created_top_;
+    bool created_out_ = false, created_graphs_ = false, created_onnx_ = false, kept_ = false;
     std::set<fs::path> before_;
 };
 
@@ -323,18 +459,10 @@ std::string build_dataset(const DatasetRequest& request, std::ostream& warnings)
     if (sources.size() == 0)
         sources.fail("expected at least one source");
 
-    (void)split_sizes(split, split_names, 1);  // the split's own checks, before any graph
-    const fs::path out_dir = request.out;
-    // Graphs are written as they are built; a build refused later (a split that does not fit
-    // the graphs, a graph outside `nodes`) removes what it wrote, so no partial dataset stays.
-    PartialOutput partial(out_dir);
-    try {
-        fs::create_directories(out_dir / "graphs");
-    } catch (const fs::filesystem_error& e) {
-        throw sim::InputError("", "--out", 0,
-                              fmt::format("cannot create '{}': {}", out_dir.string(), e.what()));
-    }
-    Builder builder(root, out_dir, static_cast<std::uint64_t>(seed), warnings);
+    // The split's own checks come first; its sizes are checked against the graphs once they are
+    // built (split_sizes), after the errors that building finds.
+    const std::vector<double> split_given = split_values(split, split_names);
+    Builder builder(root, request.out, static_cast<std::uint64_t>(seed), warnings);
     if (root.has("nodes")) {
         // Optional bounds on every graph's op count, checked as each graph is built.
         const sim::ConfigNode nodes = root.at("nodes");
@@ -345,29 +473,40 @@ std::string build_dataset(const DatasetRequest& request, std::ostream& warnings)
         if (builder.min_nodes > builder.max_nodes)
             nodes.fail(fmt::format("empty range [{}, {}]", builder.min_nodes, builder.max_nodes));
     }
+    // Every source is read and its graphs counted before the first graph is built: a spec that
+    // asks for too many graphs is refused at once.
+    std::vector<Source> planned;
+    std::int64_t graph_count = 0;
     for (std::size_t i = 0; i < sources.size(); ++i) {
-        const sim::ConfigNode src = sources.at(i);
-        src.expect_map();
-        if (src.has("model")) {
-            builder.add_model(src);
-        } else if (src.has("random_dag")) {
-            builder.add_random_dags(src);
-        } else if (src.has("onnx")) {
-            builder.add_onnx(src);
-        } else if (src.has("export")) {
-            builder.add_export(src);
-        } else {
-            src.fail("expected a source with one of the keys model, random_dag, onnx, export");
-        }
+        planned.push_back(builder.read(sources.at(i)));
+        graph_count += planned.back().graphs;  // each at most kDatasetGraphLimit: no overflow
     }
-    const std::vector<Entry>& entries = builder.entries;
-    if (entries.empty())
+    if (graph_count > kDatasetGraphLimit) {
+        sources.fail(fmt::format("the sources make {} graphs, over the limit of {} in a dataset",
+                                 graph_count, kDatasetGraphLimit));
+    }
+    if (graph_count == 0)
         sources.fail("no graph was built (every source was skipped)");
+
+    const fs::path out_dir = request.out;
+    // Graphs are written as they are built; a build refused later (a graph outside `nodes`, an
+    // ONNX file that does not import, a split that does not add up) removes what it wrote, so no
+    // partial dataset stays.
+    PartialOutput partial(out_dir);
+    try {
+        fs::create_directories(out_dir / "graphs");
+    } catch (const fs::filesystem_error& e) {
+        throw sim::InputError("", "--out", 0,
+                              fmt::format("cannot create '{}': {}", out_dir.string(), e.what()));
+    }
+    for (const Source& source : planned)
+        builder.build(source);
+    const std::vector<Entry>& entries = builder.entries;
 
     // The split: a seeded Fisher-Yates shuffle on its own stream (independent of how many knob
     // draws the sources made; std::shuffle's algorithm is not specified, this one is), then
     // consecutive runs of the split sizes.
-    const std::vector<std::size_t> sizes = split_sizes(split, split_names, entries.size());
+    const std::vector<std::size_t> sizes = split_sizes(split, split_given, entries.size());
     std::vector<std::size_t> order(entries.size());
     for (std::size_t i = 0; i < order.size(); ++i)
         order[i] = i;

@@ -106,7 +106,8 @@ std::string place(const PlaceRequest& request, std::ostream& progress) {
         try {
             workload = tw::read_workload(request.workload);
         } catch (const tw::WorkloadError& e) {
-            throw sim::InputError(request.workload, "", 0, e.what());
+            // Its message starts with the file already.
+            throw sim::InputError("", "", 0, e.what());
         }
         source = request.workload;
     }
@@ -127,7 +128,8 @@ std::string place(const PlaceRequest& request, std::ostream& progress) {
     try {
         solved = solver->solve(workload, options);
     } catch (const tw::SolverError& e) {
-        throw sim::InputError(request.placer, "", 0, e.what());
+        // Its message starts with the solver's name already.
+        throw sim::InputError("", "", 0, e.what());
     }
     const double wall_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

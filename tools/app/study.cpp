@@ -169,7 +169,7 @@ StudyConfig parse_study(const sim::ConfigNode& root) {
                       kInlinedPlatformFileKey});
     StudyConfig study;
     study.file = root.file();
-    study.name = root.at("study").as_string();
+    study.name = root.at("study").as_folder_name();
     // Platform: a file path relative to the study file, or an inline mapping.
     sim::ConfigNode platform_node = root.at("platform");
     if (root.has(kInlinedPlatformFileKey)) {
@@ -261,13 +261,18 @@ StudyConfig parse_study(const sim::ConfigNode& root) {
     if (study.placers.empty())
         root["placers"].fail("a study needs at least one placer");
     study.baseline = root.get_string("baseline", study.placers.front());
-    // Every placer spec must parse now, before anything runs or is written.
+    // Every placer spec must parse now, before anything runs or is written: the listed ones in
+    // order, then a baseline the study names (one it does not name is the first placer, whose
+    // mistake is reported at its own place in the list).
     auto& registry = placement::PlacerRegistry::instance();
     std::vector<std::string> all = study.placers;
-    all.insert(all.begin(), study.baseline);
+    const bool named_baseline = root.has("baseline");
+    if (named_baseline)
+        all.push_back(study.baseline);
     const std::vector<std::string> devices = study.platform.device_names();
     for (std::size_t i = 0; i < all.size(); ++i) {
-        const sim::ConfigNode where = i == 0 ? root["baseline"] : root["placers"].at(i - 1);
+        const sim::ConfigNode where =
+            i == study.placers.size() ? root["baseline"] : root["placers"].at(i);
         try {
             registry.create(all[i]);
         } catch (const placement::PlacementError& e) {
@@ -357,6 +362,21 @@ std::vector<StudyConfig> load_points(const std::string& file,
             list.emplace_back(value.c_str());
         }
         grid.emplace_back(path, std::move(list));
+    }
+    // Counted before it is expanded: every point is loaded and checked before the first runs,
+    // in one process. Larger design spaces are what sweeps (workers, resume) are for.
+    constexpr double kMaxStudyPoints = 10'000;
+    double count = 1.0;
+    std::vector<std::string> sizes;
+    for (const auto& [path, values] : grid) {
+        count *= static_cast<double>(values.size());
+        sizes.push_back(std::to_string(values.size()));
+    }
+    if (count > kMaxStudyPoints) {
+        axes.fail(
+            fmt::format("the grid has {:.0f} points ({}), more than a study's limit of "
+                        "{:.0f}; run larger design spaces as a sweep (hetsim sweep)",
+                        count, fmt::join(sizes, " x "), kMaxStudyPoints));
     }
     std::vector<StudyConfig> points;
     std::vector<std::size_t> index(grid.size(), 0);

@@ -34,6 +34,9 @@ using Json = nlohmann::json;
 constexpr double kLinkBandwidth_Bps = 1e9;
 
 Json read_json(const std::string& file) {
+    // Not a FIFO (a blocked read), nor a file too large to hold (sim/atomic_file.hpp).
+    if (const auto problem = sim::input_file_problem(file))
+        throw sim::InputError(file, "", 0, *problem + ", expected a task-graph JSON");
     std::ifstream in(file);
     if (!in)
         throw sim::InputError(file, "", 0, "cannot read the file");
@@ -58,6 +61,8 @@ public:
         processors_ = processors;
         for (int p = 0; p < processors_; ++p)
             names_.push_back(fmt::format("P{}", p));
+        if (const auto problem = sim::input_file_problem(file_))
+            fail("", *problem + ", expected a Standard Task Graph Set file");
         std::ifstream in(file_);
         if (!in)
             fail("", "cannot read the file");
@@ -518,6 +523,8 @@ bool is_task_graph_instance(const std::string& file) {
         return true;
     if (!file.ends_with(".json"))
         return false;
+    if (sim::input_file_problem(file))
+        return true;  // read_json says what is wrong with it
     std::ifstream in(file);
     if (!in)
         return false;

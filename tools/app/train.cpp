@@ -261,49 +261,132 @@ std::vector<ValidationRow> read_validation_csv(const fs::path& file) {
     return rows;
 }
 
+// The agent's config from the options, each checked against the range the mcm.rl placer and a
+// checkpoint's config are held to (PolicyConfig, PpoConfig: the ranges are declared there once).
+// The ring's chips are the platform's, set later.
+rl::RlConfig config_from_options(const TrainRequest& request) {
+    rl::RlConfig config;
+    const auto set = [](const char* option, int& field, const std::optional<int>& given,
+                        rl::IntRange range) {
+        if (!given)
+            return;
+        if (!range.contains(*given)) {
+            throw std::invalid_argument(fmt::format("hetsim train: {} must be in {}..{}, got {}",
+                                                    option, range.min, range.max, *given));
+        }
+        field = *given;
+    };
+    set("--layers", config.policy.sage_layers, request.sage_layers, rl::PolicyConfig::kSageLayers);
+    set("--hidden", config.policy.hidden, request.hidden, rl::PolicyConfig::kHidden);
+    set("--rounds", config.policy.rounds, request.rounds, rl::PolicyConfig::kRounds);
+    set("--rollouts", config.ppo.rollouts, request.rollouts, rl::PpoConfig::kRollouts);
+    set("--minibatches", config.ppo.minibatches, request.minibatches, rl::PpoConfig::kMinibatches);
+    set("--epochs", config.ppo.epochs, request.epochs, rl::PpoConfig::kEpochs);
+    if (request.entropy) {
+        if (!rl::PpoConfig::valid_entropy(*request.entropy)) {
+            throw std::invalid_argument(
+                fmt::format("hetsim train: --entropy must be 0 or more (a finite number), got {}",
+                            *request.entropy));
+        }
+        config.ppo.entropy = *request.entropy;
+    }
+    if (request.risk_epsilon) {
+        if (!rl::PpoConfig::valid_risk_epsilon(*request.risk_epsilon)) {
+            throw std::invalid_argument(fmt::format(
+                "hetsim train: --risk-epsilon must be in (0, 1], got {}", *request.risk_epsilon));
+        }
+        config.ppo.risk_epsilon = *request.risk_epsilon;
+    }
+    config.seed = request.seed;
+    return config;
+}
+
+// The policy for the platform's ring: its chips and its size in parameters within
+// PolicyConfig's limits, named by the options that set them.
+void check_policy_size(const rl::PolicyConfig& policy) {
+    if (!rl::PolicyConfig::kChips.contains(policy.chips)) {
+        throw std::invalid_argument(
+            fmt::format("hetsim train: --platform: the ring has {} chips; an mcm.rl policy takes "
+                        "{}..{}",
+                        policy.chips, rl::PolicyConfig::kChips.min, rl::PolicyConfig::kChips.max));
+    }
+    if (const std::int64_t n = rl::policy_parameter_count(policy);
+        n > rl::PolicyConfig::kMaxParameters) {
+        throw std::invalid_argument(fmt::format(
+            "hetsim train: --layers {} and --hidden {} make a policy of {} parameters on {} chips, "
+            "over the limit of {}",
+            policy.sage_layers, policy.hidden, n, policy.chips, rl::PolicyConfig::kMaxParameters));
+    }
+}
+
+// The output folder of a fresh run, made by it: removed again, with the folders made above it,
+// unless the run keeps it. A run that fails before its first checkpoint has nothing to resume.
+class CreatedFolder {
+public:
+    explicit CreatedFolder(const fs::path& folder) {
+        fs::path top = folder;
+        while (top.has_parent_path() && top.parent_path() != top && !fs::exists(top.parent_path()))
+            top = top.parent_path();
+        if (!fs::exists(folder))
+            created_ = top;
+        try {
+            fs::create_directories(folder);
+        } catch (...) {
+            remove();
+            throw;
+        }
+    }
+    ~CreatedFolder() { remove(); }
+    CreatedFolder(const CreatedFolder&) = delete;
+    CreatedFolder& operator=(const CreatedFolder&) = delete;
+    void keep() { created_.clear(); }
+
+private:
+    void remove() {
+        std::error_code ec;
+        if (!created_.empty())
+            fs::remove_all(created_, ec);
+    }
+
+    fs::path created_;  // empty: nothing to remove
+};
+
 }  // namespace
 
 std::string train(const TrainRequest& request, std::ostream& progress, bool terminal) {
+    // Every option is checked before the dataset is read and before the output folder is made.
     if (request.placer != "mcm.rl") {
         throw std::invalid_argument(fmt::format(
             "hetsim train: '{}' is not a trainable placer (trainable: mcm.rl)", request.placer));
     }
-    if (request.samples < 1 || request.checkpoints < 1)
-        throw std::invalid_argument("hetsim train: --samples and --checkpoints must be positive");
+    const auto at_least = [](const char* option, std::int64_t value, std::int64_t min) {
+        if (value < min) {
+            throw std::invalid_argument(
+                fmt::format("hetsim train: {} must be {} or more, got {}", option, min, value));
+        }
+    };
+    at_least("--samples", request.samples, 1);
+    at_least("--checkpoints", request.checkpoints, 1);
+    at_least("--val-zero-shot", request.validation_zero_shot, 0);
+    at_least("--val-finetune", request.validation_finetune, 0);
     if (request.select != "finetune" && request.select != "zero-shot")
         throw std::invalid_argument("hetsim train: --select is finetune or zero-shot");
+    rl::RlConfig config = config_from_options(request);
+    const fs::path out = request.out;
+    if (request.resume && !fs::exists(out / "last.pt")) {
+        throw std::invalid_argument(
+            fmt::format("--resume: no {} to resume", (out / "last.pt").string()));
+    }
     register_all();
 
     const sim::Platform platform = sim::load_platform(request.platform);
     Dataset data = load_dataset(request, platform);
-    const fs::path out = request.out;
-    fs::create_directories(out);
+    config.policy.chips = data.train.front().problem->chip_count();
+    if (!request.resume)
+        check_policy_size(config.policy);
+    CreatedFolder folder(out);
 
     // The agent: fresh, or the run's last checkpoint with its state.
-    rl::RlConfig config;
-    config.policy.chips = data.train.front().problem->chip_count();
-    const auto override_with = [](int& field, const std::optional<int>& given) {
-        if (given)
-            field = *given;
-    };
-    override_with(config.policy.sage_layers, request.sage_layers);
-    override_with(config.policy.hidden, request.hidden);
-    override_with(config.policy.rounds, request.rounds);
-    override_with(config.ppo.rollouts, request.rollouts);
-    override_with(config.ppo.minibatches, request.minibatches);
-    override_with(config.ppo.epochs, request.epochs);
-    if (request.entropy) {
-        if (!(*request.entropy >= 0.0))
-            throw std::invalid_argument("hetsim train: --entropy must be 0 or more");
-        config.ppo.entropy = *request.entropy;
-    }
-    if (request.risk_epsilon) {
-        if (!rl::PpoConfig::valid_risk_epsilon(*request.risk_epsilon))
-            throw std::invalid_argument("hetsim train: --risk-epsilon must be in (0, 1]");
-        config.ppo.risk_epsilon = *request.risk_epsilon;
-    }
-    config.seed = request.seed;
-
     std::int64_t samples = 0;
     int updates = 0, checkpoints_written = 0;
     std::size_t cursor = 0;
@@ -313,8 +396,6 @@ std::string train(const TrainRequest& request, std::ostream& progress, bool term
     std::optional<rl::Agent> loaded;
     if (request.resume) {
         const fs::path last = out / "last.pt";
-        if (!fs::exists(last))
-            throw std::invalid_argument(fmt::format("--resume: no {} to resume", last.string()));
         rl::CheckpointMeta meta;
         loaded.emplace(rl::Agent::load(last.string(), &meta));
         if (meta.manifest_hash != data.manifest_hash) {
@@ -392,6 +473,7 @@ std::string train(const TrainRequest& request, std::ostream& progress, bool term
         const rl::CheckpointMeta meta{data.manifest_hash, state.dump()};
         save_atomically(agent, out / checkpoint_name(checkpoints_written), meta);
         save_atomically(agent, out / "last.pt", meta);
+        folder.keep();  // from now on the folder holds a run to resume
         worker.submit(checkpoints_written, samples, agent.clone());
     };
     const auto draw = [&](bool force) {

@@ -52,7 +52,9 @@ struct TrainRequest {
 // Runs the training; progress goes to `progress` (a bar with ETA and the running reward when
 // `terminal`, one line per checkpoint otherwise). Returns the summary to print. Throws
 // sim::InputError for a bad dataset or platform, std::invalid_argument for a bad request or a
-// checkpoint that cannot be resumed (another dataset, another config).
+// checkpoint that cannot be resumed (another dataset, another config). The options, the dataset
+// and the platform are checked before the output folder is made; a fresh run that fails before
+// its first checkpoint removes the folder it made.
 std::string train(const TrainRequest& request, std::ostream& progress, bool terminal);
 
 }  // namespace hetsim::app

@@ -24,14 +24,35 @@ struct Rollout {
     double reward = 0.0;
 };
 
+// The config's checks. The messages name the config's keys and have no prefix: the placer adds
+// "mcm.rl: ", Agent::load the checkpoint's file.
+void check_range(const char* key, int value, IntRange range) {
+    if (!range.contains(value)) {
+        throw RlError(
+            fmt::format("{} must be in {}..{}, got {}", key, range.min, range.max, value));
+    }
+}
+
 void check_config(const RlConfig& config) {
     const PolicyConfig& p = config.policy;
-    if (p.chips < 1 || p.sage_layers < 1 || p.hidden < 1 || p.policy_layers < 0 || p.rounds < 1)
-        throw RlError("mcm.rl: chips, sage_layers, hidden and rounds must be at least 1");
-    if (config.ppo.rollouts < 1 || config.ppo.minibatches < 1 || config.ppo.epochs < 1)
-        throw RlError("mcm.rl: rollouts, minibatches and epochs must be at least 1");
+    check_range("chips (the ring's)", p.chips, PolicyConfig::kChips);
+    check_range("sage_layers", p.sage_layers, PolicyConfig::kSageLayers);
+    check_range("hidden", p.hidden, PolicyConfig::kHidden);
+    check_range("policy_layers", p.policy_layers, PolicyConfig::kPolicyLayers);
+    check_range("rounds", p.rounds, PolicyConfig::kRounds);
+    if (const std::int64_t n = policy_parameter_count(p); n > PolicyConfig::kMaxParameters) {
+        throw RlError(fmt::format(
+            "a policy of {} sage_layers of {} hidden on {} chips has {} parameters, over the "
+            "limit of {}",
+            p.sage_layers, p.hidden, p.chips, n, PolicyConfig::kMaxParameters));
+    }
+    check_range("rollouts", config.ppo.rollouts, PpoConfig::kRollouts);
+    check_range("minibatches", config.ppo.minibatches, PpoConfig::kMinibatches);
+    check_range("epochs", config.ppo.epochs, PpoConfig::kEpochs);
     if (!PpoConfig::valid_risk_epsilon(config.ppo.risk_epsilon))
-        throw RlError("mcm.rl: risk_epsilon must be in (0, 1]");
+        throw RlError("risk_epsilon must be in (0, 1]");
+    if (!PpoConfig::valid_entropy(config.ppo.entropy))
+        throw RlError("entropy must be a finite number >= 0");
 }
 
 // Draws index k with probability exp(log_p[k]) by inversion of one uniform draw (the last index
@@ -48,6 +69,18 @@ int sample_index(const float* log_p, int count, std::mt19937_64& rng) {
 }
 
 }  // namespace
+
+std::int64_t policy_parameter_count(const PolicyConfig& c) {
+    // A linear layer of `in` inputs and `out` outputs: weights and biases.
+    const auto linear = [](std::int64_t in, std::int64_t out) { return in * out + out; };
+    std::int64_t n = 0, width = kStaticFeatureCount;
+    for (int i = 0; i < c.sage_layers; ++i, width = c.hidden)
+        n += linear(3 * width, c.hidden);  // [h ; mean of predecessors ; mean of successors]
+    width += 3 * std::int64_t{c.chips};    // the previous chips' one-hot and its two means
+    for (int i = 0; i < c.policy_layers; ++i, width = c.hidden)
+        n += linear(width, c.hidden);
+    return n + linear(width, c.chips) + 2;  // the head, `stay` and `near`
+}
 
 struct Agent::Impl {
     RlConfig config;
@@ -80,7 +113,11 @@ Agent Agent::load(const std::string& path, CheckpointMeta* meta) {
     const PolicyModule& module = policy_module();
     CheckpointHeader header = module.read_header(path);
     const RlConfig config = RlConfig::from_json(header.config_json);
-    check_config(config);
+    try {
+        check_config(config);
+    } catch (const RlError& e) {
+        throw RlError(fmt::format("checkpoint '{}': {}", path, e.what()));
+    }
     auto backend = module.create(config.policy, config.ppo.learning_rate, config.seed);
     backend->load_weights(path);
     if (meta)

@@ -83,6 +83,11 @@ std::string_view to_string(FixOrder order);
 FixOrder fix_order_from_string(std::string_view text);  // throws RlError
 std::vector<std::string> fix_order_names();             // every FixOrder's to_string
 
+// The parameters of the policy torch/policy_torch.cpp builds for `config`, counted before it is
+// built (PolicyConfig::kMaxParameters), for a config within PolicyConfig's ranges; tests hold it
+// to the built policy's count.
+std::int64_t policy_parameter_count(const PolicyConfig& config);
+
 // One graph on one ring, as the learner sees it: the features, the greedy partition (the first
 // round's input and the reward's unit), and the solver that makes samples valid.
 class Environment {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -15,12 +16,33 @@ public:
     using std::invalid_argument::invalid_argument;
 };
 
+// An inclusive range of an integer setting of the learner.
+struct IntRange {
+    int min = 0;
+    int max = 0;
+    constexpr bool contains(std::int64_t value) const { return value >= min && value <= max; }
+};
+
 struct PolicyConfig {
     int chips = 36;         // C: the ring the policy was built for
     int sage_layers = 8;    // §5.1: 8 GraphSAGE layers
     int hidden = 128;       // §5.1: of 128
     int policy_layers = 2;  // §5.1: a 2-layer feed-forward policy of the same width
     int rounds = 3;         // T of Eq. 7 (T << N) [assumption]
+
+    // The policies that may be made, wherever one is (check_config: the mcm.rl placer's
+    // arguments, `hetsim train`'s options, a checkpoint's config), so that a size is refused
+    // with a message instead of exhausting memory in libtorch. A batch of rollouts holds a
+    // one-hot of C chips per op and round: rings up to 1024 chips (mcm2022's has 36).
+    static constexpr IntRange kChips{1, 1024};
+    static constexpr IntRange kSageLayers{1, 64};
+    static constexpr IntRange kHidden{1, 4096};
+    static constexpr IntRange kPolicyLayers{0, 64};
+    static constexpr IntRange kRounds{1, 64};
+    // The weights together (policy_parameter_count, agent.hpp): training keeps 7 float copies
+    // (weights, gradients, Adam's two moments, a snapshot's weights and moments for validation),
+    // so 2^26 parameters are about 2 GiB. §5.1's policy on 36 chips has 0.4 million.
+    static constexpr std::int64_t kMaxParameters = std::int64_t{1} << 26;
 };
 
 struct PpoConfig {
@@ -37,9 +59,18 @@ struct PpoConfig {
     // that quantile, which trains for the best of many samples, as deployment scores them.
     double risk_epsilon = 1.0;
 
-    // ε's range, (0, 1]: checked where a config is made (check_config) and where the trainer
-    // reads it from the command line.
+    // The ranges, checked where a config is made (check_config) and where the trainer reads them
+    // from the command line. A PPO update holds rounds x ops chips per rollout; epochs only
+    // cost time.
+    static constexpr IntRange kRollouts{1, 1024};
+    static constexpr IntRange kMinibatches{1, 1024};
+    static constexpr IntRange kEpochs{1, 1000};
+    // ε's range, (0, 1].
     static constexpr bool valid_risk_epsilon(double e) { return e > 0.0 && e <= 1.0; }
+    // The entropy bonus: a finite number >= 0.
+    static constexpr bool valid_entropy(double e) {
+        return e >= 0.0 && e <= std::numeric_limits<double>::max();
+    }
 };
 
 struct RlConfig {

@@ -32,9 +32,12 @@ ArgumentSchema schema() {
            "is looked up in the working directory, then on the config search path")
         .integer("finetune", -1, 100'000'000, "-1",
                  "samples spent fine-tuning with PPO (0 = zero-shot; -1 = all of `samples`)")
-        .integer("layers", 1, 64, "8", "GraphSAGE layers of a policy from scratch (§5.1: 8)")
-        .integer("hidden", 1, 4096, "128", "width of a policy from scratch (§5.1: 128)")
-        .integer("rounds", 1, 64, "3", "T of Eq. 7 for a policy from scratch")
+        .integer("layers", PolicyConfig::kSageLayers.min, PolicyConfig::kSageLayers.max, "8",
+                 "GraphSAGE layers of a policy from scratch (§5.1: 8)")
+        .integer("hidden", PolicyConfig::kHidden.min, PolicyConfig::kHidden.max, "128",
+                 "width of a policy from scratch (§5.1: 128)")
+        .integer("rounds", PolicyConfig::kRounds.min, PolicyConfig::kRounds.max, "3",
+                 "T of Eq. 7 for a policy from scratch")
         .choice("fix_order", fix_order_names(),
                 std::string(to_string(FixOrder::topological_then_random)),
                 "node order of FIX (Algorithm 2): a fresh random one per attempt (§4.2's "

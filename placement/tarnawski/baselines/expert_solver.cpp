@@ -18,7 +18,8 @@ public:
     explicit ExpertSolver(std::string path) : path_(std::move(path)) {}
     std::string name() const override { return "tarnawski.expert:" + path_; }
 
-    SolveResult solve(const Workload& w, const SolveOptions& options) const override {
+protected:
+    SolveResult solve_placeable(const Workload& w, const SolveOptions& options) const override {
         Split split;
         Assignment a;
         try {

@@ -21,7 +21,9 @@ class LatencyGreedySolver final : public SplitSolver {
 public:
     std::string name() const override { return "tarnawski.greedy"; }
 
-    SolveResult solve(const Workload& workload, const SolveOptions& options) const override {
+protected:
+    SolveResult solve_placeable(const Workload& workload,
+                                const SolveOptions& options) const override {
         const Blocks blocks = make_blocks(workload, true);
         const Assignment a = greedy_fill(workload, blocks, block_order(blocks, BlockOrder::stack));
         SolveResult out;

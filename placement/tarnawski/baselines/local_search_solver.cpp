@@ -71,7 +71,8 @@ public:
           time_limit_s_(time_limit_s) {}
     std::string name() const override { return spec_; }
 
-    SolveResult solve(const Workload& w, const SolveOptions& options) const override {
+protected:
+    SolveResult solve_placeable(const Workload& w, const SolveOptions& options) const override {
         const double limit_s = time_limit_s_                ? *time_limit_s_
                                : options.time_limit_s > 0.0 ? options.time_limit_s
                                                             : kDefaultSearchTimeLimit_s;

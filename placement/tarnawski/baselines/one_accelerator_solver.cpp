@@ -8,6 +8,8 @@
 //    sequential-DP seeds, max-load DP seeds with k = 1, and block-move search. When M is below
 //    the model size (as in Table 4's workloads) the rest must run on the CPUs.
 // Arguments: rounds=N (search rounds, default 100).
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "placement/tarnawski/baselines/baseline_solvers.hpp"
@@ -25,14 +27,25 @@ public:
         : spec_(std::move(spec)), rounds_(rounds) {}
     std::string name() const override { return spec_; }
 
-    SolveResult solve(const Workload& w, const SolveOptions& options) const override {
+protected:
+    SolveResult solve_placeable(const Workload& w, const SolveOptions& options) const override {
         if (options.objective == SplitObjective::throughput) {
             Workload one = w;
             one.max_accelerators = std::min(1, w.max_accelerators);
             try {
                 const DpResult r = solve_max_load(one);
-                const Assignment a = to_assignment(one, r.split);
                 SolveResult out;
+                if (!std::isfinite(r.objective)) {
+                    // With k = 1 the DP is exact: nothing fits one accelerator's memory and
+                    // there is no CPU. An empty split, which SplitSolver::solve reports.
+                    out.split.cpus.assign(static_cast<std::size_t>(w.max_cpus), {});
+                    out.split.accelerators.assign(static_cast<std::size_t>(w.max_accelerators), {});
+                    out.objective = r.objective;
+                    out.split.objective = r.objective;
+                    out.stats["method"] = "max_load_dp";
+                    return out;
+                }
+                const Assignment a = to_assignment(one, r.split);
                 out.objective = split_objective(w, a, options.objective);
                 out.split = to_split(w, a, out.objective);
                 out.stats["method"] = "max_load_dp";

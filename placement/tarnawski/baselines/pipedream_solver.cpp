@@ -411,7 +411,8 @@ public:
         : spec_(std::move(spec)), options_(options) {}
     std::string name() const override { return spec_; }
 
-    SolveResult solve(const Workload& w, const SolveOptions& options) const override {
+protected:
+    SolveResult solve_placeable(const Workload& w, const SolveOptions& options) const override {
         const auto t0 = std::chrono::steady_clock::now();
         const PipeDreamResult r = solve_pipedream(w, options_);
         const double seconds = seconds_since(t0);

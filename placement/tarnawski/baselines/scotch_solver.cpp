@@ -347,7 +347,8 @@ public:
         : spec_(std::move(spec)), options_(std::move(options)), explicit_seed_(explicit_seed) {}
     std::string name() const override { return spec_; }
 
-    SolveResult solve(const Workload& w, const SolveOptions& options) const override {
+protected:
+    SolveResult solve_placeable(const Workload& w, const SolveOptions& options) const override {
         ScotchOptions o = options_;
         if (!explicit_seed_)
             o.seed = options.seed;

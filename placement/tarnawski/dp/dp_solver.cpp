@@ -1,6 +1,7 @@
 #include "placement/tarnawski/dp/dp_solver.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <optional>
 
 #include <fmt/format.h>
@@ -23,7 +24,9 @@ public:
           max_states_(max_states) {}
     std::string name() const override { return spec_; }
 
-    SolveResult solve(const Workload& workload, const SolveOptions& options) const override {
+protected:
+    SolveResult solve_placeable(const Workload& workload,
+                                const SolveOptions& options) const override {
         DpOptions dp;
         dp.linearize = linearize_;
         dp.replication = replication_;
@@ -50,6 +53,16 @@ public:
             throw SolverError(fmt::format("{}: {}", spec_, e.what()));
         }
         SolveResult out;
+        if (!std::isfinite(r.objective)) {
+            // No contiguous split fits the accelerators' memory (only possible without a CPU):
+            // an empty split, which SplitSolver::solve reports.
+            out.split.cpus.assign(static_cast<std::size_t>(workload.max_cpus), {});
+            out.split.accelerators.assign(static_cast<std::size_t>(workload.max_accelerators), {});
+            out.objective = r.objective;
+            out.split.objective = r.objective;
+            out.stats["ideals"] = std::to_string(r.stats.ideals);
+            return out;
+        }
         out.split = r.split;
         if (replication_.enabled()) {
             out.split.cpu_replicas = r.cpu_replicas;

@@ -108,7 +108,9 @@ public:
           own_objective_(own_objective),
           describe_(describe) {}
     std::string name() const override { return spec_; }
-    SolveResult solve(const Workload& w, const SolveOptions& options) const override {
+
+protected:
+    SolveResult solve_placeable(const Workload& w, const SolveOptions& options) const override {
         const SolveOptions o = with_overrides(options, args_);
         const IpRun run = solve_ip_(w, ip_, o);
         SolveResult out = to_result(spec_, w, run, o, own_objective_);

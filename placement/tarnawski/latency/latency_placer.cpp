@@ -314,7 +314,10 @@ public:
     LatencyPlacer(std::string spec, LatencyPlacerParams params)
         : spec_(std::move(spec)), params_(std::move(params)) {}
     std::string name() const override { return spec_; }
-    SolveResult solve(const Workload& workload, const SolveOptions& options) const override {
+
+protected:
+    SolveResult solve_placeable(const Workload& workload,
+                                const SolveOptions& options) const override {
         return place_for_latency(workload, options, params_);
     }
 

@@ -1,10 +1,13 @@
 // Reading and writing the tarnawski2020 workload and split formats (see workload.hpp).
 #include "placement/tarnawski/workload/workload.hpp"
 
+#include "sim/atomic_file.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -75,6 +78,10 @@ std::string pointer(const std::string& array, std::size_t i, const char* field =
 }
 
 json read_json_file(const std::filesystem::path& path) {
+    // Not a FIFO (a blocked read), nor a file too large to hold (sim/atomic_file.hpp).
+    if (const auto problem = sim::input_file_problem(path))
+        throw WorkloadError(
+            fmt::format("{}: {}, expected a tarnawski2020 workload JSON", path.string(), *problem));
     std::ifstream in(path);
     if (!in)
         throw WorkloadError(fmt::format("{}: cannot open file", path.string()));
@@ -108,7 +115,131 @@ void write_text_atomically(const std::string& text, const std::filesystem::path&
     }
 }
 
+// Bytes as the file would write them: whole numbers without a fraction or an exponent.
+std::string bytes_text(double bytes) {
+    return std::isfinite(bytes) && std::floor(bytes) == bytes && std::fabs(bytes) < 1e18
+               ? fmt::format("{:.0f}", bytes)
+               : fmt::format("{}", bytes);
+}
+
+// A node that no accelerator can take, when there is no CPU to take it instead.
+std::optional<WorkloadDefect> node_without_device(const Workload& w) {
+    const std::string no_cpu = "and the workload has no CPU (maxCPUs 0)";
+    for (std::size_t v = 0; v < w.node_count(); ++v) {
+        if (!w.supported_on_accelerator[v]) {
+            return WorkloadDefect{
+                pointer("nodes", v, "supportedOnFpga"),
+                fmt::format("node {} cannot run on an accelerator {}; expected maxCPUs >= 1 or "
+                            "the node supported on accelerators",
+                            w.id[v], no_cpu)};
+        }
+        if (w.size[v] > w.max_size_per_accelerator) {
+            return WorkloadDefect{
+                pointer("nodes", v, "size"),
+                fmt::format("node {} needs {} B, more than an accelerator holds (maxSizePerFPGA "
+                            "{} B), {}; expected maxCPUs >= 1 or maxSizePerFPGA >= {}",
+                            w.id[v], bytes_text(w.size[v]), bytes_text(w.max_size_per_accelerator),
+                            no_cpu, bytes_text(w.size[v]))};
+        }
+    }
+    // A colour class shares one device (App. B), so its nodes' sizes add up on it.
+    std::unordered_map<std::int64_t, double> class_bytes;
+    for (std::size_t v = 0; v < w.node_count(); ++v) {
+        if (!w.has_color_class[v])
+            continue;
+        const double bytes = class_bytes[w.color_class[v]] += w.size[v];
+        if (bytes > w.max_size_per_accelerator) {
+            return WorkloadDefect{
+                pointer("nodes", v, "colorClass"),
+                fmt::format("colour class {} needs {} B on one device up to node {}, more than an "
+                            "accelerator holds (maxSizePerFPGA {} B), {}; expected maxCPUs >= 1 "
+                            "or maxSizePerFPGA >= {}",
+                            w.color_class[v], bytes_text(bytes), w.id[v],
+                            bytes_text(w.max_size_per_accelerator), no_cpu, bytes_text(bytes))};
+        }
+    }
+    return std::nullopt;
+}
+
+// A cycle of the input graph (§3 takes a DAG), by depth-first search from the nodes in file
+// order: the edge that closes it and the node ids along it.
+std::optional<WorkloadDefect> find_cycle(const Workload& w) {
+    const int n = static_cast<int>(w.node_count());
+    std::vector<int> begin(static_cast<std::size_t>(n) + 1, 0), out_edge(w.edge_count());
+    for (std::size_t e = 0; e < w.edge_count(); ++e)
+        ++begin[static_cast<std::size_t>(w.edge_source[e]) + 1];
+    for (int v = 0; v < n; ++v)
+        begin[v + 1] += begin[v];
+    std::vector<int> fill(begin.begin(), begin.end() - 1);
+    for (std::size_t e = 0; e < w.edge_count(); ++e)
+        out_edge[static_cast<std::size_t>(fill[w.edge_source[e]]++)] = static_cast<int>(e);
+
+    enum : std::uint8_t { unseen, on_path, done };
+    std::vector<std::uint8_t> state(static_cast<std::size_t>(n), unseen);
+    std::vector<int> entered_by(static_cast<std::size_t>(n), -1);  // edge of the DFS tree
+    std::vector<std::pair<int, int>> stack;                        // (node, next edge slot)
+    for (int root = 0; root < n; ++root) {
+        if (state[root] != unseen)
+            continue;
+        state[root] = on_path;
+        stack.push_back({root, begin[root]});
+        while (!stack.empty()) {
+            auto& [u, slot] = stack.back();
+            if (slot == begin[u + 1]) {
+                state[u] = done;
+                stack.pop_back();
+                continue;
+            }
+            const int e = out_edge[static_cast<std::size_t>(slot++)];
+            const int v = w.edge_dest[e];
+            if (state[v] == unseen) {
+                state[v] = on_path;
+                entered_by[v] = e;
+                stack.push_back({v, begin[v]});  // invalidates u and slot
+            } else if (state[v] == on_path) {
+                // v is an ancestor of u on the DFS path: v -> ... -> u, closed by e.
+                std::vector<std::int64_t> ids;
+                for (int x = w.edge_source[e]; x != v; x = w.edge_source[entered_by[x]])
+                    ids.push_back(w.id[x]);
+                ids.push_back(w.id[v]);
+                std::reverse(ids.begin(), ids.end());
+                // A long cycle is shown by its first nodes, the one that closes it and its size.
+                constexpr std::size_t kShown = 8;
+                std::string path;
+                for (std::size_t i = 0; i < ids.size() && i < kShown; ++i)
+                    path += fmt::format("{} -> ", ids[i]);
+                if (ids.size() > kShown)
+                    path += fmt::format("... -> {} -> ", ids.back());
+                path += std::to_string(ids.front());
+                return WorkloadDefect{
+                    pointer("edges", static_cast<std::size_t>(e)),
+                    ids.size() > kShown
+                        ? fmt::format("the graph has a cycle of {} nodes through {}; expected a "
+                                      "DAG (tarnawski2020 §3)",
+                                      ids.size(), path)
+                        : fmt::format("the graph has a cycle through nodes {}; expected a DAG "
+                                      "(tarnawski2020 §3)",
+                                      path)};
+            }
+        }
+    }
+    return std::nullopt;
+}
+
 }  // namespace
+
+std::optional<WorkloadDefect> find_unplaceable(const Workload& w) {
+    if (w.max_cpus <= 0 && w.max_accelerators <= 0) {
+        return WorkloadDefect{"/maxCPUs",
+                              "no device to place the nodes on: maxFPGAs and maxCPUs are both 0; "
+                              "expected maxCPUs >= 1 or maxFPGAs >= 1"};
+    }
+    if (w.max_cpus <= 0) {
+        if (auto defect = node_without_device(w))
+            return defect;
+    }
+    return find_cycle(w);
+}
 
 std::int32_t Workload::index_of(std::int64_t node_id) const {
     auto it = index.find(node_id);
@@ -215,6 +346,8 @@ Workload parse_workload(const json& j, const std::string& source) {
             nonnegative(member(e, "cost", source, at), source, pointer("edges", i, "cost"));
         w.add_edge(ends[0], ends[1], cost);
     }
+    if (const auto defect = find_unplaceable(w))
+        fail(source, defect->where, defect->what);
     return w;
 }
 

@@ -84,7 +84,27 @@ struct Split {
     bool replicated() const;
 };
 
-// Parses a workload; `source` names the input in error messages.
+// Why no split of a workload can exist, whatever the solver: `where` is the JSON pointer of the
+// culprit in the file's layout (/maxCPUs, /nodes/3/size, /edges/7), `what` says what is wrong
+// and what would be accepted.
+struct WorkloadDefect {
+    std::string where;
+    std::string what;
+};
+
+// The first defect that leaves no split at all (nullopt when there is none):
+//  * no device: k = ℓ = 0;
+//  * no CPU (ℓ = 0) and a node no accelerator can take: unsupported on accelerators (§3
+//    footnote 1) or larger than M (constraint (3)), or a colour class larger than M (App. B:
+//    the class shares one device);
+//  * a cycle in the graph: §3's input is a DAG. (App. B's contraction of colour classes may
+//    create cycles, but in the contracted graph the solvers build, never in the input.)
+// A workload without a defect still need not fit (the nodes together may exceed what the
+// accelerators hold when there is no CPU): that is for the solvers to find out.
+std::optional<WorkloadDefect> find_unplaceable(const Workload& workload);
+
+// Parses a workload; `source` names the input in error messages. A workload with a defect of
+// find_unplaceable is refused like a malformed one.
 Workload parse_workload(const nlohmann::json& json, const std::string& source);
 Workload read_workload(const std::filesystem::path& path);
 nlohmann::json workload_to_json(const Workload& workload);
