@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <stdexcept>
 #include <system_error>
@@ -83,18 +84,31 @@ void check_input_file(const fs::path& file, std::string_view expected, std::uint
 }
 
 void write_file_atomically(const fs::path& file, const std::string& content) {
+    // A folder given where a file is meant (`--out .`) would leave "..tmp" behind, then fail to
+    // rename over the folder: refused first, with the reason.
+    if (fs::is_directory(file))
+        throw fs::filesystem_error("cannot write a file", file,
+                                   std::make_error_code(std::errc::is_a_directory));
     const fs::path tmp = file.string() + ".tmp";
     {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
         out << content;
         out.close();
         if (!out) {
+            const int why = errno;
             std::error_code ec;
             fs::remove(tmp, ec);
-            throw std::runtime_error(fmt::format("cannot write '{}'", file.string()));
+            throw std::runtime_error(fmt::format("cannot write '{}': {}", file.string(),
+                                                 std::strerror(why != 0 ? why : EIO)));
         }
     }
-    fs::rename(tmp, file);
+    std::error_code renamed;
+    fs::rename(tmp, file, renamed);
+    if (renamed) {
+        std::error_code ec;
+        fs::remove(tmp, ec);
+        throw fs::filesystem_error("cannot write a file", file, renamed);
+    }
 }
 
 std::string read_text_file(const fs::path& file, std::uintmax_t max_bytes) {

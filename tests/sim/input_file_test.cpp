@@ -31,6 +31,26 @@ std::string invalid_argument_of(const std::function<void()>& read) {
     return "accepted";
 }
 
+// `--out .` where a file is meant left "..tmp" behind and failed on the rename; a directory is
+// refused first, with a filesystem_error (bad input), and no temporary is left anywhere.
+TEST(AtomicWrite, ADirectoryIsRefusedAndNoTemporaryIsLeft) {
+    hetsim::testing::TempDir dir;
+    const fs::path folder = dir.path() / "sub";
+    fs::create_directory(folder);
+    try {
+        write_file_atomically(folder, "x");
+        ADD_FAILURE() << "wrote over a directory";
+    } catch (const fs::filesystem_error& e) {
+        EXPECT_EQ(e.code(), std::make_error_code(std::errc::is_a_directory));
+        EXPECT_EQ(e.path1(), folder);
+    }
+    EXPECT_FALSE(fs::exists(folder.string() + ".tmp"));
+    EXPECT_TRUE(fs::is_directory(folder));
+    write_file_atomically(dir.path() / "f.txt", "content");
+    EXPECT_EQ(read_text_file(dir.path() / "f.txt"), "content");
+    EXPECT_FALSE(fs::exists(dir.path() / "f.txt.tmp"));
+}
+
 TEST(InputFile, ReadsARegularFileAndOneBehindASymlink) {
     hetsim::testing::TempDir dir;
     const fs::path file = dir.write("a.txt", "line 1\nline 2\n");
