@@ -277,7 +277,8 @@ TEST(SweepExpression, DivisionByZeroIsAnErrorAndLongTextIsShortened) {
         (void)Expression::parse(sum + " >");
         ADD_FAILURE() << "a bad expression parsed";
     } catch (const ExpressionError& e) {
-        EXPECT_THAT(e.what(), HasSubstr("...' (" + std::to_string(sum.size() + 2) + " characters)"));
+        EXPECT_THAT(e.what(),
+                    HasSubstr("...' (" + std::to_string(sum.size() + 2) + " characters)"));
         EXPECT_LT(std::string(e.what()).size(), 200u);
     }
 }
