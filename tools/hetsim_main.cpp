@@ -202,13 +202,9 @@ int main(int argc, char** argv) {
     sweep->add_option("sweep", sweep_request.file, "sweep YAML (configs/sweeps/)")->required();
     sweep->add_option("-j,--jobs", sweep_request.jobs, "worker processes at a time (default 1)")
         ->check(kJobs);
-    auto* sweep_resume = sweep->add_flag("--resume", sweep_request.resume,
-                                         "skip the points already in OUT/results.csv");
-    // Without --resume every point runs anyway: the flag alone is a mistake, not a no-op.
-    sweep
-        ->add_flag("--retry-failed", sweep_request.retry_failed,
-                   "with --resume: run the failed points again")
-        ->needs(sweep_resume);
+    sweep->add_flag("--resume", sweep_request.resume, "skip the points already in OUT/results.csv");
+    sweep->add_flag("--retry-failed", sweep_request.retry_failed,
+                    "with --resume: run the failed points again");
     sweep->add_option("--out", sweep_request.out, "output directory (default: out/<sweep>)");
     sweep->add_flag("--deterministic", sweep_request.deterministic,
                     "run every point with `hetsim run --deterministic`");

@@ -381,13 +381,4 @@ TEST(CliLimitsRound2, CompareTakesOnePlacerAndChecksExcludes) {
                           "exclude.0: no placer 'nosuchplacer' to exclude");
 }
 
-// `sweep --retry-failed` without --resume did nothing, silently.
-TEST(CliLimitsRound2, RetryFailedNeedsResume) {
-    TempDir dir;
-    dir.write("ok.yaml", small_study());
-    const fs::path sweep = dir.write("w.yaml", "sweep: w\nstudy: ok.yaml\naxes: {seed: [1]}\n");
-    expect_one_line_error(run_hetsim("sweep " + sweep.string() + " --retry-failed --dry-run"),
-                          "--retry-failed requires --resume");
-}
-
 }  // namespace
