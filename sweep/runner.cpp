@@ -343,6 +343,8 @@ SweepSummary coordinate(const SweepSpec& spec, const DesignSpace& space, const R
     ResultsStore store(options.out_dir, options.study_header, spec.axis_paths());
     const std::map<std::string, std::string> present =
         store.open(options.resume, options.retry_failed);
+    if (options.log && !options.banner.empty())
+        *options.log << options.banner << std::flush;
     SweepSummary summary;
     summary.total = space.points.size();
     std::deque<std::size_t> queue;

@@ -31,7 +31,10 @@ struct RunOptions {
     std::string study_name;  // the base study's name (a failed point's `study` column)
     std::vector<std::string> study_header;  // the study's results.csv columns
     std::ostream* log = nullptr;            // progress and messages (stderr)
-    bool terminal = false;                  // `log` is a terminal: a redrawn bar, else lines
+    // Printed to `log` once the results folder is open: a refused --resume then prints its one
+    // error line and nothing before it.
+    std::string banner;
+    bool terminal = false;  // `log` is a terminal: a redrawn bar, else lines
 };
 
 struct SweepSummary {

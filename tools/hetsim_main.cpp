@@ -204,7 +204,7 @@ int main(int argc, char** argv) {
         ->check(kJobs);
     sweep->add_flag("--resume", sweep_request.resume, "skip the points already in OUT/results.csv");
     sweep->add_flag("--retry-failed", sweep_request.retry_failed,
-                    "with --resume: run the failed points again");
+                    "resume, and run the failed points again (implies --resume)");
     sweep->add_option("--out", sweep_request.out, "output directory (default: out/<sweep>)");
     sweep->add_flag("--deterministic", sweep_request.deterministic,
                     "run every point with `hetsim run --deterministic`");

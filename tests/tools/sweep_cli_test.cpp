@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -299,6 +300,8 @@ TEST(CliSweep, ARefusedResumeLeavesNoTrace) {
         run_hetsim(fmt_args({"sweep", sweep.string(), "--resume", "--out", out.string()}));
     EXPECT_EQ(o.exit_code, 2) << o.output;
     EXPECT_THAT(o.output, HasSubstr("has other columns than this sweep writes"));
+    // One line: the banner waits until the results folder is open.
+    EXPECT_EQ(std::count(o.output.begin(), o.output.end(), '\n'), 1) << o.output;
     EXPECT_FALSE(fs::exists(out / "sweep.json"));
     EXPECT_FALSE(fs::exists(out / ".lock"));
     EXPECT_EQ(read_file(out / "results.csv"), "some,other,columns\n1,2,3\n");

@@ -115,20 +115,21 @@ std::string run_sweep(const SweepRequest& request, std::ostream& progress, bool 
 
     const fs::path out = request.out.empty() ? fs::path("out") / spec.name : fs::path(request.out);
     std::optional<ManifestWrite> manifest;
+    std::string banner;
     if (sweep::writes_results()) {
         manifest.emplace(out, SweepManifest{spec.name, spec.file.string(), spec.study.string(),
                                             spec.axis_paths(), space.points.size(), space.skipped,
                                             sweep::to_string(spec.sampling)});
-        progress << fmt::format(
-                        "sweep {}: {} points ({}{}) of {}, {} worker(s){}\n", spec.name,
+        banner =
+            fmt::format("sweep {}: {} points ({}{}) of {}, {} worker(s){}\n", spec.name,
                         space.points.size(), sweep::to_string(spec.sampling),
                         space.skipped ? fmt::format(", {} removed by where", space.skipped) : "",
-                        study_file, request.jobs, sweep::under_mpi() ? " per MPI rank" : "")
-                 << std::flush;
+                        study_file, request.jobs, sweep::under_mpi() ? " per MPI rank" : "");
     }
 
     sweep::RunOptions options = worker_options(
         out, request.jobs, request.resume || request.retry_failed, first_name, progress, terminal);
+    options.banner = std::move(banner);
     options.retry_failed = request.retry_failed;
     if (request.deterministic)
         options.worker_arguments.push_back("--deterministic");
