@@ -141,6 +141,15 @@ std::string read_text_file(const fs::path& file, std::uintmax_t max_bytes) {
     return content;
 }
 
+fs::path first_missing_folder(const fs::path& folder) {
+    if (fs::exists(folder))
+        return {};
+    fs::path top = folder;
+    while (top.has_parent_path() && top.parent_path() != top && !fs::exists(top.parent_path()))
+        top = top.parent_path();
+    return top;
+}
+
 std::string last_nonblank_line(const fs::path& file) {
     std::ifstream in(file);
     std::string line, last;

@@ -41,6 +41,11 @@ void write_file_atomically(const std::filesystem::path& file, const std::string&
 std::string read_text_file(const std::filesystem::path& file,
                            std::uintmax_t max_bytes = kMaxInputFileBytes);
 
+// The outermost folder that creating `folder` (create_directories) would make: `a` for `a/b/c`
+// when `a` does not exist; `folder` itself when only it is missing. What an output that is
+// refused must remove to leave no trace. Empty when `folder` exists.
+std::filesystem::path first_missing_folder(const std::filesystem::path& folder);
+
 // The last line of a text file that is not blank (a log's error line), "" when none or when the
 // file cannot be read.
 std::string last_nonblank_line(const std::filesystem::path& file);

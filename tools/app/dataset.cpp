@@ -17,6 +17,7 @@
 #include <set>
 #include <vector>
 
+#include "sim/atomic_file.hpp"
 #include "sim/config.hpp"
 #include "sim/workloads/json_graph.hpp"
 #include "tools/app/inspect.hpp"
@@ -390,12 +391,9 @@ namespace {
 class PartialOutput {
 public:
     explicit PartialOutput(fs::path out) : out_(std::move(out)) {
-        created_out_ = !fs::exists(out_);
         // --out a/b/c with no a/: a/ is what the build makes, and what a refusal removes.
-        created_top_ = out_;
-        while (created_top_.has_parent_path() && created_top_.parent_path() != created_top_ &&
-               !fs::exists(created_top_.parent_path()))
-            created_top_ = created_top_.parent_path();
+        created_top_ = sim::first_missing_folder(out_);
+        created_out_ = !created_top_.empty();
         created_graphs_ = !fs::exists(out_ / "graphs");
         created_onnx_ = !fs::exists(out_ / "onnx");
         std::error_code ec;

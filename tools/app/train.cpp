@@ -20,6 +20,7 @@
 #include "placement/mcm/greedy.hpp"
 #include "placement/mcm/rl/agent.hpp"
 #include "placement/mcm/search.hpp"
+#include "sim/atomic_file.hpp"
 #include "sim/config.hpp"
 #include "sim/platform.hpp"
 #include "sim/progress.hpp"
@@ -323,12 +324,7 @@ void check_policy_size(const rl::PolicyConfig& policy) {
 // unless the run keeps it. A run that fails before its first checkpoint has nothing to resume.
 class CreatedFolder {
 public:
-    explicit CreatedFolder(const fs::path& folder) {
-        fs::path top = folder;
-        while (top.has_parent_path() && top.parent_path() != top && !fs::exists(top.parent_path()))
-            top = top.parent_path();
-        if (!fs::exists(folder))
-            created_ = top;
+    explicit CreatedFolder(const fs::path& folder) : created_(sim::first_missing_folder(folder)) {
         try {
             fs::create_directories(folder);
         } catch (...) {
