@@ -9,6 +9,7 @@
 #include <numeric>
 #include <random>
 #include <set>
+#include <unordered_set>
 
 #include "sim/config.hpp"
 #include "sim/digest.hpp"
@@ -35,6 +36,9 @@ namespace {
 
 // Beyond this many grid points, `random` draws combinations instead of listing the grid.
 constexpr double kListableGrid = 1e6;
+// At most this many points run: each is loaded and checked before the first runs (about 4 ms a
+// point for a BERT study, so the check stays under 7 minutes), and each is a worker run.
+constexpr std::size_t kMaxSweepPoints = 100'000;
 // A random sweep gives up after this many draws per wanted point (a `where` that almost nothing
 // satisfies).
 constexpr std::size_t kDrawsPerPoint = 1000;
@@ -119,10 +123,15 @@ Axis parse_axis(const sim::ConfigNode& node, const std::string& path) {
     axis.max = b->first;
     if (b->second != a->second) {
         // Another prefix of the same unit ("512 MiB" .. "2 GiB"): max in min's unit.
+        // Of the same kind: "1 GB/s" .. "5 GHz" would sample a bandwidth axis in hertz.
         const Value one_min = axis_value("1 " + a->second), vb = axis_value(hi);
-        if (a->second.empty() || b->second.empty() || !std::holds_alternative<double>(one_min) ||
-            !std::holds_alternative<double>(vb))
-            node.fail(fmt::format("min '{}' and max '{}' have different units", lo, hi));
+        const auto kind_min = quantity_kind("1 " + a->second), kind_max = quantity_kind(hi);
+        if (a->second.empty() || b->second.empty() || !kind_min || kind_min != kind_max) {
+            node.fail(fmt::format(
+                "min '{}' and max '{}' have different units; give both as the same kind of "
+                "quantity{}",
+                lo, hi, kind_min ? fmt::format(" ({})", sim::to_string(*kind_min)) : ""));
+        }
         axis.max = std::get<double>(vb) / std::get<double>(one_min);
     }
     if (!(axis.max > axis.min))
@@ -216,10 +225,10 @@ SweepSpec load_sweep(const fs::path& file) {
         const std::int64_t n = s.at("n").as_int();
         if (n < 1)
             s.at("n").fail("n must be at least 1");
-        // The points are listed, each a worker run: past a million that is a typo, and past
-        // the memory it would be a crash (n = 10^11 ended in bad_alloc).
-        if (n > static_cast<std::int64_t>(kListableGrid))
-            s.at("n").fail(fmt::format("n must be at most {:.0f}, got {}", kListableGrid, n));
+        // The points are listed and checked, each a worker run: past the limit that is a typo,
+        // and past the memory it would be a crash (n = 10^11 ended in bad_alloc).
+        if (n > static_cast<std::int64_t>(kMaxSweepPoints))
+            s.at("n").fail(fmt::format("n must be at most {}, got {}", kMaxSweepPoints, n));
         spec.samples = static_cast<std::size_t>(n);
         const std::int64_t seed = s.get_int("seed", 1);
         if (seed < 0)
@@ -298,7 +307,7 @@ public:
 
 private:
     const SweepSpec& spec_;
-    std::set<std::string> ids_;
+    std::unordered_set<std::string> ids_;  // hashed: a 10^6-point grid offers each once
 };
 
 std::vector<std::pair<std::string, std::string>> grid_values(const SweepSpec& spec,
@@ -339,6 +348,18 @@ DesignSpace enumerate_points(const SweepSpec& spec) {
             }
             for (std::size_t i = 0; i < static_cast<std::size_t>(grid_size); ++i)
                 builder.offer(grid_values(spec, i));
+            // Listed, a grid may be larger as long as `where` keeps few enough to run.
+            if (builder.space.points.size() > kMaxSweepPoints) {
+                throw sim::InputError(
+                    spec.file.string(), "axes", 0,
+                    fmt::format("the grid keeps {} points{}, more than the {} a sweep runs; use "
+                                "`random: {{n: N}}` or `latin_hypercube: {{n: N}}` to sample it",
+                                builder.space.points.size(),
+                                builder.space.skipped
+                                    ? fmt::format(" of {:.0f} after `where`", grid_size)
+                                    : "",
+                                kMaxSweepPoints));
+            }
             break;
         case Sampling::random:
             if (all_lists && grid_size <= kListableGrid) {

@@ -17,15 +17,8 @@ namespace {
 // A quantity "<number> <unit>" in SI base units, whatever its kind; nullopt when `text` is not
 // one (a bare number is handled by the caller).
 std::optional<double> parse_any_quantity(const std::string& text) {
-    for (const sim::Quantity q :
-         {sim::Quantity::time, sim::Quantity::frequency, sim::Quantity::bandwidth,
-          sim::Quantity::data_size, sim::Quantity::rate}) {
-        try {
-            return sim::parse_quantity(text, q);
-        } catch (const sim::UnitError&) {
-        }
-    }
-    return std::nullopt;
+    const auto kind = quantity_kind(text);
+    return kind ? std::optional<double>(sim::parse_quantity(text, *kind)) : std::nullopt;
 }
 
 std::optional<double> parse_number(const std::string& text) {
@@ -51,6 +44,19 @@ std::string quoted(const std::string& text) {
 }
 
 }  // namespace
+
+std::optional<sim::Quantity> quantity_kind(const std::string& text) {
+    for (const sim::Quantity q :
+         {sim::Quantity::time, sim::Quantity::frequency, sim::Quantity::bandwidth,
+          sim::Quantity::data_size, sim::Quantity::rate}) {
+        try {
+            sim::parse_quantity(text, q);
+            return q;
+        } catch (const sim::UnitError&) {
+        }
+    }
+    return std::nullopt;
+}
 
 Value axis_value(const std::string& text) {
     if (const auto v = parse_number(text))

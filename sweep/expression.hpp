@@ -18,9 +18,12 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <variant>
+
+#include "sim/units.hpp"
 
 namespace hetsim::sweep {
 
@@ -34,6 +37,8 @@ using Value = std::variant<double, std::string>;
 
 // The value of one axis's YAML text: "16" -> 16, "2 GB/s" -> 2e9, "bert" -> "bert".
 Value axis_value(const std::string& text);
+// The kind of a quantity's text ("2 GB/s" -> bandwidth); nullopt for a bare number or text.
+std::optional<sim::Quantity> quantity_kind(const std::string& text);
 
 class Expression {
 public:

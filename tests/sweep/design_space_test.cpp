@@ -88,6 +88,33 @@ TEST(SweepDesignSpace, HugeGridsAreRefusedBeforeTheyAreListed) {
     }
 }
 
+// A grid of up to 10^6 points is listed, but at most 100,000 run: `where` may thin a larger
+// grid down to them; a grid that keeps more is refused (each point is checked before any runs).
+TEST(SweepDesignSpace, AGridRunsAtMostAHundredThousandPoints) {
+    TempDir dir;
+    std::string axes = "axes:\n";
+    for (int a = 0; a < 5; ++a)
+        axes += "  a.x" + std::to_string(a) + ": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]\n";
+    axes += "  a.y: [0, 1]\n";
+    const auto refusal = [&](const std::string& where) {
+        try {
+            enumerate_points(spec_from(dir, axes + where));
+        } catch (const sim::InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    EXPECT_THAT(refusal(""),
+                ::testing::HasSubstr("the grid keeps 200000 points, more than the 100000 a sweep "
+                                     "runs; use `random: {n: N}`"));
+    EXPECT_THAT(refusal("where: 'y < 1 or x0 < 1'\n"),
+                ::testing::HasSubstr("the grid keeps 110000 points of 200000 after `where`, more "
+                                     "than the 100000"));
+    const DesignSpace space = enumerate_points(spec_from(dir, axes + "where: 'y < 1'\n"));
+    EXPECT_EQ(space.points.size(), 100'000u);
+    EXPECT_EQ(space.skipped, 100'000u);
+}
+
 TEST(SweepDesignSpace, HugeSampleCountsAndNegativeSeedsAreRefused) {
     TempDir dir;
     const std::string axes = "axes:\n  workload.seq_len: {min: 1, max: 64}\n";
@@ -100,10 +127,12 @@ TEST(SweepDesignSpace, HugeSampleCountsAndNegativeSeedsAreRefused) {
         return std::string("accepted");
     };
     EXPECT_THAT(message("latin_hypercube: {n: 100000000000, seed: 1}\n"),
-                ::testing::HasSubstr("n must be at most 1000000, got 100000000000"));
+                ::testing::HasSubstr("n must be at most 100000, got 100000000000"));
+    EXPECT_THAT(message("random: {n: 100001, seed: 2}\n"),
+                ::testing::HasSubstr("n must be at most 100000, got 100001"));
     EXPECT_THAT(message("random: {n: 10, seed: -2}\n"),
                 ::testing::HasSubstr("expected an integer >= 0, got -2"));
-    EXPECT_EQ(message("random: {n: 1000000, seed: 2}\n"), "accepted");
+    EXPECT_EQ(message("random: {n: 100000, seed: 2}\n"), "accepted");
 }
 
 TEST(SweepDesignSpace, WhereRemovesCombinations) {
@@ -202,6 +231,15 @@ TEST(SweepDesignSpace, BadSweepFilesNameTheProblem) {
                 HasSubstr("needs `random:` or `latin_hypercube:`"));
     EXPECT_THAT(input_error([&] { spec_from(dir, "axes:\n  a.x: []\n"); }),
                 HasSubstr("at least one value"));
+    // A range's ends are one kind of quantity: a bandwidth up to "5 GHz" is a typo, not 5e9 B/s.
+    EXPECT_THAT(input_error([&] {
+                    spec_from(dir, "axes:\n  a.x: {min: 1 GB/s, max: 5 GHz}\nrandom: {n: 2}\n");
+                }),
+                HasSubstr("min '1 GB/s' and max '5 GHz' have different units; give both as the "
+                          "same kind of quantity (bandwidth)"));
+    EXPECT_THAT(
+        input_error([&] { spec_from(dir, "axes:\n  a.x: {min: 1 GB, max: 5}\nrandom: {n: 2}\n"); }),
+        HasSubstr("have different units"));
     EXPECT_THAT(input_error([&] { spec_from(dir, "axes:\n  a.x: [1, 1]\n"); }),
                 HasSubstr("lists '1' twice"));
     EXPECT_THAT(input_error([&] { spec_from(dir, "axis:\n  a.x: [1]\n"); }), HasSubstr("axis"));

@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "sim/config.hpp"
+#include "sim/progress.hpp"
 #include "sim/version.hpp"
 #include "sweep/design_space.hpp"
 #include "sweep/results_store.hpp"
@@ -88,19 +90,50 @@ std::string run_sweep(const SweepRequest& request, std::ostream& progress, bool 
     }
     // Every point is built and checked before any runs: a bad value on a later axis is bad
     // input now (exit 2, nothing written), not a failure of each of its points later.
+    // Checking takes about 4 ms a point (a BERT study): past 2 s it shows how far it is, on a
+    // terminal as a bar with an ETA, otherwise as a line every 10 %.
     std::string first_name;
+    const auto check_start = std::chrono::steady_clock::now();
+    auto last_shown = check_start;
+    std::size_t last_tenth = 0;
+    bool shown = false;
     for (std::size_t i = 0; i < space.points.size(); ++i) {
         const sweep::DesignPoint& point = space.points[i];
+        if (i % 64 == 0 && i > 0) {
+            const auto now = std::chrono::steady_clock::now();
+            const double elapsed = std::chrono::duration<double>(now - check_start).count();
+            const double fraction = static_cast<double>(i) / space.points.size();
+            const std::size_t tenth = i * 10 / space.points.size();
+            const std::string eta = sim::duration_text(elapsed * (1.0 - fraction) / fraction);
+            if (elapsed >= 2.0 && terminal &&
+                std::chrono::duration<double>(now - last_shown).count() >= 0.2) {
+                last_shown = now;
+                shown = true;
+                progress << fmt::format("\r\033[Ksweep {}: checking the points {} {}/{}, ETA {}",
+                                        spec.name, sim::progress_bar(fraction, 16), i,
+                                        space.points.size(), eta)
+                         << std::flush;
+            } else if (elapsed >= 2.0 && !terminal && tenth > last_tenth) {
+                progress << fmt::format("sweep {}: checked {} of {} points, ETA {}\n", spec.name, i,
+                                        space.points.size(), eta)
+                         << std::flush;
+            }
+            last_tenth = tenth;
+        }
         try {
             const StudyConfig config = load_study(study_file, point.assignments);
             if (i == 0)
                 first_name = config.name;
         } catch (const sim::InputError& e) {
+            if (shown)
+                progress << "\r\033[K" << std::flush;
             throw sim::InputError(spec.file.string(), "axes", 0,
                                   fmt::format("point {} of {} ({}) is not a valid study: {}", i + 1,
                                               space.points.size(), point.label(), e.what()));
         }
     }
+    if (shown)
+        progress << "\r\033[K" << std::flush;
     if (request.dry_run) {
         exit_code = 0;
         std::string text;
