@@ -274,15 +274,20 @@ PlacerArguments ArgumentSchema::parse(const std::string& arguments) const {
     if (keys_.empty() && !trim(arguments).empty())
         fail(fmt::format("takes no arguments, got '{}'", arguments));
     std::size_t pos = 0;
-    while (pos < arguments.size()) {
+    // Past a ',' an item follows, even at the end ("samples=10," has an empty second item).
+    bool item_follows = !arguments.empty();
+    while (pos < arguments.size() || (item_follows && pos == arguments.size())) {
         std::size_t end = arguments.find(',', pos);
+        item_follows = end != std::string::npos;
         if (end == std::string::npos)
             end = arguments.size();
         std::string item = trim(arguments.substr(pos, end - pos));
         const std::size_t item_start = pos;
         pos = end + 1;
+        // "samples=10," or "a=1,,b=2": a stray comma is a typo (a value cut off, or a spec split
+        // where it should not be), not nothing.
         if (item.empty())
-            continue;
+            fail(fmt::format("empty argument at character {} of '{}'", item_start + 1, arguments));
         const std::size_t eq = item.find('=');
         std::string name = trim(item.substr(0, eq));
         std::string value;
@@ -302,6 +307,7 @@ PlacerArguments ArgumentSchema::parse(const std::string& arguments) const {
             if (key->rest) {
                 value = arguments.substr(item_start);
                 pos = arguments.size();
+                item_follows = false;
             }
         } else {
             key = find(name);
@@ -316,6 +322,7 @@ PlacerArguments ArgumentSchema::parse(const std::string& arguments) const {
                 const std::size_t value_start = arguments.find('=', item_start) + 1;
                 value = arguments.substr(value_start);
                 pos = arguments.size();
+                item_follows = false;
             } else {
                 value = trim(item.substr(eq + 1));
             }

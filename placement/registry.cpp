@@ -79,6 +79,13 @@ std::string PlacerRegistry::canonical_spec(const std::string& spec) const {
 
 std::unique_ptr<Placer> PlacerRegistry::create(const std::string& spec) const {
     const PlacerSpec parts = split_placer_spec(canonical_spec(spec));
+    if (spec.find(':') != std::string::npos &&
+        parts.arguments.find_first_not_of(" \t") == std::string::npos) {
+        throw PlacementError(
+            fmt::format("placer spec '{}' has nothing after ':'; write '{}' for the defaults, or "
+                        "'{}:key=value'",
+                        spec, parts.name, parts.name));
+    }
     auto it = placers_.find(parts.name);
     if (it == placers_.end()) {
         std::vector<std::string> known;

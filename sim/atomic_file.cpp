@@ -98,8 +98,8 @@ void write_file_atomically(const fs::path& file, const std::string& content) {
             const int why = errno;
             std::error_code ec;
             fs::remove(tmp, ec);
-            throw std::runtime_error(fmt::format("cannot write '{}': {}", file.string(),
-                                                 std::strerror(why != 0 ? why : EIO)));
+            throw std::system_error(why != 0 ? why : EIO, std::generic_category(),
+                                    fmt::format("cannot write '{}'", file.string()));
         }
     }
     std::error_code renamed;
@@ -109,6 +109,12 @@ void write_file_atomically(const fs::path& file, const std::string& content) {
         fs::remove(tmp, ec);
         throw fs::filesystem_error("cannot write a file", file, renamed);
     }
+}
+
+std::string write_failure_reason(const std::exception& error) {
+    if (const auto* system = dynamic_cast<const std::system_error*>(&error))
+        return system->code().message();
+    return error.what();
 }
 
 std::string read_text_file(const fs::path& file, std::uintmax_t max_bytes) {

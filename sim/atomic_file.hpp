@@ -31,8 +31,13 @@ void check_input_file(const std::filesystem::path& file, std::string_view expect
                       std::uintmax_t max_bytes = kMaxInputFileBytes);
 
 // Writes `content` to a temporary name beside `file`, then renames it over `file`. Throws
-// std::runtime_error (and leaves no temporary behind) when the write fails.
+// std::system_error (a std::filesystem::filesystem_error for a directory or a failed rename;
+// both std::runtime_error) and leaves no temporary behind when the write fails.
 void write_file_atomically(const std::filesystem::path& file, const std::string& content);
+
+// Why a write failed, for a message that names the file itself: the reason of a
+// std::system_error ("Permission denied"), else what().
+std::string write_failure_reason(const std::exception& error);
 
 // The whole file as bytes. Throws std::invalid_argument (check_input_file) for a file that is
 // not a regular file or is larger than `max_bytes`, before opening it, and std::system_error

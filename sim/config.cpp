@@ -108,27 +108,35 @@ public:
         nodes_ = 0;
     }
     void OnDocumentEnd() override {}
-    void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { node(mark); }
-    void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { node(mark); }
-    void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+    // The first explicit tag ("!!binary", "!!str", "!custom") and where it is. hetsim reads
+    // every value by its key's type and would ignore a tag: `study: !!binary aGVsbG8=` would
+    // run a study named "aGVsbG8=" instead of "hello", and `seq_len: !!str 8` would be 8.
+    std::optional<std::pair<YAML::Mark, std::string>> first_tag;
+
+    void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { node(mark, ""); }
+    void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { node(mark, ""); }
+    void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t,
                   const std::string&) override {
-        node(mark);
+        node(mark, tag);
     }
-    void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+    void OnSequenceStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t,
                          YAML::EmitterStyle::value) override {
-        node(mark);
+        node(mark, tag);
     }
     void OnSequenceEnd() override {}
-    void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+    void OnMapStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t,
                     YAML::EmitterStyle::value) override {
-        node(mark);
+        node(mark, tag);
     }
     void OnMapEnd() override {}
 
 private:
-    void node(const YAML::Mark& mark) {
+    void node(const YAML::Mark& mark, const std::string& tag) {
         if (nodes_++ == 0)
             first_nodes.back() = mark;
+        // yaml-cpp gives an untagged plain node "?" and a quoted scalar "!".
+        if (!first_tag && !tag.empty() && tag != "?" && tag != "!")
+            first_tag.emplace(mark, tag);
     }
     std::size_t nodes_ = 0;
 };
@@ -168,6 +176,17 @@ YAML::Node parse_yaml(const std::string& yaml_text, const std::string& label) {
         throw InputError(
             label, "", documents.first_nodes[1].line + 1,
             fmt::format("expected one YAML document, found {}", documents.starts.size()));
+    }
+    if (documents.first_tag) {
+        // The long form yaml-cpp reports for "!!x" is written back as the user wrote it.
+        std::string tag = documents.first_tag->second;
+        constexpr std::string_view kCoreTags = "tag:yaml.org,2002:";
+        if (tag.starts_with(kCoreTags))
+            tag = "!!" + tag.substr(kCoreTags.size());
+        throw InputError(label, "", documents.first_tag->first.line + 1,
+                         fmt::format("YAML tags such as '{}' are not accepted: write the value "
+                                     "without a tag; each key's type is fixed",
+                                     tag.size() > 40 ? tag.substr(0, 40) + "..." : tag));
     }
     try {
         return YAML::Load(yaml_text);
@@ -348,7 +367,8 @@ KeyListener set_key_listener(KeyListener listener) {
     return std::exchange(key_listener(), std::move(listener));
 }
 
-void ConfigNode::expect_keys(const std::vector<std::string>& allowed) const {
+void ConfigNode::expect_keys(const std::vector<std::string>& allowed,
+                             const std::vector<std::string>& internal) const {
     if (key_listener())
         key_listener()(*this, allowed);
     if (!defined()) {
@@ -368,7 +388,8 @@ void ConfigNode::expect_keys(const std::vector<std::string>& allowed) const {
             // yaml-cpp keeps both entries and lookups see only the first; say so instead.
             throw InputError(file_, path_, key_line, fmt::format("duplicate key '{}'", key));
         }
-        if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) {
+        if (std::find(allowed.begin(), allowed.end(), key) != allowed.end() ||
+            std::find(internal.begin(), internal.end(), key) != internal.end()) {
             continue;
         }
         std::string message = fmt::format("unknown key '{}'", key);
@@ -717,6 +738,11 @@ std::optional<std::string> assignment_behind(const InputError& error,
             // A key the assignment added where the schema has none.
             if (at == parent &&
                 error.message().find("unknown key '" + key + "'") != std::string::npos)
+                return *it;
+            // An element it set in a list: the list's error is about its elements
+            // (`components.dma.endpoints.1=cpu` -> "endpoints: ... got 'cpu' twice").
+            if (at == parent && !key.empty() &&
+                std::all_of(key.begin(), key.end(), [](char c) { return c >= '0' && c <= '9'; }))
                 return *it;
         }
     }

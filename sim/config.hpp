@@ -73,8 +73,10 @@ public:
     ConfigNode at(std::size_t index) const;
     std::vector<std::string> keys() const;  // in file order
 
-    // Fails on any key not in `allowed`, suggesting the closest allowed one.
-    void expect_keys(const std::vector<std::string>& allowed) const;
+    // Fails on any key not in `allowed`, suggesting the closest allowed one. `internal` keys
+    // (ones hetsim adds itself) are accepted too, but never listed or suggested.
+    void expect_keys(const std::vector<std::string>& allowed,
+                     const std::vector<std::string>& internal = {}) const;
     void expect_map() const;
     void expect_sequence() const;
 

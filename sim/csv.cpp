@@ -1,10 +1,14 @@
 #include "sim/csv.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <stdexcept>
+
+#include "sim/config.hpp"
 
 namespace hetsim::sim {
 
@@ -81,10 +85,19 @@ std::string csv_field(std::string_view field) {
     return out + '"';
 }
 
-std::unordered_map<std::string, std::size_t> csv_columns(const CsvRow& header) {
+std::unordered_map<std::string, std::size_t> csv_columns(const CsvRow& header,
+                                                         const std::string& file) {
     std::unordered_map<std::string, std::size_t> index;
-    for (std::size_t i = 0; i < header.size(); ++i)
-        index.emplace(header[i], i);
+    for (std::size_t i = 0; i < header.size(); ++i) {
+        const auto [it, inserted] = index.emplace(header[i], i);
+        if (!inserted) {
+            throw InputError(
+                file, "", 1,
+                fmt::format("the header names column '{}' twice (columns {} and {})",
+                            header[i].size() > 60 ? header[i].substr(0, 60) + "..." : header[i],
+                            it->second + 1, i + 1));
+        }
+    }
     return index;
 }
 

@@ -43,7 +43,9 @@ Json typed_json_value(const std::string& text) {
         return Json(*d);
     return Json(text);
 }
-// Column name -> index for a header row; the first wins when a name repeats.
-std::unordered_map<std::string, std::size_t> csv_columns(const CsvRow& header);
+// Column name -> index for a header row. A name that repeats is an InputError naming `file`
+// (line 1): which of the two columns a reader should use is not for it to guess.
+std::unordered_map<std::string, std::size_t> csv_columns(const CsvRow& header,
+                                                         const std::string& file = "");
 
 }  // namespace hetsim::sim

@@ -525,7 +525,12 @@ private:
         task.device = device_index;
         task.resource = device.resource;
         task.units = device.units;
-        const std::string what = fmt::format("op '{}' ({}) on {}", op.name, op.type, device.name);
+        // Named down to the component and its file: a duration out of range comes from its
+        // clock, bandwidths or overheads (or from the op's size).
+        const std::string what = fmt::format(
+            "op '{}' ({}) on {} (component '{}'{})", op.name, op.type, device.name,
+            device.component,
+            platform_.source_file.empty() ? "" : fmt::format(" of {}", platform_.source_file));
         const int memory_res =
             memory_resource_[static_cast<std::size_t>(platform_.component_index(device.component))];
         const DeviceModel::Timing timing =

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 namespace hetsim::sim {
@@ -231,11 +232,32 @@ void check_links_and_routes(const ConfigNode& components, const Platform& platfo
     }
 }
 
+// Component and device names are written in placer specs (`priority:CPU_P,PIM`), `--set`
+// paths (`platform.components.dma.bandwidth`), results and file names: ',', ':', '.', '/',
+// spaces and invisible or bidirectional characters would break or disguise them. "" when
+// `name` is fine, else why it is not.
+std::string name_problem(const std::string& name) {
+    const bool fine =
+        !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+        });
+    if (fine)
+        return "";
+    std::string shown;
+    for (const char c : name.substr(0, 64))
+        shown += std::isprint(static_cast<unsigned char>(c))
+                     ? std::string(1, c)
+                     : fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+    return fmt::format("'{}{}' is not 1 to 64 ASCII letters, digits, '_' or '-'", shown,
+                       name.size() > 64 ? "..." : "");
+}
+
 }  // namespace
 
 Platform parse_platform(const ConfigNode& node) {
     node.expect_map();
     node.expect_keys({"name", "description", "dispatch", "host", "relays", "components"});
+    node.get_string("description", "");  // free text, but text: not a list or a map
     Platform platform;
     platform.source_file = node.file();
     platform.name = node.get_string("name", "platform");
@@ -261,6 +283,8 @@ Platform parse_platform(const ConfigNode& node) {
     std::vector<std::pair<std::string, const ComponentType*>> links;
     for (const auto& key : components.keys()) {
         ConfigNode comp = components.at(key);
+        if (const std::string problem = name_problem(key); !problem.empty())
+            comp.fail(fmt::format("component name {}", problem));
         // A component set to null is not there: a sweep or --set removes one this way
         // (`--set platform.components.acc3=~`; its links are removed the same way).
         if (!comp.defined())
@@ -286,6 +310,16 @@ Platform parse_platform(const ConfigNode& node) {
         ct->factory(comp, key, platform);
         const Link& link = platform.links().back();
         for (const auto& end : {link.endpoint_a, link.endpoint_b}) {
+            const YAML::Node removed = components.raw()[end];
+            if (platform.find_component(end) == nullptr && removed.IsDefined() &&
+                removed.IsNull()) {
+                // Set to null, by `--set platform.components.<name>=~` or a sweep: its links
+                // go with it only when they are removed too.
+                comp.fail(
+                    fmt::format("link endpoint '{}' is a component set to null (removed); "
+                                "remove this link too (components.{}: ~)",
+                                end, key));
+            }
             if (platform.find_component(end) == nullptr) {
                 std::vector<std::string> names;
                 for (const auto& c : platform.components())
@@ -300,6 +334,8 @@ Platform parse_platform(const ConfigNode& node) {
     // Device names must be unique across components: placements refer to them by name.
     std::set<std::string> seen;
     for (const auto& d : platform.devices()) {
+        if (const std::string problem = name_problem(d.name); !problem.empty())
+            components.at(d.component).fail(fmt::format("device name {}", problem));
         if (!seen.insert(d.name).second) {
             components.fail(fmt::format("device name '{}' is defined twice", d.name));
         }

@@ -230,8 +230,22 @@ double parse_quantity(std::string_view text, Quantity quantity) {
     }
     const Unit* unit = find_unit(unit_text);
     if (unit == nullptr) {
-        throw UnitError(fmt::format("unknown unit '{}' in '{}'; a {} takes one of: {}", unit_text,
-                                    trimmed, to_string(quantity), accepted_units(quantity)));
+        // A non-breaking space or another invisible character would print like an accepted
+        // unit (' GB/s'): shown as its bytes.
+        std::string shown;
+        bool invisible = false;
+        for (const char c : unit_text) {
+            const auto byte = static_cast<unsigned char>(c);
+            invisible = invisible || byte >= 0x80 || byte < 0x20;
+            shown +=
+                byte >= 0x80 || byte < 0x20 ? fmt::format("\\x{:02x}", byte) : std::string(1, c);
+        }
+        throw UnitError(fmt::format("unknown unit '{}' in '{}'{}; a {} takes one of: {}", shown,
+                                    trimmed,
+                                    invisible ? " (it has a non-ASCII or control character, such "
+                                                "as a non-breaking space)"
+                                              : "",
+                                    to_string(quantity), accepted_units(quantity)));
     }
     if (unit->quantity != quantity) {
         throw UnitError(fmt::format("'{}' is a {}, but a {} is expected; use one of: {}", trimmed,
@@ -244,6 +258,24 @@ double parse_quantity(std::string_view text, Quantity quantity) {
         unit->multiplier;
     if (!std::isfinite(value_si)) {
         throw UnitError(fmt::format("{} '{}' is out of range", to_string(quantity), trimmed));
+    }
+    // Past these a clock or a bandwidth is a typo (a unit prefix too far, an exponent's sign),
+    // and the durations it gives would leave the simulator's time range (2^62 ps).
+    // (A sign is the caller's to refuse: "must be > 0" says more about a negative value.)
+    if (quantity == Quantity::frequency && value_si > 0.0 && (value_si < 1.0 || value_si > 1e15))
+        throw UnitError(fmt::format("frequency '{}' is outside 1 Hz to 1 PHz", trimmed));
+    if (quantity == Quantity::bandwidth && value_si > 0.0 && (value_si < 1.0 || value_si > 1e18))
+        throw UnitError(fmt::format("bandwidth '{}' is outside 1 B/s to 1 EB/s", trimmed));
+    if (quantity == Quantity::data_size) {
+        // Sizes become byte counts (int64): past 2^63 B they would wrap, and a capacity or a
+        // cache of a fraction of a byte is a typo.
+        if (value_si >= 0x1p63)
+            throw UnitError(
+                fmt::format("data size '{}' is more than 8 EiB, the largest hetsim "
+                            "counts in bytes",
+                            trimmed));
+        if (value_si > 0.0 && value_si < 1.0)
+            throw UnitError(fmt::format("data size '{}' is less than one byte", trimmed));
     }
     return value_si;
 }

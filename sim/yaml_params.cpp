@@ -10,7 +10,7 @@ int positive_int(const ConfigNode& node, const std::string& key) {
     const ConfigNode v = node.at(key);
     const std::int64_t n = v.as_int();
     if (n <= 0 || n > 1'000'000)
-        v.fail(fmt::format("must be a positive integer, got {}", n));
+        v.fail(fmt::format("must be an integer in 1..1000000, got {}", n));
     return static_cast<int>(n);
 }
 

@@ -266,8 +266,10 @@ int main(int argc, char** argv) {
                       "dimension, its fit error and its balanced ratio");
     inspect->add_flag("--ideals", inspect_ideals,
                       "count the ideals of the op DAG (tarnawski.dp's search space)");
-    inspect->add_option("--ideals-limit", inspect_ideals_limit,
-                        "stop counting ideals past this many (default 1000000)");
+    inspect
+        ->add_option("--ideals-limit", inspect_ideals_limit,
+                     "stop counting ideals past this many (default 1000000)")
+        ->check(CLI::Range(std::int64_t{1}, std::int64_t{1'000'000'000}));
     inspect->add_option("--export", inspect_request.export_file,
                         "write the graph in hetsim's JSON graph format");
 
@@ -305,8 +307,10 @@ int main(int argc, char** argv) {
                           "calibration.csv");
     calibrate->add_option("--fix", calibrate_fixed,
                           "--fit: keep COMPONENT.KEY as written (repeatable)");
-    calibrate->add_option("--folds", calibrate_folds, "cross-validation folds (0: none)")
-        ->check(CLI::NonNegativeNumber);
+    calibrate
+        ->add_option("--folds", calibrate_folds,
+                     "cross-validation folds (0: none; at most the rows of the file)")
+        ->check(CLI::Range(0, 100'000));
 
     std::string check_study, check_file;
     std::vector<std::string> check_overrides;
@@ -458,8 +462,13 @@ int main(int argc, char** argv) {
         }
         if (calibrate->parsed() && !calibrate_fit.empty()) {
             app::register_all();
-            app::FitRequest request{calibrate_file, calibrate_fit,   calibrate_devices,
-                                    calibrate_out,  calibrate_folds, calibrate_fixed};
+            app::FitRequest request{calibrate_file,
+                                    calibrate_fit,
+                                    calibrate_devices,
+                                    calibrate_out,
+                                    calibrate_folds,
+                                    calibrate_fixed,
+                                    calibrate->count("--folds") > 0};
             const app::FitReport report = app::fit_platform(request);
             std::cout << app::format_fit(report);
             if (!calibrate_out.empty())

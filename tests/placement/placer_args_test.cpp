@@ -56,7 +56,7 @@ TEST(PlacerArgs, GettersReturnGivenValuesOrDefaults) {
     EXPECT_EQ(none.choice("mode"), "fast");
 
     const PlacerArguments given =
-        schema().parse("rounds=7, time=2.5,bandwidth=1e9,contiguous=on,,exact,strategy=r{a,b=1}");
+        schema().parse("rounds=7, time=2.5,bandwidth=1e9,contiguous=on,exact,strategy=r{a,b=1}");
     EXPECT_EQ(given.integer("rounds"), 7);
     EXPECT_TRUE(given.has("time"));
     EXPECT_DOUBLE_EQ(given.number("time"), 2.5);
@@ -108,6 +108,12 @@ TEST(PlacerArgs, RepeatedKeyAndMissingEqualsAreRefused) {
                 StartsWith("placer 'demo': argument 'mode' is given twice"));
     EXPECT_THAT(error_of("rounds"),
                 StartsWith("placer 'demo': expected key=value, got 'rounds' (keys: rounds, time,"));
+    // A stray comma is a typo, not nothing (`mcmc:samples=10,` was accepted).
+    EXPECT_THAT(error_of("rounds=3,"),
+                StartsWith("placer 'demo': empty argument at character 10 of 'rounds=3,'"));
+    EXPECT_THAT(error_of("rounds=3,,time=1"),
+                StartsWith("placer 'demo': empty argument at character 10 of 'rounds=3,,time=1'"));
+    EXPECT_THAT(error_of(",rounds=3"), StartsWith("placer 'demo': empty argument at character 1"));
 }
 
 TEST(PlacerArgs, EveryMessageIsOneLine) {

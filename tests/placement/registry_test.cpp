@@ -102,5 +102,23 @@ TEST(PlacerRegistry, AFamilyRefusesNamesOutsideIt) {
     EXPECT_EQ(r.families()[1].name, kClassicFamily);
 }
 
+// `random:` with nothing after the colon was accepted as `random`: a cut-off spec is refused.
+TEST(PlacerRegistry, ASpecWithNothingAfterTheColonIsRefused) {
+    app::register_all();
+    const auto& registry = PlacerRegistry::instance();
+    EXPECT_NO_THROW(registry.create("random"));
+    for (const std::string spec : {"random:", "random:  "}) {
+        try {
+            registry.create(spec);
+            ADD_FAILURE() << spec << " was accepted";
+        } catch (const PlacementError& e) {
+            EXPECT_EQ(std::string(e.what()),
+                      "placer spec '" + spec +
+                          "' has nothing after ':'; write 'random' for the defaults, or "
+                          "'random:key=value'");
+        }
+    }
+}
+
 }  // namespace
 }  // namespace hetsim::placement

@@ -316,6 +316,27 @@ TEST(ConfigNode, MoreThanOneDocumentIsRejected) {
     EXPECT_EQ(error.line(), 3);
 }
 
+// Tags were ignored: `study: !!binary aGVsbG8=` ran a study named "aGVsbG8=", `!!str 8` was 8.
+TEST(ConfigNode, YamlTagsAreRefusedWithTheirLine) {
+    const auto refusal = [](const std::string& text) {
+        return expect_input_error([&] { ConfigNode::from_string(text, "t.yaml"); });
+    };
+    InputError error = refusal("a: 1\nstudy: !!binary aGVsbG8=\n");
+    EXPECT_EQ(error.line(), 2);
+    EXPECT_EQ(error.message(),
+              "YAML tags such as '!!binary' are not accepted: write the value without a tag; "
+              "each key's type is fixed");
+    EXPECT_THAT(refusal("seq_len: !!str 8\n").message(), HasSubstr("'!!str'"));
+    EXPECT_THAT(refusal("model: !python/object:os.system bert\n").message(),
+                HasSubstr("'!python/object:os.system'"));
+    EXPECT_THAT(refusal("a: !!map {b: 1}\n").message(), HasSubstr("'!!map'"));
+    EXPECT_THAT(refusal("a: !custom [1]\n").message(), HasSubstr("'!custom'"));
+    // Quoted and plain scalars carry no tag of their own.
+    EXPECT_EQ(
+        ConfigNode::from_string("a: '!!str'\nb: \"x\"\nc: plain\n", "t.yaml").at("a").as_string(),
+        "!!str");
+}
+
 // yaml-cpp 0.7's LoadAll returns the same empty document forever on a stray ',' and allocates
 // until the process is killed (found by tests/fuzz; jbeder/yaml-cpp#1040): now a syntax error on
 // the comma's line.

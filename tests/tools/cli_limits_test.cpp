@@ -150,25 +150,47 @@ TEST_P(CliLimits, EndsWithExit2AndOneLine) {
 
 INSTANTIATE_TEST_SUITE_P(
     Issue11, CliLimits,
-    ::testing::Values(BadInput{"ClockTooSlow", "--set \"platform.components.cpu.clock=1e-300 GHz\"",
-                               "beyond the simulator's time range"},
-                      BadInput{"BatchTooLarge", "--set workload.batch=1000000000000",
-                               "beyond the simulator's time range"},
-                      BadInput{"HiddenTooLarge", "--set workload.hidden=2000000000",
-                               "has more than 2^50 elements, hetsim's limit"},
-                      BadInput{"SamplesTooMany", "--set samples=1000000000",
-                               "of simulator memory, over the limit of 8 GiB; lower `samples`"},
-                      BadInput{"SamplesPastInt", "--set samples=4294967297",
-                               "--set samples=4294967297: expected at most 2147483647"},
-                      BadInput{"NegativeSeed", "--set seed=-1",
-                               "--set seed=-1: expected an integer >= 0, got -1"},
-                      BadInput{"MemoryBandwidthTooLow",
-                               "--set \"platform.components.cpu.dram_bandwidth_all_cores=1e-6 "
-                               "B/s\"",
-                               "B/s through 'mem:cpu' (its bandwidth), so alone it takes"},
-                      BadInput{"PimWithoutLink",
-                               "--set platform.components.dma.endpoints=[cpu,cpu2]",
-                               "link endpoint 'cpu2' is not a component"}),
+    ::testing::Values(
+        BadInput{"ClockTooSlow", "--set \"platform.components.cpu.clock=1e-300 GHz\"",
+                 "--set platform.components.cpu.clock=1e-300 GHz: frequency "
+                 "'1e-300 GHz' is outside 1 Hz to 1 PHz"},
+        BadInput{"BatchTooLarge", "--set workload.batch=1000000000000",
+                 "beyond the simulator's time range"},
+        BadInput{"HiddenTooLarge", "--set workload.hidden=2000000000",
+                 "has more than 2^50 elements, hetsim's limit"},
+        BadInput{"SamplesTooMany", "--set samples=1000000000",
+                 "of simulator memory, over the limit of 8 GiB; lower `samples`"},
+        BadInput{"SamplesPastInt", "--set samples=4294967297",
+                 "--set samples=4294967297: expected at most 2147483647"},
+        BadInput{"NegativeSeed", "--set seed=-1",
+                 "--set seed=-1: expected an integer >= 0, got -1"},
+        BadInput{"MemoryBandwidthTooLow",
+                 "--set \"platform.components.cpu.dram_bandwidth_all_cores=1 B/s\" "
+                 "--set workload.hidden=2048 --set workload.ffn=8192",
+                 "B/s through 'mem:cpu' (its bandwidth), so alone it takes"},
+        BadInput{"BandwidthBelowOneBytePerSecond",
+                 "--set \"platform.components.cpu.dram_bandwidth_all_cores=1e-6 "
+                 "B/s\"",
+                 "bandwidth '1e-6 B/s' is outside 1 B/s to 1 EB/s"},
+        BadInput{"MemoryPast8EiB", "--set \"platform.components.cpu.memory=99999999999999 PiB\"",
+                 "data size '99999999999999 PiB' is more than 8 EiB"},
+        BadInput{"CacheBelowOneByte", "--set \"platform.components.cpu.l2=0.5 B\"",
+                 "data size '0.5 B' is less than one byte"},
+        BadInput{"RemovedLinkEndpoint", "--set platform.components.cpu=~",
+                 "components.dma: link endpoint 'cpu' is a component set to null "
+                 "(removed); remove this link too (components.dma: ~)"},
+        BadInput{"ListElementFromSet", "--set platform.components.dma.endpoints.1=cpu",
+                 "--set platform.components.dma.endpoints.1=cpu: a link needs two "
+                 "different endpoints, got 'cpu' twice"},
+        BadInput{"DescriptionNotText", "--set \"description={a: 1}\"",
+                 "--set description={a: 1}: expected a string, got a map"},
+        BadInput{"TrailingCommaInPlacer", "--set \"placers.0=mcmc:samples=10,\"",
+                 "placer 'mcmc': empty argument at character 12 of "
+                 "'samples=10,,CPU_P,CPU_S'"},
+        BadInput{"NothingAfterColon", "--set \"placers=['random:']\"",
+                 "placer spec 'random:' has nothing after ':'"},
+        BadInput{"PimWithoutLink", "--set platform.components.dma.endpoints=[cpu,cpu2]",
+                 "link endpoint 'cpu2' is not a component"}),
     [](const ::testing::TestParamInfo<BadInput>& info) { return info.param.name; });
 
 TEST(CliLimitsPlatform, AnUnwritableOutIsBadInput) {
@@ -379,6 +401,141 @@ TEST(CliLimitsRound2, CompareTakesOnePlacerAndChecksExcludes) {
         dir.write("b.yaml", "compare: b\nstudies: [s.yaml]\nexclude: [nosuchplacer]\n");
     expect_one_line_error(run_hetsim("compare " + bad.string() + " --dry-run"),
                           "exclude.0: no placer 'nosuchplacer' to exclude");
+}
+
+// Issue 29's third round: leniencies and misplaced blame left from the second.
+TEST(CliLimitsRound3, YamlTagsAndNonTextDescriptionsAreRefused) {
+    TempDir dir;
+    const fs::path tagged = dir.write(
+        "t.yaml", "study: !!binary aGVsbG8=\nplatform: " + kZynq +
+                      "\nworkload: { model: bert, layers: 1, seq_len: 8 }\nplacers: [heft]\n");
+    expect_one_line_error(
+        run_hetsim("run " + tagged.string() + " --out " + (dir.path() / "o").string()),
+        "t.yaml:1: YAML tags such as '!!binary' are not accepted");
+    const fs::path described = dir.write("d.yaml", small_study("description: [a, b]\n"));
+    expect_one_line_error(
+        run_hetsim("run " + described.string() + " --out " + (dir.path() / "o").string()),
+        "d.yaml:8: description: expected a string, got a sequence");
+    EXPECT_FALSE(fs::exists(dir.path() / "o"));
+}
+
+// `points:` mistakes are the axis value's, at its line; an empty grid and a repeated value
+// (a point run twice) are refused as a sweep's are.
+TEST(CliLimitsRound3, PointErrorsAreReportedAtTheAxisValue) {
+    TempDir dir;
+    const auto error_of = [&](const std::string& points) {
+        const fs::path study = dir.write("p.yaml", small_study(points));
+        return run_hetsim("run " + study.string() + " --out " + (dir.path() / "o").string());
+    };
+    expect_one_line_error(error_of("points: {}\n"),
+                          "p.yaml:8: points: `points:` needs at least one axis");
+    expect_one_line_error(error_of("points:\n  workload.seq_len: [8, 16, 8]\n"),
+                          "p.yaml:9: points.workload.seq_len.2: the axis lists '8' twice");
+    expect_one_line_error(error_of("points:\n  workload.nosuch: [1]\n"),
+                          "p.yaml:9: points.workload.nosuch.0: point nosuch=1: unknown key "
+                          "'nosuch'");
+    EXPECT_FALSE(fs::exists(dir.path() / "o"));
+}
+
+// Names a placer spec or a --set path is written with: no ',', ':', '.', '/' or invisible
+// characters, so that every device can be named.
+TEST(CliLimitsRound3, DeviceAndComponentNamesAreChecked) {
+    TempDir dir;
+    const auto platform_with = [&](const std::string& component, const std::string& device) {
+        return "\nplatform:\n  name: p\n  components:\n    " + component +
+               ": {type: cpu, devices: {" + device +
+               ": serial}, cores: 1, clock: 1 GHz, flops_per_cycle: 2, l1d: 32 KiB, l2: 1 MiB, "
+               "dram_bandwidth: 5 GB/s}\n";
+    };
+    const auto run_with = [&](const std::string& component, const std::string& device) {
+        const fs::path study = dir.write(
+            "s.yaml", "study: s" + platform_with(component, device) +
+                          "workload: { model: bert, layers: 1, seq_len: 8 }\nplacers: [heft]\n");
+        return run_hetsim("run " + study.string() + " --out " + (dir.path() / "o").string());
+    };
+    expect_one_line_error(run_with("cpu", "'a,b:c/../d'"),
+                          "s.yaml:5: platform.components.cpu: device name 'a,b:c/../d' is not 1 "
+                          "to 64 ASCII letters, digits, '_' or '-'");
+    expect_one_line_error(run_with("cpu", "''"), "device name '' is not 1 to 64");
+    expect_one_line_error(run_with("cpu", "\"C\\u202EPU\""), "device name 'C\\xe2\\x80\\xaePU'");
+    expect_one_line_error(run_with("c.pu", "CPU"), "component name 'c.pu' is not 1 to 64");
+    const auto fine = run_with("cpu-0", "CPU_a-1");
+    EXPECT_EQ(fine.exit_code, 0) << fine.output;
+}
+
+// Options outside what they can mean: a negative ideals limit, more folds than rows, a WfCommons
+// bandwidth for a .stg graph (even the default value), a report of no rows.
+TEST(CliLimitsRound3, OptionsThatCannotApplyAreRefused) {
+    TempDir dir;
+    expect_one_line_error(run_hetsim("inspect bert --ideals --ideals-limit -1"),
+                          "--ideals-limit: Value -1 not in range 1 to 1000000000");
+    const std::string fit_csv =
+        std::string(HETSIM_SOURCE_DIR) + "/configs/calibration/lee2022/fit.csv";
+    expect_one_line_error(
+        run_hetsim("calibrate " + kZynq + " --fit " + fit_csv + " --folds 11 --out " +
+                   (dir.path() / "f.yaml").string()),
+        "--folds 11: more folds than the 10 rows of " + fit_csv + ": at most 10 (0 for none)");
+    EXPECT_FALSE(fs::exists(dir.path() / "f.yaml"));
+    const std::string stg =
+        std::string(HETSIM_SOURCE_DIR) + "/tests/fuzz/seeds/task_graph_stg/fork_join.stg";
+    expect_one_line_error(
+        run_hetsim("place " + stg + " --placer heft --processors 2 --bandwidth '1 GB/s'"),
+        "--bandwidth: applies to a WfCommons workflow only (a .stg graph has no communication)");
+    fs::create_directories(dir.path() / "r");
+    dir.write("r/results.csv", "point_id,status,placer,latency_s,throughput_per_s\n");
+    expect_one_line_error(run_hetsim("report " + (dir.path() / "r").string()),
+                          "results.csv: a header and no rows: no point has finished");
+    EXPECT_FALSE(fs::exists(dir.path() / "r" / "report.html"));
+}
+
+// A CSV header that names a column twice: which one a reader used was a guess.
+TEST(CliLimitsRound3, ACsvColumnNamedTwiceIsRefused) {
+    TempDir dir;
+    const fs::path csv = dir.write("m.csv", "device,workload,time_s,time_s\nCPU_S,bert,0.1,0.2\n");
+    expect_one_line_error(run_hetsim("calibrate " + kZynq + " --check " + csv.string() + " --out " +
+                                     (dir.path() / "o").string()),
+                          "m.csv:1: the header names column 'time_s' twice (columns 3 and 4)");
+}
+
+// A compare's `set:` mistake is reported at the assignment, not at `study:`; the inlined
+// platform's internal key is never offered as a key to write.
+TEST(CliLimitsRound3, CompareSetMistakesAreReportedAtTheAssignment) {
+    TempDir dir;
+    dir.write("s.yaml", small_study());
+    const fs::path compare = dir.write(
+        "c.yaml", "compare: c\nstudies:\n  - study: s.yaml\n    set: [workload.seq_len]\n");
+    expect_one_line_error(run_hetsim("compare " + compare.string() + " --dry-run"),
+                          "c.yaml:4: studies.0.set.0: study '");
+    const fs::path study = dir.write("t.yaml", small_study());
+    const auto o = run_hetsim("run " + study.string() +
+                              " --set platform.components.cpu.cores=2 --set foo=1 --out " +
+                              (dir.path() / "o").string());
+    expect_one_line_error(o, "--set foo=1: unknown key 'foo'; expected one of: study,");
+    EXPECT_THAT(o.output, Not(HasSubstr("inlined")));
+}
+
+// Messages that misled: a workload with two sources blamed one of them as unknown, a
+// non-breaking space printed like an accepted unit, an unwritable file's name came twice.
+TEST(CliLimitsRound3, MessagesSayWhatIsWrong) {
+    TempDir dir;
+    const fs::path two =
+        dir.write("w.yaml", "study: t\nplatform: " + kZynq +
+                                "\nworkload: { model: bert, json: g.json }\nplacers: [heft]\n");
+    expect_one_line_error(
+        run_hetsim("run " + two.string() + " --out " + (dir.path() / "o").string()),
+        "workload.json: a workload is one of `model:`, `onnx:` or `json:`, got "
+        "both `model:` and `json:`");
+    const auto nbsp = run_hetsim("run " + dir.write("n.yaml", small_study()).string() +
+                                 " --set \"platform.components.cpu.dram_bandwidth=5\xC2\xA0GB/s\"" +
+                                 " --out " + (dir.path() / "o").string());
+    expect_one_line_error(nbsp, "unknown unit '\\xc2\\xa0GB/s'");
+    EXPECT_THAT(nbsp.output, HasSubstr("(it has a non-ASCII or control character, such as a "
+                                       "non-breaking space)"));
+    const auto unwritable = run_hetsim("inspect bert --set layers=1 --export /proc/version/x.json");
+    expect_one_line_error(unwritable, "--export: cannot write '/proc/version/x.json': ");
+    EXPECT_EQ(unwritable.output.find("cannot write", unwritable.output.find("cannot write") + 1),
+              std::string::npos)
+        << unwritable.output;
 }
 
 }  // namespace

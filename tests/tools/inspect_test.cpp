@@ -236,7 +236,9 @@ TEST(CliInspect, BadInputIsOneLineAndExitTwo) {
         {"/nonexistent/model.onnx --dim batch", "--dim: expected name=positive integer"},
         {"lstm --dim batch=2", "--dim binds dimensions of an ONNX file"},
         {"g.json --set seq_len=2", "--set applies to model names and studies"},
-        {"lstm --ideals --ideals-limit 0", "--ideals-limit: must be >= 1"},
+        {"lstm --ideals --ideals-limit 0", "--ideals-limit: Value 0 not in range 1 to 1000000000"},
+        {"lstm --ideals --ideals-limit -1",
+         "--ideals-limit: Value -1 not in range 1 to 1000000000"},
     };
     for (const Case& c : cases) {
         const auto o = run_hetsim("inspect " + c.args);

@@ -107,6 +107,7 @@ CompareSpec load_compare(const fs::path& file) {
     root.expect_map();
     root.expect_keys(
         {"compare", "description", "timeout", "placers", "exclude", "args", "studies"});
+    root.get_string("description", "");  // free text, but text: not a list or a map
     CompareSpec spec;
     spec.file = file;
     spec.name = root.at("compare").as_folder_name();
@@ -163,6 +164,23 @@ CompareSpec load_compare(const fs::path& file) {
         try {
             config = load_study(study.file.string(), study.overrides);
         } catch (const sim::InputError& e) {
+            // A mistake in one of `set:`'s assignments is reported at it, not at `study:`.
+            if (entry.is_map() && entry.has("set") && e.file().starts_with("--set")) {
+                const sim::ConfigNode set = entry.at("set");
+                for (std::size_t k = 0; k < study.overrides.size(); ++k) {
+                    const std::string& assignment = study.overrides[k];
+                    const bool named = e.file() == "--set " + assignment ||
+                                       (e.file() == "--set" && !e.yaml_path().empty() &&
+                                        assignment.starts_with(e.yaml_path()));
+                    if (!named)
+                        continue;
+                    const std::string what = e.file() == "--set" && !e.yaml_path().empty()
+                                                 ? e.yaml_path() + ": " + e.message()
+                                                 : e.message();
+                    (set.is_sequence() ? set.at(k) : set)
+                        .fail(fmt::format("study '{}': {}", study.file.string(), what));
+                }
+            }
             where.fail(fmt::format("study '{}': {}", study.file.string(), e.what()));
         }
         if (load_study_points(study.file.string(), study.overrides).size() > 1)

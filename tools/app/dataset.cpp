@@ -440,6 +440,7 @@ std::string build_dataset(const DatasetRequest& request, std::ostream& warnings)
     const sim::ConfigNode root = sim::ConfigNode::load_file(request.spec);
     root.expect_map();
     root.expect_keys({"name", "description", "seed", "nodes", "split", "sources"});
+    root.get_string("description", "");  // free text, but text: not a list or a map
     const std::string name = root.at("name").as_string();
     const std::int64_t seed = request.seed ? *request.seed : root.get_int("seed", 1);
     if (seed < 0) {

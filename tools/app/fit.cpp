@@ -512,7 +512,7 @@ MeasurementFile load_measurements(const std::string& csv_path, const sim::Platfo
         throw sim::InputError(csv_path, "", 1,
                               "empty file: expected the header "
                               "device,workload,time_s");
-    const auto columns = sim::csv_columns(records[0]);
+    const auto columns = sim::csv_columns(records[0], csv_path);
     static const std::set<std::string> known = {
         "device",  "workload",           "time_s",          "knobs",  "scope", "reference_device",
         "speedup", "reference_workload", "reference_knobs", "weight", "source"};
@@ -675,6 +675,14 @@ FitReport fit_platform(const FitRequest& request) {
     PlatformTemplate templ(request.platform_file);
     const sim::Platform initial = sim::parse_platform(templ.root());
     const MeasurementFile data = load_measurements(request.measurements_file, initial);
+    // Asked for by name, more folds than rows cannot be: each fold needs a row to test on. The
+    // default (5) on a short file is reported as not done instead.
+    if (request.folds_given && static_cast<std::size_t>(request.folds) > data.rows.size()) {
+        throw sim::InputError(
+            "--folds " + std::to_string(request.folds), "", 0,
+            fmt::format("more folds than the {} rows of {}: at most {} (0 for none)",
+                        data.rows.size(), request.measurements_file, data.rows.size()));
+    }
 
     // The components whose constants are fitted: those of the named devices (or of every
     // device a row names), and the links a transfer row crosses.
@@ -844,8 +852,9 @@ FitReport fit_platform(const FitRequest& request) {
         try {
             sim::write_file_atomically(request.out, report.fitted_text);
         } catch (const std::exception& e) {
-            throw sim::InputError("", "--out", 0,
-                                  fmt::format("cannot write '{}': {}", request.out, e.what()));
+            throw sim::InputError(
+                "", "--out", 0,
+                fmt::format("cannot write '{}': {}", request.out, sim::write_failure_reason(e)));
         }
     }
     return report;
@@ -922,8 +931,9 @@ CheckReport check_platform(const std::string& platform_file, const std::string& 
             fs::create_directories(out_dir);
             sim::write_file_atomically(fs::path(out_dir) / "calibration.csv", csv);
         } catch (const std::exception& e) {
-            throw sim::InputError("", "--out", 0,
-                                  fmt::format("cannot write '{}': {}", out_dir, e.what()));
+            throw sim::InputError(
+                "", "--out", 0,
+                fmt::format("cannot write '{}': {}", out_dir, sim::write_failure_reason(e)));
         }
     }
     return report;

@@ -97,6 +97,7 @@ struct FitRequest {
     std::string out;                   // the fitted platform file; empty: not written
     int folds = 5;                     // cross-validation folds; 0: none
     std::vector<std::string> fixed;    // "component.key": kept as written, not fitted
+    bool folds_given = false;          // --folds was on the command line (else the default)
 };
 
 struct FitReport {

@@ -275,9 +275,9 @@ std::string inspect(const InspectRequest& request) {
         try {
             write_file_atomically(request.export_file, sim::workloads::write_json_graph(*graph));
         } catch (const std::exception& e) {
-            throw sim::InputError(
-                "", "--export", 0,
-                fmt::format("cannot write '{}': {}", request.export_file, e.what()));
+            throw sim::InputError("", "--export", 0,
+                                  fmt::format("cannot write '{}': {}", request.export_file,
+                                              sim::write_failure_reason(e)));
         }
     }
     if (request.json)

@@ -158,8 +158,12 @@ std::vector<PointSummary> read_points(const fs::path& dir, SweepInfo& info) {
     }
     if (records.empty())
         throw sim::InputError(file.string(), "", 0, "empty file, expected a header");
+    if (records.size() == 1)
+        throw sim::InputError(file.string(), "", 0,
+                              "a header and no rows: no point has finished, so there is nothing "
+                              "to report yet");
     const std::vector<std::string>& header = records.front();
-    const auto index = sim::csv_columns(header);
+    const auto index = sim::csv_columns(header, file.string());
     info.columns = header;
     for (const auto& column : kRequiredColumns) {
         if (!index.count(column))

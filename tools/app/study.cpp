@@ -71,6 +71,16 @@ std::filesystem::path file_beside_config(const sim::ConfigNode& node) {
 
 std::shared_ptr<sim::Graph> build_workload(const sim::ConfigNode& node, std::string& label) {
     node.expect_map();
+    // One source: `model:` (with its knobs), `onnx:` or `json:`.
+    std::vector<std::string> sources;
+    for (const char* key : {"model", "onnx", "json"})
+        if (node.has(key))
+            sources.push_back(key);
+    if (sources.size() > 1) {
+        node[sources[1]].fail(fmt::format(
+            "a workload is one of `model:`, `onnx:` or `json:`, got both `{}:` and `{}:`",
+            sources[0], sources[1]));
+    }
     if (node.has("onnx")) {
         node.expect_keys({"onnx", "dims", "unknown_ops"});
         const std::filesystem::path file = file_beside_config(node.at("onnx"));
@@ -164,9 +174,11 @@ std::shared_ptr<sim::Graph> build_workload(const sim::ConfigNode& node, std::str
 StudyConfig parse_study(const sim::ConfigNode& root) {
     register_all();
     root.expect_map();
+    // The inlined platform's file is hetsim's own key: accepted, never offered in a message.
     root.expect_keys({"study", "description", "platform", "workload", "objective", "evaluator",
-                      "placers", "baseline", "seed", "samples", "point", "points",
-                      kInlinedPlatformFileKey});
+                      "placers", "baseline", "seed", "samples", "point", "points"},
+                     {kInlinedPlatformFileKey});
+    root.get_string("description", "");  // free text, but text: not a list or a map
     StudyConfig study;
     study.file = root.file();
     study.name = root.at("study").as_folder_name();
@@ -349,6 +361,8 @@ std::vector<StudyConfig> load_points(const std::string& file,
     // Grid over the axes, the last axis changing fastest.
     const sim::ConfigNode axes = base.at("points");
     axes.expect_map();
+    if (axes.size() == 0)
+        axes.fail("`points:` needs at least one axis: {YAML.path: [values], ...}");
     std::vector<std::pair<std::string, std::vector<std::string>>> grid;
     for (const auto& path : axes.keys()) {
         const sim::ConfigNode values = axes.at(path);
@@ -359,6 +373,9 @@ std::vector<StudyConfig> load_points(const std::string& file,
         for (std::size_t i = 0; i < values.size(); ++i) {
             YAML::Emitter value;
             value << values.at(i).raw();
+            // As in a sweep's axes: a repeated value would run the same point twice.
+            if (std::find(list.begin(), list.end(), value.c_str()) != list.end())
+                values.at(i).fail(fmt::format("the axis lists '{}' twice", value.c_str()));
             list.emplace_back(value.c_str());
         }
         grid.emplace_back(path, std::move(list));
@@ -391,7 +408,23 @@ std::vector<StudyConfig> load_points(const std::string& file,
             label.push_back(fmt::format("{}={}", grid[a].first.substr(dot + 1), value));
         }
         point["point"] = fmt::format("{}", fmt::join(label, ","));
-        points.push_back(parse_study(sim::ConfigNode(point, file, "")));
+        try {
+            points.push_back(parse_study(sim::ConfigNode(point, file, "")));
+        } catch (const sim::InputError& e) {
+            // A mistake that an axis value brought in is the value's, at its line under
+            // `points:`, not the line of the key it replaced.
+            std::vector<std::string> assignments;
+            for (std::size_t a = 0; a < grid.size(); ++a)
+                assignments.push_back(grid[a].first + "=" + grid[a].second[index[a]]);
+            const auto behind = sim::assignment_behind(e, assignments, {"platform"});
+            if (!behind)
+                throw;
+            const auto a = static_cast<std::size_t>(
+                std::find(assignments.begin(), assignments.end(), *behind) - assignments.begin());
+            axes.at(grid[a].first)
+                .at(index[a])
+                .fail(fmt::format("point {}: {}", fmt::join(label, ","), e.message()));
+        }
         points.back().resolved["points"] = YAML::Clone(axes.raw());
         std::size_t a = grid.size();
         while (a > 0 && ++index[a - 1] == grid[a - 1].second.size())

@@ -608,13 +608,13 @@ TaskGraphInstance random_task_graph_instance(const std::vector<std::string>& set
 }
 
 TaskGraphInstance load_task_graph_instance(const std::string& file, int processors,
-                                           double bandwidth_Bps) {
+                                           std::optional<double> bandwidth_Bps) {
     register_all();
     if (file.ends_with(".stg")) {
         if (processors == 0)
             throw sim::InputError(file, "", 0,
                                   "a .stg task graph names no processors: give --processors N");
-        if (bandwidth_Bps != kLinkBandwidth_Bps) {
+        if (bandwidth_Bps) {
             throw sim::InputError("--bandwidth", "", 0,
                                   "applies to a WfCommons workflow only (a .stg graph has no "
                                   "communication)");
@@ -622,8 +622,9 @@ TaskGraphInstance load_task_graph_instance(const std::string& file, int processo
         return InstanceReader(file).read_stg(processors);
     }
     if (const Json doc = read_json(file); is_wfcommons(doc))
-        return InstanceReader(file).read_wfcommons(doc, processors, bandwidth_Bps);
-    if (bandwidth_Bps != kLinkBandwidth_Bps) {
+        return InstanceReader(file).read_wfcommons(doc, processors,
+                                                   bandwidth_Bps.value_or(kLinkBandwidth_Bps));
+    if (bandwidth_Bps) {
         throw sim::InputError("--bandwidth", "", 0,
                               "applies to a WfCommons workflow only (an instance's edges give "
                               "their times)");
@@ -640,14 +641,14 @@ std::string place_task_graph(const PlaceRequest& request) {
     if (!request.overrides.empty() && !generated)
         throw sim::InputError("--set", "", 0,
                               "--set applies to a study YAML or random_taskgraph only");
-    double bandwidth_Bps = kLinkBandwidth_Bps;
+    std::optional<double> bandwidth_Bps;
     if (!request.bandwidth.empty()) {
         try {
             bandwidth_Bps = sim::parse_quantity(request.bandwidth, sim::Quantity::bandwidth);
         } catch (const std::exception& e) {
             throw sim::InputError("--bandwidth", "", 0, e.what());
         }
-        if (!(bandwidth_Bps > 0.0))
+        if (!(*bandwidth_Bps > 0.0))
             throw sim::InputError("--bandwidth", "", 0, "must be > 0");
     }
     if (generated && !request.bandwidth.empty())

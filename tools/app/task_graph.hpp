@@ -17,6 +17,7 @@
 // over 1 GB/s links (1 ns resolution); a task without successors writes an empty output.
 #pragma once
 
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -43,10 +44,11 @@ bool is_task_graph_instance(const std::string& file);
 // comm, an edge to an unknown task, a duplicate id or edge, a cycle.
 // A .stg file (the Standard Task Graph Set, Kasahara lab) runs on `processors` identical
 // processors without communication, a WfCommons workflow on `processors` identical processors
-// whose links carry its files at `bandwidth_Bps`; `processors` must be 0 for a JSON instance,
+// whose links carry its files at `bandwidth_Bps` (default 1 GB/s; given for another format,
+// bad input); `processors` must be 0 for a JSON instance,
 // whose comm times are carried at 1 GB/s (1 ns a byte).
 TaskGraphInstance load_task_graph_instance(const std::string& file, int processors = 0,
-                                           double bandwidth_Bps = 1e9);
+                                           std::optional<double> bandwidth_Bps = std::nullopt);
 
 // The workload name `hetsim place` takes for a generated instance:
 // `hetsim place random_taskgraph --processors Q --set tasks=N --set ccr=C ...` (knobs of
