@@ -6,6 +6,8 @@
 #include <cctype>
 #include <set>
 
+#include "sim/names.hpp"
+
 namespace hetsim::sim {
 
 std::optional<int> Platform::find_device(const std::string& device_name) const {
@@ -232,26 +234,6 @@ void check_links_and_routes(const ConfigNode& components, const Platform& platfo
     }
 }
 
-// Component and device names are written in placer specs (`priority:CPU_P,PIM`), `--set`
-// paths (`platform.components.dma.bandwidth`), results and file names: ',', ':', '.', '/',
-// spaces and invisible or bidirectional characters would break or disguise them. "" when
-// `name` is fine, else why it is not.
-std::string name_problem(const std::string& name) {
-    const bool fine =
-        !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
-            return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
-        });
-    if (fine)
-        return "";
-    std::string shown;
-    for (const char c : name.substr(0, 64))
-        shown += std::isprint(static_cast<unsigned char>(c))
-                     ? std::string(1, c)
-                     : fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
-    return fmt::format("'{}{}' is not 1 to 64 ASCII letters, digits, '_' or '-'", shown,
-                       name.size() > 64 ? "..." : "");
-}
-
 }  // namespace
 
 Platform parse_platform(const ConfigNode& node) {
@@ -283,7 +265,7 @@ Platform parse_platform(const ConfigNode& node) {
     std::vector<std::pair<std::string, const ComponentType*>> links;
     for (const auto& key : components.keys()) {
         ConfigNode comp = components.at(key);
-        if (const std::string problem = name_problem(key); !problem.empty())
+        if (const std::string problem = plain_name_problem(key); !problem.empty())
             comp.fail(fmt::format("component name {}", problem));
         // A component set to null is not there: a sweep or --set removes one this way
         // (`--set platform.components.acc3=~`; its links are removed the same way).
@@ -334,7 +316,7 @@ Platform parse_platform(const ConfigNode& node) {
     // Device names must be unique across components: placements refer to them by name.
     std::set<std::string> seen;
     for (const auto& d : platform.devices()) {
-        if (const std::string problem = name_problem(d.name); !problem.empty())
+        if (const std::string problem = plain_name_problem(d.name); !problem.empty())
             components.at(d.component).fail(fmt::format("device name {}", problem));
         if (!seen.insert(d.name).second) {
             components.fail(fmt::format("device name '{}' is defined twice", d.name));

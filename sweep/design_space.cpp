@@ -214,6 +214,33 @@ SweepSpec load_sweep(const fs::path& file) {
             axes.at(path).fail("a sweep's axes cannot set the study's `points:`");
         spec.axes.push_back(parse_axis(axes.at(path), path));
     }
+    // No YAML path may be set by two axes (a bundle's assignments included), nor one inside a
+    // path another sets: the later assignment would win at every point while results.csv
+    // labelled the point with the earlier axis's value.
+    std::vector<std::pair<std::string, std::string>> set_by;  // path, axis
+    for (const Axis& axis : spec.axes) {
+        std::set<std::string> paths;
+        if (axis.bundles.empty())
+            paths.insert(axis.path);
+        for (const auto& bundle : axis.bundles)
+            for (const std::string& assignment : bundle)
+                paths.insert(assignment.substr(0, assignment.find('=')));
+        for (const std::string& path : paths) {
+            for (const auto& [other, other_axis] : set_by) {
+                if (other_axis == axis.path)
+                    continue;
+                const bool overlap =
+                    path == other || path.starts_with(other + ".") || other.starts_with(path + ".");
+                if (overlap) {
+                    axes.at(axis.path).fail(fmt::format(
+                        "sets '{}', which axis '{}' sets too ('{}'): each path is one axis's", path,
+                        other_axis, other));
+                }
+            }
+        }
+        for (const std::string& path : paths)
+            set_by.emplace_back(path, axis.path);
+    }
 
     if (root.has("random") && root.has("latin_hypercube"))
         root.fail("a sweep samples with `random` or `latin_hypercube`, not both");

@@ -60,6 +60,12 @@ const CLI::Validator kFiniteNonNegative(
     },
     "NUMBER >= 0");
 
+const CLI::Validator kNotEmpty(
+    [](std::string& text) -> std::string {
+        return text.empty() ? "expected a value, got an empty one ('')" : "";
+    },
+    "");
+
 // Worker processes: at least one; more than this machine could ever run is a typo.
 const CLI::Range kJobs(1, 4096);
 
@@ -419,6 +425,14 @@ int main(int argc, char** argv) {
                     "leave the wall-clock fields out of the checkpoints and train_log.csv, so "
                     "the same inputs and seed give the same bytes");
 
+    // An empty value (`--out ''`) named nothing: each command read it differently (the current
+    // folder, the default, nothing written). Every option and argument that takes a value
+    // refuses it.
+    for (CLI::App* command : cli.get_subcommands([](CLI::App*) { return true; })) {
+        for (CLI::Option* option : command->get_options())
+            if (option->get_type_size_max() > 0)
+                option->check(kNotEmpty);
+    }
     try {
         cli.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -430,6 +444,11 @@ int main(int argc, char** argv) {
     }
     try {
         if (run->parsed()) {
+            // Options of the trace, without one to write, would be ignored.
+            for (const char* option : {"--trace-format", "--trace-limit"}) {
+                if (run->count(option) > 0 && !trace)
+                    throw sim::InputError("", option, 0, "applies with --trace only");
+            }
             double limit_bytes = static_cast<double>(traces::kDefaultTraceLimitBytes);
             try {
                 if (!trace_limit.empty())

@@ -17,6 +17,20 @@
 
 namespace hetsim::sim::workloads {
 
+std::string knob_value_problem(const KnobInfo& k, std::int64_t v) {
+    if (v >= k.min_value && v <= k.max_value)
+        return "";
+    const bool flag = k.min_value == 0 && k.max_value == 1;
+    const bool open_ended = k.max_value == (std::int64_t{1} << 62);
+    // The bound that was passed: "must be > 0, got 9223372036854775807" misled.
+    const std::string range =
+        flag                            ? std::string("0 or 1")
+        : v > k.max_value && open_ended ? fmt::format("at most {} (2^62)", k.max_value)
+        : open_ended ? (k.min_value == 1 ? std::string("> 0") : fmt::format(">= {}", k.min_value))
+                     : fmt::format("in [{}, {}]", k.min_value, k.max_value);
+    return fmt::format("must be {}, got {}", range, v);
+}
+
 namespace {
 
 // " (did you mean 'x'?)" when a candidate is close enough to be a likely typo, else "".
@@ -42,17 +56,9 @@ Knobs resolve_knobs(const ModelInfo& info, const Knobs& overrides) {
     for (const auto& k : info.knobs) {
         const auto it = overrides.find(k.name);
         const std::int64_t v = it == overrides.end() ? k.default_value : it->second;
-        if (v < k.min_value || v > k.max_value) {
-            const bool flag = k.min_value == 0 && k.max_value == 1;
-            const bool open_ended = k.max_value == (std::int64_t{1} << 62);
-            const std::string range =
-                flag ? std::string("0 or 1")
-                : open_ended
-                    ? (k.min_value == 1 ? std::string("> 0") : fmt::format(">= {}", k.min_value))
-                    : fmt::format("in [{}, {}]", k.min_value, k.max_value);
-            throw std::invalid_argument(fmt::format("model '{}': knob '{}' must be {}, got {}",
-                                                    info.name, k.name, range, v));
-        }
+        if (const std::string problem = knob_value_problem(k, v); !problem.empty())
+            throw std::invalid_argument(
+                fmt::format("model '{}': knob '{}' {}", info.name, k.name, problem));
         resolved[k.name] = v;
     }
     return resolved;

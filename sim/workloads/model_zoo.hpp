@@ -22,6 +22,9 @@ struct KnobInfo {
     bool labelled_at_default = true;
 };
 
+// "" when `value` is in the knob's range, else "must be in [1, 64], got 0" (the bound passed).
+std::string knob_value_problem(const KnobInfo& knob, std::int64_t value);
+
 struct ModelInfo {
     std::string name;         // "bert"
     std::string description;  // one line, names the paper setting the defaults follow

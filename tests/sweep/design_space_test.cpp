@@ -231,6 +231,19 @@ TEST(SweepDesignSpace, BadSweepFilesNameTheProblem) {
                 HasSubstr("needs `random:` or `latin_hypercube:`"));
     EXPECT_THAT(input_error([&] { spec_from(dir, "axes:\n  a.x: []\n"); }),
                 HasSubstr("at least one value"));
+    // Two axes setting one path: the later won at every point, mislabelled in results.csv.
+    EXPECT_THAT(input_error([&] {
+                    spec_from(dir,
+                              "axes:\n  workload.seq_len: [8, 16]\n"
+                              "  b: {values: {x: {workload.seq_len: 32}}}\n");
+                }),
+                HasSubstr("axes.b: sets 'workload.seq_len', which axis 'workload.seq_len' sets "
+                          "too ('workload.seq_len')"));
+    EXPECT_THAT(input_error([&] {
+                    spec_from(dir,
+                              "axes:\n  workload: ['{model: lstm}']\n  workload.seq_len: [8]\n");
+                }),
+                HasSubstr("sets 'workload.seq_len', which axis 'workload' sets too"));
     // A range's ends are one kind of quantity: a bandwidth up to "5 GHz" is a typo, not 5e9 B/s.
     EXPECT_THAT(input_error([&] {
                     spec_from(dir, "axes:\n  a.x: {min: 1 GB/s, max: 5 GHz}\nrandom: {n: 2}\n");

@@ -538,4 +538,91 @@ TEST(CliLimitsRound3, MessagesSayWhatIsWrong) {
         << unwritable.output;
 }
 
+// Issue 29's fourth round (a third campaign of 330 inputs): accepted inputs that meant nothing or
+// something else, and errors blamed on a line that does not hold the value.
+TEST(CliLimitsRound4, EmptyValuesAndOptionsThatWouldBeIgnoredAreRefused) {
+    TempDir dir;
+    const fs::path study = dir.write("s.yaml", small_study());
+    for (const std::string& args : std::vector<std::string>{"run " + study.string() + " --out ''",
+                                                            "agree " + study.string() + " --out ''",
+                                                            "inspect bert --export ''", "run ''"}) {
+        const auto o = run_hetsim(args);
+        expect_one_line_error(o, "expected a value, got an empty one ('')");
+    }
+    for (const std::string option : {"--trace-format perfetto_proto", "--trace-limit '1 MB'"}) {
+        expect_one_line_error(run_hetsim("run " + study.string() + " " + option + " --out " +
+                                         (dir.path() / "o").string()),
+                              option.substr(0, option.find(' ')) + ": applies with --trace only");
+    }
+    EXPECT_FALSE(fs::exists(dir.path() / "o"));
+    // best.pt chosen by a score measured on no sample.
+    expect_one_line_error(
+        run_hetsim("train mcm.rl --dataset " + dir.path().string() + " --out " +
+                   (dir.path() / "ck").string() + " --select finetune --val-finetune 0"),
+        "--select finetune chooses best.pt by the finetune score, which "
+        "--val-finetune 0 leaves unmeasured");
+    EXPECT_FALSE(fs::exists(dir.path() / "ck"));
+}
+
+// A knob out of range is the knob's: a --set value is blamed, and the bound it passed is named.
+TEST(CliLimitsRound4, KnobErrorsNameTheKnobAndTheBoundPassed) {
+    TempDir dir;
+    const fs::path study = dir.write("s.yaml", small_study());
+    expect_one_line_error(run_hetsim("run " + study.string() + " --set workload.seq_len=0 --out " +
+                                     (dir.path() / "o").string()),
+                          "--set workload.seq_len=0: model 'bert': knob 'seq_len' must be > 0, "
+                          "got 0");
+    expect_one_line_error(
+        run_hetsim("run " + study.string() + " --set workload.batch=9223372036854775807 --out " +
+                   (dir.path() / "o").string()),
+        "knob 'batch' must be at most 4611686018427387904 (2^62), got 9223372036854775807");
+}
+
+// Times and sizes past what a task graph can hold overflowed into "negative dimension".
+TEST(CliLimitsRound4, TaskGraphTimesAndSizesAreBounded) {
+    TempDir dir;
+    const fs::path graph = dir.write(
+        "g.json",
+        R"({"processors": 2, "tasks": [{"id": 0, "cost": [1, 1]}, {"id": 1, "cost": [1, 1]}],
+                     "edges": [{"from": 0, "to": 1, "comm": 1e30}]})");
+    expect_one_line_error(run_hetsim("place " + graph.string() + " --placer heft"),
+                          "edges[0].comm: the comm of edge 0 -> 1 is 1e+30; expected a time in "
+                          "seconds from 0 to 4.61e+06");
+    const fs::path workflow =
+        dir.write("w.json",
+                  R"({"name": "w", "schemaVersion": "1.4", "workflow": {"specification": {
+             "tasks": [{"name": "a", "id": "a", "parents": [], "children": ["b"], "inputFiles": [], "outputFiles": ["f1"]},
+                       {"name": "b", "id": "b", "parents": ["a"], "children": [], "inputFiles": ["f1"], "outputFiles": []}],
+             "files": [{"id": "f1", "sizeInBytes": 1e30}]},
+            "execution": {"tasks": [{"id": "a", "runtimeInSeconds": 2.5}, {"id": "b", "runtimeInSeconds": 1.0}]}}})");
+    expect_one_line_error(
+        run_hetsim("place " + workflow.string() + " --placer heft --processors 2"),
+        "sizeInBytes is 1e+30; expected a file size in bytes from 0 to 2^53");
+}
+
+// Measurement rows that were read as something else.
+TEST(CliLimitsRound4, MeasurementRowsThatMeanNothingAreRefused) {
+    TempDir dir;
+    const auto check = [&](const std::string& csv) {
+        const fs::path file = dir.write("m.csv", csv);
+        return run_hetsim("calibrate " + kZynq + " --check " + file.string() + " --out " +
+                          (dir.path() / "o").string());
+    };
+    expect_one_line_error(
+        check("device,workload,knobs,scope,time_s\nCPU_S,bert,seq_len=16;seq_len=32,compute,0.1\n"),
+        "m.csv:2: knobs: knob 'seq_len' is given twice in 'seq_len=16;seq_len=32'");
+    expect_one_line_error(
+        check("device,workload,knobs,scope,time_s\nCPU_S,bert,seq_len=16,compute,0.1,x,y\n"),
+        "m.csv:2: 7 cells, but the header names 5 columns");
+    expect_one_line_error(check("device,workload,knobs,scope,time_s,reference_device,speedup\n"
+                                "CPU_S,bert,seq_len=16,compute,0.002,CPU_P,3\n"),
+                          "m.csv:2: time_s: a row gives a time_s, or a reference_device and a "
+                          "speedup, not both");
+    expect_one_line_error(check("device,workload,knobs,scope,reference_device,speedup\n"
+                                "CPU_S,bert,seq_len=16,compute,CPU_S,3\n"),
+                          "m.csv:2: reference_device: the reference is the row's own device and "
+                          "workload");
+    EXPECT_FALSE(fs::exists(dir.path() / "o"));
+}
+
 }  // namespace

@@ -19,6 +19,7 @@
 
 #include "sim/atomic_file.hpp"
 #include "sim/config.hpp"
+#include "sim/names.hpp"
 #include "sim/workloads/json_graph.hpp"
 #include "tools/app/inspect.hpp"
 #include "tools/app/study.hpp"
@@ -453,6 +454,11 @@ std::string build_dataset(const DatasetRequest& request, std::ostream& warnings)
     const std::vector<std::string> split_names = split.keys();
     if (split_names.empty())
         split.fail("expected split names with sizes, e.g. {train: 66, validation: 5, test: 16}");
+    // A split's name is written in the manifest and read back by `hetsim train` (--split).
+    for (const std::string& name : split_names) {
+        if (const std::string problem = sim::plain_name_problem(name); !problem.empty())
+            split.at(name).fail("split name " + problem);
+    }
     const sim::ConfigNode sources = root.at("sources");
     sources.expect_sequence();
     if (sources.size() == 0)

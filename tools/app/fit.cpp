@@ -47,7 +47,9 @@ std::map<std::string, std::string> parse_knob_text(const std::string& file, int 
         const auto eq = pair.find('=');
         if (eq == std::string::npos || eq == 0)
             row_error(file, line, "knobs", fmt::format("expected key=value, got '{}'", pair));
-        knobs[pair.substr(0, eq)] = pair.substr(eq + 1);
+        if (!knobs.emplace(pair.substr(0, eq), pair.substr(eq + 1)).second)
+            row_error(file, line, "knobs",
+                      fmt::format("knob '{}' is given twice in '{}'", pair.substr(0, eq), text));
     }
     return knobs;
 }
@@ -545,6 +547,11 @@ MeasurementFile load_measurements(const std::string& csv_path, const sim::Platfo
             return it == columns.end() || it->second >= rec.size() ? std::string()
                                                                    : rec[it->second];
         };
+        // A row wider than the header: its last cells would be dropped unread.
+        if (rec.size() > records[0].size())
+            row_error(csv_path, line, "",
+                      fmt::format("{} cells, but the header names {} columns", rec.size(),
+                                  records[0].size()));
         Measurement m;
         m.line = line;
         m.device = field("device");
@@ -570,6 +577,15 @@ MeasurementFile load_measurements(const std::string& csv_path, const sim::Platfo
         const std::string speedup = field("speedup");
         if (!m.reference_device.empty()) {
             require_device(platform, csv_path, line, "reference_device", m.reference_device);
+            if (!time.empty())
+                row_error(csv_path, line, "time_s",
+                          "a row gives a time_s, or a reference_device and a speedup, not both");
+            if (m.reference_device == m.device && m.reference_workload.empty() &&
+                m.reference_knobs.empty())
+                row_error(csv_path, line, "reference_device",
+                          "the reference is the row's own device and workload: a speedup of "
+                          "1 by definition; name another device, reference_workload or "
+                          "reference_knobs");
             if (speedup.empty())
                 row_error(csv_path, line, "speedup",
                           "a row with a reference_device needs a "

@@ -148,8 +148,15 @@ std::shared_ptr<sim::Graph> build_workload(const sim::ConfigNode& node, std::str
     node.expect_keys(allowed);
     sim::workloads::Knobs knobs;
     for (const auto& k : info->knobs) {
-        if (node.has(k.name))
-            knobs[k.name] = node.at(k.name).as_int();
+        if (!node.has(k.name))
+            continue;
+        // Checked at the knob's own node, so a --set or points: value is blamed, not the
+        // workload's line.
+        const std::int64_t value = node.at(k.name).as_int();
+        if (const std::string problem = sim::workloads::knob_value_problem(k, value);
+            !problem.empty())
+            node.at(k.name).fail(fmt::format("model '{}': knob '{}' {}", model, k.name, problem));
+        knobs[k.name] = value;
     }
     std::shared_ptr<sim::Graph> graph;
     try {

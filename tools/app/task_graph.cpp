@@ -158,8 +158,12 @@ public:
         auto size_of = [&](const Json& f, const std::string& path) -> std::int64_t {
             for (const char* key : {"sizeInBytes", "size"}) {
                 if (f.contains(key)) {
-                    if (!f[key].is_number() || f[key].get<double>() < 0.0)
-                        fail(path, fmt::format("expected a file size in bytes >= 0"));
+                    // Below 2^53 B a size is exact in a double and far from int64's end.
+                    if (!f[key].is_number() || !(f[key].get<double>() >= 0.0) ||
+                        f[key].get<double>() > 0x1p53)
+                        fail(path + "." + key,
+                             fmt::format("{} is {}; expected a file size in bytes from 0 to 2^53",
+                                         key, f[key].dump()));
                     return static_cast<std::int64_t>(std::llround(f[key].get<double>()));
                 }
             }
@@ -327,11 +331,14 @@ private:
                    bool null_is_inf) const {
         if (null_is_inf && value.is_null())
             return std::numeric_limits<double>::infinity();
+        // Past the simulator's time range (2^62 ps, 53 days) a time cannot be simulated, and a
+        // comm time past it overflowed into a negative byte count.
+        const double max_s = static_cast<double>(sim::kMaxSimulatedPs) * sim::kSecondsPerPs;
         if (!value.is_number() || !std::isfinite(value.get<double>()) ||
-            value.get<double>() < 0.0) {
-            fail(path,
-                 fmt::format("{} is {}; expected a time in seconds >= 0{}", what, value.dump(),
-                             null_is_inf ? " (or null: cannot run there)" : ""));
+            value.get<double>() < 0.0 || value.get<double>() > max_s) {
+            fail(path, fmt::format("{} is {}; expected a time in seconds from 0 to {:.3g}{}", what,
+                                   value.dump(), max_s,
+                                   null_is_inf ? " (or null: cannot run there)" : ""));
         }
         return value.get<double>();
     }

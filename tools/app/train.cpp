@@ -367,6 +367,16 @@ std::string train(const TrainRequest& request, std::ostream& progress, bool term
     at_least("--val-finetune", request.validation_finetune, 0);
     if (request.select != "finetune" && request.select != "zero-shot")
         throw std::invalid_argument("hetsim train: --select is finetune or zero-shot");
+    // best.pt is the checkpoint with the best score --select names: one measured on no sample
+    // would choose it from zeros.
+    const bool finetune = request.select == "finetune";
+    if ((finetune ? request.validation_finetune : request.validation_zero_shot) == 0) {
+        throw std::invalid_argument(fmt::format(
+            "hetsim train: --select {} chooses best.pt by the {} score, which {} 0 leaves "
+            "unmeasured; give it 1 or more, or --select {}",
+            request.select, request.select, finetune ? "--val-finetune" : "--val-zero-shot",
+            finetune ? "zero-shot" : "finetune"));
+    }
     rl::RlConfig config = config_from_options(request);
     const fs::path out = request.out;
     if (request.resume && !fs::exists(out / "last.pt")) {

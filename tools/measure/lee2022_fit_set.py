@@ -19,6 +19,7 @@ The operands are weights, resident in each device's memory, as in Fig. 8 (operat
 Usage: python3 tools/measure/lee2022_fit_set.py [--out configs/calibration/lee2022]
 """
 import argparse
+import csv
 import math
 import os
 
@@ -51,10 +52,15 @@ def main():
     for p in (8, 16):
         rows.append(("CPU_P", f"add_{p}x512", "CPU_S", 1.0, 1,
                      f"{text}: CPU_P over CPU_S less or similar to 1.0x at p = 8, 16"))
-    with open(os.path.join(args.out, "fit.csv"), "w") as f:
-        f.write("device,workload,scope,reference_device,speedup,weight,source\n")
+    # csv.writer quotes a source with a comma in it ("at p = 8, 16"): written by hand, such a
+    # row had a cell more than the header, which hetsim calibrate now refuses.
+    with open(os.path.join(args.out, "fit.csv"), "w", newline="") as f:
+        out = csv.writer(f, lineterminator="\n")
+        out.writerow(["device", "workload", "scope", "reference_device", "speedup", "weight",
+                      "source"])
         for device, g, ref, speedup, weight, source in rows:
-            f.write(f"{device},graphs/{g}.json,compute,{ref},{speedup:.4g},{weight},{source}\n")
+            out.writerow([device, f"graphs/{g}.json", "compute", ref, f"{speedup:.4g}", weight,
+                          source])
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <utility>
 
@@ -32,6 +33,25 @@ const json& member(const json& object, const char* key, const std::string& sourc
     if (it == object.end())
         fail(source, where, fmt::format("missing required field \"{}\"", key));
     return *it;
+}
+
+// The fields of the published format (tarnawski2020's experts/ files: edges also carry
+// `size`, some nodes `layerId`, neither read): any other is a typo that would be ignored.
+void expect_fields(const json& object, std::initializer_list<const char*> known,
+                   const std::string& source, const std::string& where) {
+    for (auto it = object.begin(); it != object.end(); ++it) {
+        const bool listed =
+            std::any_of(known.begin(), known.end(), [&](const char* k) { return it.key() == k; });
+        if (!listed) {
+            std::string names;
+            for (const char* k : known)
+                names += (names.empty() ? "" : ", ") + std::string(k);
+            const std::string key =
+                it.key().size() > 60 ? it.key().substr(0, 60) + "..." : it.key();
+            fail(source, where.empty() ? "/" + key : where + "/" + key,
+                 fmt::format("unknown field \"{}\"; fields: {}", key, names));
+        }
+    }
 }
 
 double number(const json& j, const std::string& source, const std::string& where) {
@@ -274,6 +294,7 @@ void Workload::add_edge(std::int32_t source, std::int32_t dest, double cost) {
 Workload parse_workload(const json& j, const std::string& source) {
     if (!j.is_object())
         fail(source, "", fmt::format("expected an object, got {}", type_name(j)));
+    expect_fields(j, {"maxSizePerFPGA", "maxFPGAs", "maxCPUs", "nodes", "edges"}, source, "");
     Workload w;
     w.max_size_per_accelerator =
         nonnegative(member(j, "maxSizePerFPGA", source, ""), source, "/maxSizePerFPGA");
@@ -296,6 +317,10 @@ Workload parse_workload(const json& j, const std::string& source) {
         const std::string at = pointer("nodes", i);
         if (!n.is_object())
             fail(source, at, fmt::format("expected an object, got {}", type_name(n)));
+        expect_fields(n,
+                      {"id", "supportedOnFpga", "cpuLatency", "fpgaLatency", "isBackwardNode",
+                       "colorClass", "size", "name", "layerId"},
+                      source, at);
         const auto node_id =
             integer(member(n, "id", source, at), source, pointer("nodes", i, "id"));
         const bool supported = boolean(member(n, "supportedOnFpga", source, at), source,
@@ -329,6 +354,7 @@ Workload parse_workload(const json& j, const std::string& source) {
         const std::string at = pointer("edges", i);
         if (!e.is_object())
             fail(source, at, fmt::format("expected an object, got {}", type_name(e)));
+        expect_fields(e, {"sourceId", "destId", "cost", "size"}, source, at);
         std::int32_t ends[2];
         const char* keys[2] = {"sourceId", "destId"};
         for (int t = 0; t < 2; ++t) {

@@ -16,7 +16,7 @@ namespace {
 using nlohmann::json;
 
 const char* kSmall = R"({
-  "maxSizePerFPGA": 100.5, "maxFPGAs": 2, "maxCPUs": 1, "extra": "ignored",
+  "maxSizePerFPGA": 100.5, "maxFPGAs": 2, "maxCPUs": 1,
   "nodes": [
     {"id": 7, "supportedOnFpga": 1, "cpuLatency": 4, "fpgaLatency": 1.5,
      "isBackwardNode": 0, "colorClass": 3, "size": 10, "name": "a"},
@@ -41,7 +41,7 @@ std::string error_of(const std::string& text) {
     return "";
 }
 
-TEST(TarnawskiWorkload, ParsesBooleansAsNumbersAndIgnoresExtraFields) {
+TEST(TarnawskiWorkload, ParsesBooleansAsNumbersAndTheFormatsUnreadFields) {
     const Workload w = parse_workload(json::parse(kSmall), "small");
     EXPECT_DOUBLE_EQ(w.max_size_per_accelerator, 100.5);
     EXPECT_EQ(w.max_accelerators, 2);
@@ -103,6 +103,15 @@ TEST(TarnawskiWorkload, ErrorsNameFileAndLocation) {
         j["edges"] = json::array();
     });
     EXPECT_NE(msg.find("in.json: /nodes: expected at least one node"), std::string::npos) << msg;
+    // Fields outside the published format were ignored: a typo ("objective", "cpuLatncy") too.
+    msg = broken([](json& j) { j["objective"] = "bogus"; });
+    EXPECT_NE(msg.find("in.json: /objective: unknown field \"objective\"; fields: maxSizePerFPGA"),
+              std::string::npos)
+        << msg;
+    msg = broken([](json& j) { j["nodes"][1]["cpuLatncy"] = 1; });
+    EXPECT_NE(msg.find("/nodes/1/cpuLatncy: unknown field"), std::string::npos) << msg;
+    msg = broken([](json& j) { j["edges"][0]["bogus"] = 1; });
+    EXPECT_NE(msg.find("/edges/0/bogus: unknown field"), std::string::npos) << msg;
     msg = broken([](json& j) { j["nodes"][0].erase("fpgaLatency"); });
     EXPECT_NE(msg.find("/nodes/0: missing required field \"fpgaLatency\""), std::string::npos)
         << msg;
