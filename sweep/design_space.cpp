@@ -214,32 +214,46 @@ SweepSpec load_sweep(const fs::path& file) {
             axes.at(path).fail("a sweep's axes cannot set the study's `points:`");
         spec.axes.push_back(parse_axis(axes.at(path), path));
     }
-    // No YAML path may be set by two axes (a bundle's assignments included), nor one inside a
-    // path another sets: the later assignment would win at every point while results.csv
-    // labelled the point with the earlier axis's value.
-    std::vector<std::pair<std::string, std::string>> set_by;  // path, axis
+    // No YAML path may be set by two axes (a bundle's assignments included), nor inside a path
+    // an earlier axis sets: the later assignment would win at every point while results.csv
+    // labelled the point with the earlier axis's value. A later axis may remove (set to null) a
+    // map an earlier one sets inside, e.g. an accelerator whose memory an earlier axis sets.
+    struct SetPath {
+        std::string path, axis;
+        bool only_null;  // every value the axis gives it is null
+    };
+    std::vector<SetPath> set_before;
+    const auto is_null = [](const std::string& value) {
+        return value == "~" || value == "null" || value == "Null" || value == "NULL";
+    };
     for (const Axis& axis : spec.axes) {
-        std::set<std::string> paths;
+        std::map<std::string, bool> paths;  // path -> only null
         if (axis.bundles.empty())
-            paths.insert(axis.path);
-        for (const auto& bundle : axis.bundles)
-            for (const std::string& assignment : bundle)
-                paths.insert(assignment.substr(0, assignment.find('=')));
-        for (const std::string& path : paths) {
-            for (const auto& [other, other_axis] : set_by) {
-                if (other_axis == axis.path)
-                    continue;
-                const bool overlap =
-                    path == other || path.starts_with(other + ".") || other.starts_with(path + ".");
-                if (overlap) {
+            paths[axis.path] =
+                !axis.range && std::all_of(axis.values.begin(), axis.values.end(), is_null);
+        for (const auto& bundle : axis.bundles) {
+            for (const std::string& assignment : bundle) {
+                const std::size_t eq = assignment.find('=');
+                const bool null = is_null(assignment.substr(eq + 1));
+                const auto [it, inserted] = paths.emplace(assignment.substr(0, eq), null);
+                if (!inserted)
+                    it->second = it->second && null;
+            }
+        }
+        for (const auto& [path, only_null] : paths) {
+            for (const SetPath& earlier : set_before) {
+                const bool clash = path == earlier.path || path.starts_with(earlier.path + ".") ||
+                                   (earlier.path.starts_with(path + ".") && !only_null);
+                if (clash) {
                     axes.at(axis.path).fail(fmt::format(
-                        "sets '{}', which axis '{}' sets too ('{}'): each path is one axis's", path,
-                        other_axis, other));
+                        "sets '{}', which axis '{}' sets too ('{}'): each path is one axis's (a "
+                        "later axis may only remove, with ~, a map an earlier one sets inside)",
+                        path, earlier.axis, earlier.path));
                 }
             }
         }
-        for (const std::string& path : paths)
-            set_by.emplace_back(path, axis.path);
+        for (const auto& [path, only_null] : paths)
+            set_before.push_back({path, axis.path, only_null});
     }
 
     if (root.has("random") && root.has("latin_hypercube"))
@@ -296,12 +310,18 @@ public:
     // Adds a candidate; false when a constraint removes it or it repeats a point.
     bool offer(std::vector<std::pair<std::string, std::string>> values) {
         std::map<std::string, Value> variables;
-        for (const auto& [path, value] : values)
+        std::map<std::string, sim::Quantity> kinds;
+        for (const auto& [path, value] : values) {
             variables[path] = axis_value(value);
+            if (spec_.where.empty())
+                continue;
+            if (const auto kind = quantity_kind(value))
+                kinds[path] = *kind;
+        }
         for (const Expression& e : spec_.where) {
             bool holds = false;
             try {
-                holds = e.holds(variables);
+                holds = e.holds(variables, kinds);
             } catch (const ExpressionError& error) {
                 throw sim::InputError(spec_.file.string(), "where", 0, error.what());
             }

@@ -46,6 +46,14 @@ std::string quoted(const std::string& text) {
 }  // namespace
 
 std::optional<sim::Quantity> quantity_kind(const std::string& text) {
+    // A bare number, or text that does not start like one, has no kind: answered without the
+    // five failed parses (each an exception) that would say so, since every point of a sweep
+    // with a `where:` asks this of every axis value.
+    const std::size_t first = text.find_first_not_of(' ');
+    if (first == std::string::npos || parse_number(text) ||
+        !(std::isdigit(static_cast<unsigned char>(text[first])) || text[first] == '.' ||
+          text[first] == '-' || text[first] == '+'))
+        return std::nullopt;
     for (const sim::Quantity q :
          {sim::Quantity::time, sim::Quantity::frequency, sim::Quantity::bandwidth,
           sim::Quantity::data_size, sim::Quantity::rate}) {
@@ -72,6 +80,7 @@ struct Expression::Node {
     std::string str;  // text, name or the comparison operator
     std::unique_ptr<Node> left, right;
     int depth = 1;  // of the subtree: evaluation and destruction recurse this deep
+    std::optional<sim::Quantity> quantity;  // a number written with a unit: its kind
 };
 
 namespace {
@@ -243,6 +252,7 @@ private:
     NodePtr parse_number_atom() {
         std::size_t used = 0;
         double v = 0.0;
+        std::optional<sim::Quantity> quantity;
         try {
             v = std::stod(s_.substr(pos_), &used);
         } catch (const std::exception&) {
@@ -266,6 +276,7 @@ private:
             const std::string unit = s_.substr(unit_start, unit_end - unit_start);
             if (const auto q = parse_any_quantity(number + " " + unit)) {
                 v = *q;
+                quantity = quantity_kind(number + " " + unit);
                 pos_ = unit_end;
             } else if (unit != "and" && unit != "or" && unit != "not") {
                 fail(fmt::format("'{}' is not a unit hetsim knows", unit));
@@ -273,6 +284,7 @@ private:
         }
         NodePtr n = node(Node::number);
         n->value = v;
+        n->quantity = quantity;
         return n;
     }
 
@@ -282,18 +294,47 @@ private:
 
 struct Evaluator {
     const std::map<std::string, Value>& variables;
+    const std::map<std::string, sim::Quantity>& kinds;
     const std::string& text;
+
+    // The kind of quantity `n` is, where it is known: a literal with a unit, an axis whose
+    // value has one, and sums, differences and negations of those (products are not checked).
+    std::optional<sim::Quantity> kind(const Node& n) const {
+        switch (n.kind) {
+            case Node::number:
+                return n.quantity;
+            case Node::name: {
+                const auto it = kinds.find(resolve(n.str));
+                return it == kinds.end() ? std::nullopt : std::optional(it->second);
+            }
+            case Node::negate:
+                return kind(*n.left);
+            case Node::add:
+            case Node::sub: {
+                const auto a = kind(*n.left), b = kind(*n.right);
+                if (a && b && *a != *b)
+                    fail(fmt::format("{} a {} and a {}", n.kind == Node::add ? "adds" : "subtracts",
+                                     sim::to_string(*a), sim::to_string(*b)));
+                return a ? a : b;
+            }
+            default:
+                return std::nullopt;
+        }
+    }
 
     [[noreturn]] void fail(const std::string& what) const {
         throw ExpressionError(fmt::format("{}: {}", quoted(text), what));
     }
 
-    Value lookup(const std::string& name) const {
-        if (const auto it = variables.find(name); it != variables.end())
-            return it->second;
-        const Value* found = nullptr;
+    // The axis path a name stands for: the path itself, or its last part(s) when no other
+    // axis ends the same way.
+    std::string resolve(const std::string& name) const {
+        if (variables.count(name) != 0)
+            return name;
+        const std::string* found = nullptr;
         std::vector<std::string> names;
-        for (const auto& [path, value] : variables) {
+        for (const auto& entry : variables) {
+            const std::string& path = entry.first;
             names.push_back(path);
             const bool suffix = path.size() > name.size() && path.ends_with(name) &&
                                 path[path.size() - name.size() - 1] == '.';
@@ -301,12 +342,13 @@ struct Evaluator {
                 continue;
             if (found)
                 fail(fmt::format("'{}' is ambiguous: write the axis's whole path", name));
-            found = &value;
+            found = &path;
         }
         if (!found)
             fail(fmt::format("'{}' is not an axis (axes: {})", name, fmt::join(names, ", ")));
         return *found;
     }
+    Value lookup(const std::string& name) const { return variables.at(resolve(name)); }
 
     double number(const Node& n) const {
         const Value v = value(n);
@@ -323,6 +365,11 @@ struct Evaluator {
             case Node::or_:
                 return truth(*n.left) || truth(*n.right);
             case Node::cmp: {
+                // "bandwidth > 1.5 GHz" compared 1.5e9 B/s with 1.5e9 Hz: a typo, not a filter.
+                const auto kind_a = kind(*n.left), kind_b = kind(*n.right);
+                if (kind_a && kind_b && *kind_a != *kind_b)
+                    fail(fmt::format("compares a {} with a {}", sim::to_string(*kind_a),
+                                     sim::to_string(*kind_b)));
                 const Value a = value(*n.left), b = value(*n.right);
                 if (a.index() != b.index())
                     return n.str == "!=";  // a number never equals a text
@@ -387,8 +434,9 @@ Expression Expression::parse(const std::string& text) {
     return Expression(text, std::move(root));
 }
 
-bool Expression::holds(const std::map<std::string, Value>& variables) const {
-    return Evaluator{variables, text_}.truth(*root_);
+bool Expression::holds(const std::map<std::string, Value>& variables,
+                       const std::map<std::string, sim::Quantity>& kinds) const {
+    return Evaluator{variables, kinds, text_}.truth(*root_);
 }
 
 }  // namespace hetsim::sweep

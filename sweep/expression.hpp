@@ -50,7 +50,12 @@ public:
 
     // `variables`: axis path -> value. Throws ExpressionError on an unknown name (with the names
     // it knows), an ambiguous short name, or a type mismatch (text in arithmetic).
-    bool holds(const std::map<std::string, Value>& variables) const;
+    // `kinds`: axis path -> the kind of quantity its value is ("2 GB/s": bandwidth); a
+    // comparison, sum or difference of two known kinds that differ ("bandwidth > 1.5 GHz")
+    // throws ExpressionError instead of comparing the bare numbers. Products and quotients have
+    // no kind checked.
+    bool holds(const std::map<std::string, Value>& variables,
+               const std::map<std::string, sim::Quantity>& kinds = {}) const;
     const std::string& text() const { return text_; }
 
     struct Node;

@@ -244,6 +244,17 @@ TEST(SweepDesignSpace, BadSweepFilesNameTheProblem) {
                               "axes:\n  workload: ['{model: lstm}']\n  workload.seq_len: [8]\n");
                 }),
                 HasSubstr("sets 'workload.seq_len', which axis 'workload' sets too"));
+    // A later axis may remove a map an earlier one sets inside (an accelerator and its memory),
+    // but not replace it with another value.
+    EXPECT_NO_THROW(spec_from(dir,
+                              "axes:\n  p.acc1.memory: [1 GB, 2 GB]\n"
+                              "  n: {values: {one: {p.acc1: ~}, two: {}}}\n"));
+    EXPECT_THAT(input_error([&] {
+                    spec_from(dir,
+                              "axes:\n  p.acc1.memory: [1 GB, 2 GB]\n"
+                              "  n: {values: {one: {p.acc1: {memory: 4 GB}}}}\n");
+                }),
+                HasSubstr("axes.n: sets 'p.acc1', which axis 'p.acc1.memory' sets too"));
     // A range's ends are one kind of quantity: a bandwidth up to "5 GHz" is a typo, not 5e9 B/s.
     EXPECT_THAT(input_error([&] {
                     spec_from(dir, "axes:\n  a.x: {min: 1 GB/s, max: 5 GHz}\nrandom: {n: 2}\n");
@@ -289,6 +300,27 @@ TEST(SweepExpression, ArithmeticUnitsTextAndNames) {
     EXPECT_TRUE(holds("-2 * -3 == 6 and 7 / 2 == 3.5"));
     EXPECT_TRUE(holds("32 MiB == 33554432"));
     EXPECT_TRUE(holds("2 GB/s > 1500 MB/s"));
+    // Kinds of quantity: compared, added or subtracted only with their own kind (a bare number
+    // goes with any; products are not checked).
+    const auto expression_error = [](const std::string& text,
+                                     const std::map<std::string, Value>& vars,
+                                     const std::map<std::string, sim::Quantity>& kinds) {
+        try {
+            Expression::parse(text).holds(vars, kinds);
+        } catch (const ExpressionError& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    const std::map<std::string, Value> bw{{"a.bandwidth", 2e9}};
+    const std::map<std::string, sim::Quantity> bw_kind{{"a.bandwidth", sim::Quantity::bandwidth}};
+    EXPECT_THAT(expression_error("bandwidth > 1.5 GHz", bw, bw_kind),
+                HasSubstr("compares a bandwidth with a frequency"));
+    EXPECT_THAT(expression_error("1 GB/s + 1 s > 0", {}, {}),
+                HasSubstr("adds a bandwidth and a time"));
+    EXPECT_EQ(expression_error("bandwidth > 1.5 GB/s and bandwidth * 2 > 1 GHz", bw, bw_kind),
+              "accepted");
+    EXPECT_EQ(expression_error("32 MiB == 33554432", {}, {}), "accepted");
     EXPECT_TRUE(holds("1 ms == 1000 us or 1 > 2"));
     EXPECT_FALSE(holds("not 1 < 2"));
     const std::map<std::string, Value> vars{{"workload.model", std::string("bert")},
