@@ -15,7 +15,7 @@ int positive_int(const sim::ConfigNode& parent, const std::string& key) {
     const sim::ConfigNode n = parent.at(key);
     const std::int64_t v = n.as_int();
     if (v <= 0 || v > 1'000'000'000)
-        n.fail(fmt::format("must be a positive cycle count, got {}", v));
+        n.fail(fmt::format("must be a cycle count in 1..1000000000, got {}", v));
     return static_cast<int>(v);
 }
 

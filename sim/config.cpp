@@ -146,7 +146,24 @@ InputError invalid_yaml(const std::string& label, const YAML::Exception& error) 
                       fmt::format("invalid YAML: {}", error.msg));
 }
 
-YAML::Node parse_yaml(const std::string& yaml_text, const std::string& label) {
+YAML::Node parse_yaml(const std::string& text_with_bom, const std::string& label) {
+    // A UTF-8 byte-order mark (editors on Windows write one) would become part of the first key
+    // ("\uFEFFstudy"): dropped.
+    constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
+    const std::string yaml_text = std::string_view(text_with_bom).starts_with(kUtf8Bom)
+                                      ? text_with_bom.substr(kUtf8Bom.size())
+                                      : text_with_bom;
+    // yaml-cpp decodes UTF-16 and UTF-32 by their byte-order marks, and a stray one turns the
+    // file into unreadable text that the error then echoes: hetsim reads UTF-8 (a UTF-8 BOM is
+    // fine).
+    for (const std::string_view bom :
+         {std::string_view("\xFF\xFE", 2), std::string_view("\xFE\xFF", 2),
+          std::string_view("\x00\x00\xFE\xFF", 4)}) {
+        if (std::string_view(yaml_text).starts_with(bom))
+            throw InputError(label, "", 0,
+                             "the file starts with a UTF-16 or UTF-32 byte-order mark; save it "
+                             "as UTF-8");
+    }
     // Documents are counted with yaml-cpp's event parser, not YAML::LoadAll: on some malformed
     // streams (a stray ',' where a node should start) yaml-cpp 0.7 returns the same empty
     // document forever, and LoadAll allocates until the process is killed (jbeder/yaml-cpp#1040,

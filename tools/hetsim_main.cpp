@@ -372,9 +372,11 @@ int main(int argc, char** argv) {
                       "the makespan and schedule");
     place->add_option("--set", place_request.overrides,
                       "study override: --set workload.seq_len=32");
-    place->add_option("--processors", place_request.processors,
-                      "identical processors for a .stg (Standard Task Graph Set) or WfCommons "
-                      "task graph");
+    place
+        ->add_option("--processors", place_request.processors,
+                     "identical processors for a .stg (Standard Task Graph Set) or WfCommons "
+                     "task graph")
+        ->check(CLI::Range(1, 4096));
     place->add_option("--bandwidth", place_request.bandwidth,
                       "link bandwidth between the processors of a WfCommons workflow (default "
                       "1 GB/s)");

@@ -337,6 +337,21 @@ TEST(ConfigNode, YamlTagsAreRefusedWithTheirLine) {
         "!!str");
 }
 
+// A UTF-16 byte-order mark made yaml-cpp decode the file as UTF-16, and the error echoed the
+// resulting text; a UTF-8 one is harmless.
+TEST(ConfigNode, Utf16FilesAreRefusedAndAUtf8MarkIsRead) {
+    const InputError error = expect_input_error(
+        [] { ConfigNode::from_string(std::string("\xFF\xFEs\0t\0", 6), "u.yaml"); });
+    EXPECT_EQ(error.message(),
+              "the file starts with a UTF-16 or UTF-32 byte-order mark; save it as UTF-8");
+    EXPECT_EQ(ConfigNode::from_string("\xEF\xBB\xBF"
+                                      "a: 1\n",
+                                      "u8.yaml")
+                  .at("a")
+                  .as_int(),
+              1);
+}
+
 // yaml-cpp 0.7's LoadAll returns the same empty document forever on a stray ',' and allocates
 // until the process is killed (found by tests/fuzz; jbeder/yaml-cpp#1040): now a syntax error on
 // the comma's line.

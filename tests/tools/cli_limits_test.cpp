@@ -598,6 +598,9 @@ TEST(CliLimitsRound4, TaskGraphTimesAndSizesAreBounded) {
     expect_one_line_error(
         run_hetsim("place " + workflow.string() + " --placer heft --processors 2"),
         "sizeInBytes is 1e+30; expected a file size in bytes from 0 to 2^53");
+    expect_one_line_error(
+        run_hetsim("place " + workflow.string() + " --placer heft --processors 0"),
+        "--processors: Value 0 not in range 1 to 4096");
 }
 
 // Measurement rows that were read as something else.
