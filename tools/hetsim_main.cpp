@@ -8,6 +8,7 @@
 
 #include <unistd.h>
 #include <filesystem>
+#include <functional>
 
 #include <iostream>
 
@@ -430,11 +431,14 @@ int main(int argc, char** argv) {
     // An empty value (`--out ''`) named nothing: each command read it differently (the current
     // folder, the default, nothing written). Every option and argument that takes a value
     // refuses it.
-    for (CLI::App* command : cli.get_subcommands([](CLI::App*) { return true; })) {
+    const std::function<void(CLI::App*)> refuse_empty_values = [&](CLI::App* command) {
         for (CLI::Option* option : command->get_options())
             if (option->get_type_size_max() > 0)
                 option->check(kNotEmpty);
-    }
+        for (CLI::App* sub : command->get_subcommands([](CLI::App*) { return true; }))
+            refuse_empty_values(sub);  // `dataset build`
+    };
+    refuse_empty_values(&cli);
     try {
         cli.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -543,9 +543,9 @@ TEST(CliLimitsRound3, MessagesSayWhatIsWrong) {
 TEST(CliLimitsRound4, EmptyValuesAndOptionsThatWouldBeIgnoredAreRefused) {
     TempDir dir;
     const fs::path study = dir.write("s.yaml", small_study());
-    for (const std::string& args : std::vector<std::string>{"run " + study.string() + " --out ''",
-                                                            "agree " + study.string() + " --out ''",
-                                                            "inspect bert --export ''", "run ''"}) {
+    for (const std::string& args : std::vector<std::string>{
+             "run " + study.string() + " --out ''", "agree " + study.string() + " --out ''",
+             "inspect bert --export ''", "run ''", "dataset build --spec d.yaml --out ''"}) {
         const auto o = run_hetsim(args);
         expect_one_line_error(o, "expected a value, got an empty one ('')");
     }

@@ -699,6 +699,11 @@ TEST(ReportTest, UnknownAxisOrColumnNamesTheOptionAndTheAccepted) {
               "optionally prefixed min: or max:)");
     pareto.pareto = "latency_s";
     EXPECT_EQ(error_of(pareto).first, "--pareto");
+    pareto.pareto = "min:latency_s,latency_s";
+    EXPECT_EQ(error_of(pareto),
+              (std::pair<std::string, std::string>{"--pareto",
+                                                   "'latency_s' twice: a Pareto plot needs two "
+                                                   "different columns"}));
     EXPECT_FALSE(fs::exists(dir.path() / "report.md"));
     EXPECT_FALSE(fs::exists(dir.path() / "plots"));
 

@@ -484,6 +484,7 @@ PlotRequest plan_plots(const SweepInfo& info, const std::vector<PointSummary>& p
                                   fmt::format("expected two columns COL_X,COL_Y, got '{}'; "
                                               "numeric columns: {}",
                                               options.pareto, accepted));
+        std::vector<std::string> columns;
         for (std::string column : parts) {
             if (column.rfind("min:", 0) == 0 || column.rfind("max:", 0) == 0)
                 column = column.substr(4);
@@ -492,7 +493,14 @@ PlotRequest plan_plots(const SweepInfo& info, const std::vector<PointSummary>& p
                                       fmt::format("unknown or non-numeric column '{}'; numeric "
                                                   "columns: {}",
                                                   column, accepted));
+            columns.push_back(column);
         }
+        // A column against itself is no trade-off (--x a --y a is refused the same way).
+        if (columns[0] == columns[1])
+            throw sim::InputError("", "--pareto", 0,
+                                  fmt::format("'{}' twice: a Pareto plot needs two different "
+                                              "columns",
+                                              columns[0]));
         plan.pareto = options.pareto;
     }
     return plan;
