@@ -628,4 +628,37 @@ TEST(CliLimitsRound4, MeasurementRowsThatMeanNothingAreRefused) {
     EXPECT_FALSE(fs::exists(dir.path() / "o"));
 }
 
+// A WfCommons workflow's references to nothing, a file listed twice, an unknown WfFormat.
+TEST(CliLimitsRound4, WfCommonsReferencesAreChecked) {
+    TempDir dir;
+    const auto place = [&](const std::string& version, const std::string& tasks,
+                           const std::string& files) {
+        const fs::path w = dir.write(
+            "w.json", R"({"name": "w", "schemaVersion": ")" + version +
+                          R"(", "workflow": {"specification": {"tasks": [)" + tasks +
+                          R"(], "files": [)" + files +
+                          R"(]}, "execution": {"tasks": [{"id": "a", "runtimeInSeconds": 1},
+                                                          {"id": "b", "runtimeInSeconds": 1}]}}})");
+        return run_hetsim("place " + w.string() + " --placer heft --processors 2");
+    };
+    const std::string a =
+        R"({"id": "a", "parents": [], "children": ["b"], "inputFiles": [], "outputFiles": ["f1"]})";
+    const std::string b =
+        R"({"id": "b", "parents": ["a"], "children": [], "inputFiles": ["f1"], "outputFiles": []})";
+    const std::string f1 = R"({"id": "f1", "sizeInBytes": 1000})";
+    EXPECT_EQ(place("1.5", a + "," + b, f1).exit_code, 0);
+    expect_one_line_error(place("9.9", a + "," + b, f1),
+                          "schemaVersion: WfFormat \"9.9\" is not one this reader knows");
+    expect_one_line_error(place("1.5", a + "," + b, f1 + "," + R"({"id": "f1", "sizeInBytes": 5})"),
+                          "workflow.specification.files[1]: file 'f1' is listed twice");
+    const std::string b_reads_nothing =
+        R"({"id": "b", "parents": ["a"], "children": [], "inputFiles": ["f9"], "outputFiles": []})";
+    expect_one_line_error(place("1.5", a + "," + b_reads_nothing, f1),
+                          "task 'b' names file 'f9', which is not in workflow.specification.files");
+    const std::string a_orphan_child =
+        R"({"id": "a", "parents": [], "children": ["zz"], "inputFiles": [], "outputFiles": ["f1"]})";
+    expect_one_line_error(place("1.5", a_orphan_child + "," + b, f1),
+                          "task 'a' names child \"zz\", which is not in the workflow");
+}
+
 }  // namespace

@@ -145,6 +145,15 @@ public:
         numeric_ids_ = false;
         for (int p = 0; p < processors_; ++p)
             names_.push_back(fmt::format("P{}", p));
+        // The versions this reader knows (usage.md): a later one may have moved what it reads.
+        if (doc.contains("schemaVersion")) {
+            const Json& version = doc["schemaVersion"];
+            static const std::set<std::string> kKnown = {"1.3", "1.4", "1.5", "1.6"};
+            if (!version.is_string() || kKnown.count(version.get<std::string>()) == 0)
+                fail("schemaVersion", fmt::format("WfFormat {} is not one this reader knows: "
+                                                  "1.3, 1.4, 1.5 or 1.6",
+                                                  version.dump()));
+        }
         const Json& workflow = doc["workflow"];
         const bool v15 = workflow.contains("specification");
         const std::string tasks_path = v15 ? "workflow.specification.tasks" : "workflow.tasks";
@@ -180,7 +189,10 @@ public:
             const Json& files = holder["files"];
             for (std::size_t k = 0; k < files.size(); ++k) {
                 const std::string path = fmt::format("workflow.specification.files[{}]", k);
-                file_bytes[id_of(files[k], path)] = size_of(files[k], path);
+                const std::string id = id_of(files[k], path);
+                // Listed twice, a file would have whichever size came last.
+                if (!file_bytes.emplace(id, size_of(files[k], path)).second)
+                    fail(path, fmt::format("file '{}' is listed twice", id));
             }
         }
         std::map<std::string, double> runtime;
@@ -221,8 +233,16 @@ public:
                 if (!t.contains(key))
                     continue;
                 for (const Json& f : t[key]) {
-                    if (f.is_string())
-                        (std::string(key) == "inputFiles" ? reads[k] : writes[k]).insert(f);
+                    if (!f.is_string())
+                        continue;
+                    // 1.5 lists every file once in specification.files: a name that is not
+                    // there moves nothing, silently.
+                    if (v15 && file_bytes.count(f.get<std::string>()) == 0)
+                        fail(fmt::format("{}.{}", path, key),
+                             fmt::format("task '{}' names file '{}', which is not in "
+                                         "workflow.specification.files",
+                                         task.label, f.get<std::string>()));
+                    (std::string(key) == "inputFiles" ? reads[k] : writes[k]).insert(f);
                 }
             }
             if (t.contains("files") && t["files"].is_array()) {  // 1.3 / 1.4
@@ -238,6 +258,15 @@ public:
         }
         for (std::size_t k = 0; k < tasks.size(); ++k) {
             const Json& t = tasks[k];
+            // Edges come from `parents`; a child that is not a task is a broken reference.
+            if (t.contains("children") && t["children"].is_array()) {
+                for (const Json& child : t["children"]) {
+                    if (!child.is_string() || index.count(child.get<std::string>()) == 0)
+                        fail(fmt::format("{}[{}].children", tasks_path, k),
+                             fmt::format("task '{}' names child {}, which is not in the workflow",
+                                         tasks_[k].label, child.dump()));
+                }
+            }
             if (!t.contains("parents"))
                 continue;
             for (const Json& parent : t["parents"]) {
