@@ -588,6 +588,12 @@ TEST(CliLimitsRound4, TaskGraphTimesAndSizesAreBounded) {
     expect_one_line_error(run_hetsim("place " + graph.string() + " --placer heft"),
                           "edges[0].comm: the comm of edge 0 -> 1 is 1e+30; expected a time in "
                           "seconds from 0 to 4.61e+06");
+    const fs::path typo = dir.write(
+        "t.json",
+        R"({"processors": 2, "tasks": [{"id": 0, "cost": [1, 1]}, {"id": 1, "cost": [1, 1]}],
+                     "edges": [{"from": 0, "to": 1, "coms": 3}]})");
+    expect_one_line_error(run_hetsim("place " + typo.string() + " --placer heft"),
+                          "edges[0].coms: unknown key 'coms'; keys: from, to, comm");
     const fs::path workflow =
         dir.write("w.json",
                   R"({"name": "w", "schemaVersion": "1.4", "workflow": {"specification": {

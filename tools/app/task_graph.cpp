@@ -305,6 +305,7 @@ public:
             fail("processors", "expected the number of processors, an integer in 1..4096");
         }
         processors_ = static_cast<int>(doc["processors"].get<std::int64_t>());
+        expect_keys(doc, "", {"processors", "names", "tasks", "edges"});
         read_names(doc);
         read_tasks(doc);
         read_edges(doc);
@@ -372,6 +373,21 @@ private:
         return value.get<double>();
     }
 
+    // The format's keys only: any other is a typo that would be ignored ("coms" for "comm").
+    void expect_keys(const Json& object, const std::string& path,
+                     std::initializer_list<const char*> known) const {
+        for (auto it = object.begin(); it != object.end(); ++it) {
+            if (std::none_of(known.begin(), known.end(),
+                             [&](const char* k) { return it.key() == k; })) {
+                std::vector<std::string> names(known.begin(), known.end());
+                const std::string key =
+                    it.key().size() > 60 ? it.key().substr(0, 60) + "..." : it.key();
+                fail(path.empty() ? key : path + "." + key,
+                     fmt::format("unknown key '{}'; keys: {}", key, fmt::join(names, ", ")));
+            }
+        }
+    }
+
     void read_tasks(const Json& doc) {
         if (!doc.contains("tasks") || !doc["tasks"].is_array() || doc["tasks"].empty())
             fail("tasks", "expected a non-empty list of tasks");
@@ -381,6 +397,7 @@ private:
             const Json& t = tasks[k];
             if (!t.is_object() || !t.contains("id") || !t["id"].is_number_integer())
                 fail(path, "expected {\"id\": <integer>, \"cost\": [...]}");
+            expect_keys(t, path, {"id", "cost"});
             Task task;
             task.id = t["id"].get<std::int64_t>();
             task.label = std::to_string(task.id);
@@ -423,6 +440,7 @@ private:
                 !e["from"].is_number_integer() || !e["to"].is_number_integer()) {
                 fail(path, "expected {\"from\": <task id>, \"to\": <task id>, \"comm\": <s>}");
             }
+            expect_keys(e, path, {"from", "to", "comm"});
             Edge edge;
             for (const char* end : {"from", "to"}) {
                 const std::int64_t id = e[end].get<std::int64_t>();
