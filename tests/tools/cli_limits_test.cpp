@@ -667,4 +667,25 @@ TEST(CliLimitsRound4, WfCommonsReferencesAreChecked) {
                           "task 'a' names child \"zz\", which is not in the workflow");
 }
 
+// Compare keys that were silently deduplicated or ignored.
+TEST(CliLimitsRound4, CompareKeysThatWouldBeIgnoredAreRefused) {
+    TempDir dir;
+    dir.write("s.yaml", small_study());
+    const auto dry_run = [&](const std::string& body) {
+        const fs::path file = dir.write("c.yaml", "compare: c\n" + body);
+        return run_hetsim("compare " + file.string() + " --dry-run");
+    };
+    expect_one_line_error(dry_run("studies: [s.yaml]\nplacers: [random, random]\n"),
+                          "c.yaml:3: placers.1: placer 'random' is listed twice");
+    expect_one_line_error(dry_run("studies: [{study: s.yaml, placers: []}]\n"),
+                          "an empty list would run only the baseline");
+    expect_one_line_error(
+        dry_run("studies: [{study: s.yaml, placers: [random], exclude: [random]}]\n"),
+        "`exclude:` applies to `placers: all`");
+    expect_one_line_error(
+        dry_run("studies: [s.yaml]\nplacers: [random]\nargs: {mcmc: samples=5}\n"),
+        "c.yaml:4: args: `args:` applies to the placers `placers: all` lists");
+    EXPECT_EQ(dry_run("studies: [s.yaml]\nplacers: [random, etf]\n").exit_code, 0);
+}
+
 }  // namespace

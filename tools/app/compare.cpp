@@ -136,6 +136,7 @@ CompareSpec load_compare(const fs::path& file) {
     if (studies.size() == 0)
         studies.fail("expected at least one study");
     std::set<std::string> names;
+    bool any_all = false;  // some study runs `placers: all`
     for (std::size_t i = 0; i < studies.size(); ++i) {
         const sim::ConfigNode entry = studies.at(i);
         CompareStudy study;
@@ -196,11 +197,25 @@ CompareSpec load_compare(const fs::path& file) {
         study.baseline = config.baseline;
         if (!placers.defined() || (placers.is_scalar() && placers.as_string() == "all")) {
             expand_all(study, config.platform.device_names(), study_exclude, args);
+            any_all = true;
         } else {
-            // A list, or one placer spec other than `all`.
+            // A list, or one placer spec other than `all`. `exclude:` would be ignored beside
+            // it: the list already says what runs.
+            const bool own_list = entry.is_map() && entry.has("placers");
+            if (entry.is_map() && entry.has("exclude"))
+                entry.at("exclude").fail(
+                    "`exclude:` applies to `placers: all`; leave the placer out of the list");
+            if (!own_list && root.has("exclude"))
+                root.at("exclude").fail(
+                    "`exclude:` applies to `placers: all`; leave the placer out of the list");
             auto& registry = placement::PlacerRegistry::instance();
             const std::vector<std::string> listed = placers.as_string_list();
+            if (listed.empty())
+                placers.fail("an empty list would run only the baseline: list placers, or `all`");
             for (std::size_t k = 0; k < listed.size(); ++k) {
+                if (std::find(listed.begin(), listed.begin() + static_cast<std::ptrdiff_t>(k),
+                              listed[k]) != listed.begin() + static_cast<std::ptrdiff_t>(k))
+                    placers.at(k).fail(fmt::format("placer '{}' is listed twice", listed[k]));
                 try {
                     registry.create(listed[k]);
                 } catch (const placement::PlacementError& e) {
@@ -221,6 +236,12 @@ CompareSpec load_compare(const fs::path& file) {
         study.placers = std::move(unique);
         spec.studies.push_back(std::move(study));
     }
+    // `args:` gives arguments to the placers `all` lists by name; with no study running `all`
+    // they would be ignored.
+    if (root.has("args") && !any_all)
+        root.at("args").fail(
+            "`args:` applies to the placers `placers: all` lists, and no study runs `all`; write "
+            "the arguments into the listed specs (mcmc:samples=200)");
     return spec;
 }
 
