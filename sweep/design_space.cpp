@@ -459,10 +459,19 @@ DesignSpace enumerate_points(const SweepSpec& spec) {
     }
     if (spec.sampling == Sampling::random && builder.space.points.size() < spec.samples &&
         !(all_lists && grid_size <= kListableGrid)) {
+        // Without a `where`, the draws repeat: the axes hold fewer distinct points than n (an
+        // integer range of a few values).
         throw sim::InputError(
             spec.file.string(), "random", 0,
-            fmt::format("only {} of {} points satisfy `where` after {} draws",
-                        builder.space.points.size(), spec.samples, kDrawsPerPoint * spec.samples));
+            spec.where.empty()
+                ? fmt::format("the axes gave only {} distinct point(s) in {} draws, fewer than n "
+                              "= {}: lower n or widen the axes (an integer range holds only its "
+                              "integers)",
+                              builder.space.points.size(), kDrawsPerPoint * spec.samples,
+                              spec.samples)
+                : fmt::format("only {} of {} points satisfy `where` after {} draws",
+                              builder.space.points.size(), spec.samples,
+                              kDrawsPerPoint * spec.samples));
     }
     return std::move(builder.space);
 }

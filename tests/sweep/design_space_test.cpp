@@ -117,6 +117,14 @@ TEST(SweepDesignSpace, AGridRunsAtMostAHundredThousandPoints) {
 
 TEST(SweepDesignSpace, HugeSampleCountsAndNegativeSeedsAreRefused) {
     TempDir dir;
+    const auto message_of = [&](const std::string& axes_text, const std::string& sampling) {
+        try {
+            enumerate_points(spec_from(dir, axes_text + sampling));
+        } catch (const sim::InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
     const std::string axes = "axes:\n  workload.seq_len: {min: 1, max: 64}\n";
     const auto message = [&](const std::string& sampling) {
         try {
@@ -132,6 +140,11 @@ TEST(SweepDesignSpace, HugeSampleCountsAndNegativeSeedsAreRefused) {
                 ::testing::HasSubstr("n must be at most 100000, got 100001"));
     EXPECT_THAT(message("random: {n: 10, seed: -2}\n"),
                 ::testing::HasSubstr("expected an integer >= 0, got -2"));
+    // A rounded range of one integer cannot give 3 distinct points; there is no `where` to blame.
+    EXPECT_THAT(message_of("axes:\n  workload.seq_len: {min: 8.5, max: 8.7, integer: true}\n",
+                           "random: {n: 3}\n"),
+                ::testing::HasSubstr("the axes gave only 1 distinct point(s) in 3000 draws, fewer "
+                                     "than n = 3"));
     EXPECT_EQ(message("random: {n: 100000, seed: 2}\n"), "accepted");
 }
 
