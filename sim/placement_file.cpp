@@ -116,6 +116,13 @@ public:
             const Json& entry = entries[k];
             const std::string name = text(entry, "op", where);
             const int op = op_of(name, where);
+            // Written by hetsim, an entry has the op's type: one that differs is a file for
+            // another graph whose op names happen to match.
+            if (entry.contains("type") && entry["type"].is_string() &&
+                entry["type"].get<std::string>() != placed.op(op).type)
+                fail(where + ".type",
+                     fmt::format("op '{}' is a {} in this graph, but the file says {}", name,
+                                 placed.op(op).type, entry["type"].get<std::string>()));
             if (placement.device_of_op[static_cast<std::size_t>(op)] >= 0)
                 fail(where, fmt::format("op '{}' is placed twice", name));
             const std::string device = text(entry, "device", where);

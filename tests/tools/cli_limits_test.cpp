@@ -688,4 +688,24 @@ TEST(CliLimitsRound4, CompareKeysThatWouldBeIgnoredAreRefused) {
     EXPECT_EQ(dry_run("studies: [s.yaml]\nplacers: [random, etf]\n").exit_code, 0);
 }
 
+// A placement file whose op types contradict the graph is another graph's, names aside.
+TEST(CliLimitsRound4, AReplayedPlacementOfAnotherGraphIsRefused) {
+    TempDir dir;
+    const fs::path study = dir.write("s.yaml", small_study());
+    const auto first =
+        run_hetsim("run " + study.string() + " --out " + (dir.path() / "a").string());
+    ASSERT_EQ(first.exit_code, 0) << first.output;
+    const fs::path placement = dir.path() / "a" / "placement_priority_PIM_CPU_P_CPU_S.json";
+    ASSERT_TRUE(fs::exists(placement)) << first.output;
+    nlohmann::json doc = nlohmann::json::parse(read_file(placement));
+    const std::string op = doc["ops"][0]["op"].get<std::string>();
+    const std::string type = doc["ops"][0]["type"].get<std::string>();
+    doc["ops"][0]["type"] = "Conv";
+    const fs::path edited = dir.write("p.json", doc.dump());
+    expect_one_line_error(
+        run_hetsim("run " + study.string() + " --set \"placers=['replay:" + edited.string() +
+                   "']\" --out " + (dir.path() / "b").string()),
+        "ops[0].type: op '" + op + "' is a " + type + " in this graph, but the file says Conv");
+}
+
 }  // namespace
