@@ -193,6 +193,15 @@ TEST(CliTrain, ResumedRunWritesWhatAnUninterruptedRunWrites) {
     // best.pt.
     expect_same_files(whole, split);
     EXPECT_TRUE(fs::exists(split / "ckpt_0003.pt"));
+    // A resumed run keeps the checkpoint's architecture and PPO settings: an option that says
+    // otherwise would be ignored, so it is refused, and nothing is touched.
+    const std::string before = read_file(split / "train_log.csv");
+    const Outcome changed = run_hetsim(
+        "train mcm.rl --dataset " + f.dataset.string() + " --platform " + f.platform.string() +
+        " --out " + split.string() + " --samples 64 --checkpoints 4 --layers 3 --resume");
+    EXPECT_EQ(changed.exit_code, 2) << changed.output;
+    EXPECT_THAT(changed.output, HasSubstr("--resume: --layers 3 differs from the checkpoint's 2"));
+    EXPECT_EQ(read_file(split / "train_log.csv"), before);
 }
 
 TEST(CliTrain, BadRequestsExitTwo) {

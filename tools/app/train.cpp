@@ -426,6 +426,25 @@ std::string train(const TrainRequest& request, std::ostream& progress, bool term
         std::ofstream(out / "validation.csv") << "checkpoint,samples,zero_shot,finetune\n";
     }
     rl::Agent& agent = *loaded;
+    if (request.resume) {
+        // A resumed run goes on with the checkpoint's policy and PPO settings: an option that
+        // says otherwise would be ignored.
+        const rl::RlConfig& kept = agent.config();
+        const auto same = [](const char* option, const std::optional<int>& given, int value) {
+            if (given && *given != value) {
+                throw std::invalid_argument(fmt::format(
+                    "--resume: {} {} differs from the checkpoint's {}; a resumed run keeps the "
+                    "checkpoint's settings (leave {} out)",
+                    option, *given, value, option));
+            }
+        };
+        same("--layers", request.sage_layers, kept.policy.sage_layers);
+        same("--hidden", request.hidden, kept.policy.hidden);
+        same("--rounds", request.rounds, kept.policy.rounds);
+        same("--rollouts", request.rollouts, kept.ppo.rollouts);
+        same("--minibatches", request.minibatches, kept.ppo.minibatches);
+        same("--epochs", request.epochs, kept.ppo.epochs);
+    }
     if (agent.config().policy.chips != config.policy.chips) {
         throw std::invalid_argument(
             fmt::format("--resume: the checkpoint's policy has {} chips, the platform {}",
