@@ -1,5 +1,6 @@
 #include "sim/config.hpp"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
 #include "sim/atomic_file.hpp"
 
@@ -142,8 +143,13 @@ private:
 };
 
 InputError invalid_yaml(const std::string& label, const YAML::Exception& error) {
+    // yaml-cpp's recursion guard (2000 of its own frames, a few hundred levels of nested lists
+    // or maps) reports only "bad file".
+    const bool too_deep = dynamic_cast<const YAML::DeepRecursion*>(&error) != nullptr;
     return InputError(label, "", error.mark.is_null() ? 0 : error.mark.line + 1,
-                      fmt::format("invalid YAML: {}", error.msg));
+                      too_deep ? std::string("invalid YAML: nested too deep (the YAML parser "
+                                             "stops at a few hundred levels of lists or maps)")
+                               : fmt::format("invalid YAML: {}", error.msg));
 }
 
 YAML::Node parse_yaml(const std::string& text_with_bom, const std::string& label) {

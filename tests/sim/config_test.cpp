@@ -352,6 +352,16 @@ TEST(ConfigNode, Utf16FilesAreRefusedAndAUtf8MarkIsRead) {
               1);
 }
 
+// yaml-cpp's depth guard said only "bad file".
+TEST(ConfigNode, NestingTooDeepSaysSo) {
+    const std::string deep = "a: " + std::string(3000, '[') + std::string(3000, ']') + "\n";
+    const InputError error = expect_input_error([&] { ConfigNode::from_string(deep, "d.yaml"); });
+    EXPECT_EQ(error.message(),
+              "invalid YAML: nested too deep (the YAML parser stops at a few "
+              "hundred levels of lists or maps)");
+    EXPECT_EQ(error.line(), 1);
+}
+
 // yaml-cpp 0.7's LoadAll returns the same empty document forever on a stray ',' and allocates
 // until the process is killed (found by tests/fuzz; jbeder/yaml-cpp#1040): now a syntax error on
 // the comma's line.
