@@ -19,6 +19,7 @@
 #include "sim/config.hpp"
 #include "sim/evaluator.hpp"
 #include "sim/exec_graph.hpp"
+#include "sim/json_keys.hpp"
 #include "sim/placement_rules.hpp"
 #include "sim/units.hpp"
 #include "sim/workloads/random_taskgraph.hpp"
@@ -376,15 +377,10 @@ private:
     // The format's keys only: any other is a typo that would be ignored ("coms" for "comm").
     void expect_keys(const Json& object, const std::string& path,
                      std::initializer_list<const char*> known) const {
-        for (auto it = object.begin(); it != object.end(); ++it) {
-            if (std::none_of(known.begin(), known.end(),
-                             [&](const char* k) { return it.key() == k; })) {
-                std::vector<std::string> names(known.begin(), known.end());
-                const std::string key =
-                    it.key().size() > 60 ? it.key().substr(0, 60) + "..." : it.key();
-                fail(path.empty() ? key : path + "." + key,
-                     fmt::format("unknown key '{}'; keys: {}", key, fmt::join(names, ", ")));
-            }
+        if (const auto key = sim::unknown_json_key(object, known)) {
+            const std::vector<std::string> names(known.begin(), known.end());
+            fail(path.empty() ? *key : path + "." + *key,
+                 fmt::format("unknown key '{}'; keys: {}", *key, fmt::join(names, ", ")));
         }
     }
 

@@ -2,6 +2,7 @@
 #include "placement/tarnawski/workload/workload.hpp"
 
 #include "sim/atomic_file.hpp"
+#include "sim/json_keys.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -39,18 +40,12 @@ const json& member(const json& object, const char* key, const std::string& sourc
 // `size`, some nodes `layerId`, neither read): any other is a typo that would be ignored.
 void expect_fields(const json& object, std::initializer_list<const char*> known,
                    const std::string& source, const std::string& where) {
-    for (auto it = object.begin(); it != object.end(); ++it) {
-        const bool listed =
-            std::any_of(known.begin(), known.end(), [&](const char* k) { return it.key() == k; });
-        if (!listed) {
-            std::string names;
-            for (const char* k : known)
-                names += (names.empty() ? "" : ", ") + std::string(k);
-            const std::string key =
-                it.key().size() > 60 ? it.key().substr(0, 60) + "..." : it.key();
-            fail(source, where.empty() ? "/" + key : where + "/" + key,
-                 fmt::format("unknown field \"{}\"; fields: {}", key, names));
-        }
+    if (const auto key = sim::unknown_json_key(object, known)) {
+        std::string names;
+        for (const char* k : known)
+            names += (names.empty() ? "" : ", ") + std::string(k);
+        fail(source, where.empty() ? "/" + *key : where + "/" + *key,
+             fmt::format("unknown field \"{}\"; fields: {}", *key, names));
     }
 }
 
