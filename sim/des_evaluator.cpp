@@ -242,15 +242,11 @@ private:
 
     void start_solo(const StartedTask& started, std::int64_t begin) {
         const ExecIndex::TaskFacts& task = facts_of(started);
-        // Its rate alone, as allocate() would give it (max-min fairness with one flow).
-        const Resources shared = shared_of(started);
-        const double progress = alone_rate_Bps(capacity_Bps_, task.flow_rate_Bps,
-                                               std::span<const int>(shared.begin(), shared.end())) /
-                                task.flow_rate_Bps;
-        // settle()'s wake-up for a flow of flow_ps at `progress`, taken at its start.
-        const std::int64_t end =
-            begin +
-            std::max<std::int64_t>(1, std::llround(static_cast<double>(task.flow_ps) / progress));
+        // Its rate alone, as allocate() would give it (max-min fairness with one flow), and
+        // settle()'s wake-up for a flow of flow_ps at that rate, taken at its start: both fixed
+        // per task (ExecIndex).
+        const double progress = task.alone_progress;
+        const std::int64_t end = begin + task.alone_flow_ps;
         std::uint32_t id;
         if (!free_solos_.empty()) {
             id = free_solos_.back();
@@ -441,23 +437,26 @@ private:
     std::vector<unsigned char> chunk_;
 };
 
-std::string slot_signature(const std::vector<ExecResourceSlot>& slots) {
-    std::string sig;
-    for (const auto& s : slots)
-        sig += fmt::format("{}|{}|{}|{};", s.process, s.thread, s.capacity, s.is_link);
-    return sig;
+// Whether two platforms' resource slots elaborate the same model (names, capacities, links).
+// Compared field by field, not as formatted text: evaluate() checks it on every call.
+bool same_slots(const std::vector<ExecResourceSlot>& a, const std::vector<ExecResourceSlot>& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                      [](const ExecResourceSlot& x, const ExecResourceSlot& y) {
+                          return x.capacity == y.capacity && x.is_link == y.is_link &&
+                                 x.process == y.process && x.thread == y.thread;
+                      });
 }
 
 }  // namespace
 
 // The elaborated model, built once per process.
 struct DesEvaluator::Impl {
-    std::string signature;
+    std::vector<ExecResourceSlot> slots;  // of the platform it was elaborated for
     std::vector<std::unique_ptr<MemoryTarget>> memories;
     std::unique_ptr<Engine> engine;
     bool in_use = false;
 
-    explicit Impl(const Platform& platform) : signature(slot_signature(resource_slots(platform))) {
+    explicit Impl(const Platform& platform) : slots(resource_slots(platform)) {
         std::map<std::string, MemoryTarget*> memory_of;
         for (const auto& c : platform.components()) {
             memories.push_back(std::make_unique<MemoryTarget>(
@@ -501,7 +500,7 @@ DesEvaluator::DesEvaluator(const Platform& platform, EvalOptions options) : opti
         sc_core::sc_report_handler::set_actions(sc_core::SC_ID_NO_SC_START_ACTIVITY_,
                                                 sc_core::SC_DO_NOTHING);
         g_model = new Impl(platform);
-    } else if (g_model->signature != slot_signature(resource_slots(platform))) {
+    } else if (!same_slots(g_model->slots, resource_slots(platform))) {
         throw std::logic_error(
             "DesEvaluator: SystemC elaborates once per process and this process already "
             "simulates another platform; run each platform in its own process (sweeps do)");
@@ -518,7 +517,7 @@ DesEvaluator::~DesEvaluator() {
 }
 
 Metrics DesEvaluator::evaluate(const ExecGraph& exec, Trace* trace) {
-    if (slot_signature(exec.resources) != g_model->signature) {
+    if (!same_slots(exec.resources, g_model->slots)) {
         throw std::invalid_argument("DesEvaluator: ExecGraph was lowered for another platform");
     }
     Metrics metrics = measure(exec, options_, trace, [&](int samples, RunRecorder& recorder) {

@@ -7,7 +7,7 @@
 // evaluators read a handful of its fields at scattered times, so each read was a cache miss
 // (des_bench under perf: the largest cost after the SystemC kernel's own). Each consumer also
 // walked the tasks once more to pack its own copy, and check_run_limits once more to sum the
-// durations. Here one sequential pass reads every Task once; the runs touch 64-byte records
+// durations. Here one sequential pass reads every Task once; the runs touch 72-byte records
 // and contiguous index lists.
 #pragma once
 
@@ -22,11 +22,16 @@ struct ExecIndex {
     explicit ExecIndex(const ExecGraph& exec);
 
     struct TaskFacts {
-        std::int64_t duration_ps;        // Task::duration_ps (the AnalyticEvaluator's)
-        std::int64_t fixed_ps;           // Task::fixed_ps (the DES's fixed phase)
-        std::int64_t flow_ps;            // Task::flow_ps
-        std::int64_t bytes;              // Task::bytes
-        double flow_rate_Bps;            // Task::flow_rate_Bps
+        std::int64_t duration_ps;  // Task::duration_ps (the AnalyticEvaluator's)
+        std::int64_t fixed_ps;     // Task::fixed_ps (the DES's fixed phase)
+        std::int64_t flow_ps;      // Task::flow_ps
+        std::int64_t bytes;        // Task::bytes
+        // The flow phase alone (no other flow on its shared resources): its rate / its full
+        // rate, and its length, max(1, round(flow_ps / alone_progress)) ps (the DES's solo
+        // flows; 0 and 1.0 for a task without a flow phase). Fixed per graph, so computed here
+        // once: per run it was a max-min fair share and a division per task.
+        double alone_progress;
+        std::int64_t alone_flow_ps;
         std::int32_t resource;           // Task::resource (slot)
         std::int32_t units;              // Task::units
         std::int32_t fills_buffer;       // Task::fills_buffer (-1: none)
@@ -53,6 +58,12 @@ struct ExecIndex {
     std::vector<std::int32_t> first_input, input_reads;
     // The shared resources of task t's flow phase: shared[first_shared[t] ..].
     std::vector<std::int32_t> first_shared, shared;
+
+    // Each task's predecessor count (TaskFacts::predecessor_count, contiguous: the Dispatcher
+    // copies it per run), and the tasks with none, in Task order.
+    std::vector<std::int32_t> predecessor_counts, sources;
+    // The buffers resident before the first task (persistent, with no producer: the weights).
+    std::vector<std::int32_t> resident_from_start;
 
     double duration_sum_ps = 0.0;  // Σ Task::duration_ps (check_run_limits)
 

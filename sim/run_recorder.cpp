@@ -15,8 +15,8 @@ RunRecorder::RunRecorder(const ExecGraph& exec, const ExecIndex& index, int samp
       trace_(trace),
       start_ps_(exec.tasks.size() * static_cast<std::size_t>(samples), 0),
       sample_finish_ps_(static_cast<std::size_t>(samples), 0),
-      first_slice_(exec.tasks.size(), -1),
-      busy_s_(exec.resources.size(), 0.0),
+      first_slice_(trace != nullptr ? exec.tasks.size() : 0, -1),
+      busy_ps_(exec.resources.size(), 0),
       bytes_(exec.resources.size(), 0),
       timings_(exec.tasks.size()),
       readers_left_(exec.buffers.size() * static_cast<std::size_t>(samples), -1) {
@@ -26,39 +26,8 @@ RunRecorder::RunRecorder(const ExecGraph& exec, const ExecIndex& index, int samp
     peak_.assign(components, 0);
     peak_task_.assign(components, -1);
     // Weights are resident from the start, once for every sample.
-    for (std::size_t b = 0; b < exec.buffers.size(); ++b) {
-        const Buffer& buffer = exec.buffers[b];
-        if (buffer.producer < 0 && buffer.persistent)
-            allocate(0, static_cast<int>(b), -1, 0);
-    }
-}
-
-void RunRecorder::allocate(std::size_t sample, int buffer, int task, std::int64_t time_ps) {
-    const ExecIndex::BufferFacts& b = index_.buffers[static_cast<std::size_t>(buffer)];
-    if (b.component < 0)
-        return;
-    int& left = readers_left_[sample * index_.buffers.size() + static_cast<std::size_t>(buffer)];
-    if (left >= 0)
-        return;  // already resident
-    left = b.readers;
-    const auto c = static_cast<std::size_t>(b.component);
-    resident_[c] += b.bytes;
-    if (resident_[c] > peak_[c]) {
-        peak_[c] = resident_[c];
-        peak_task_[c] = task;
-    }
-    if (trace_ != nullptr)
-        memory_changes_.push_back({time_ps, b.component, resident_[c]});
-}
-
-void RunRecorder::release(std::size_t /*sample*/, int buffer, std::int64_t time_ps) {
-    const ExecIndex::BufferFacts& b = index_.buffers[static_cast<std::size_t>(buffer)];
-    if (b.persistent || b.component < 0)
-        return;
-    const auto c = static_cast<std::size_t>(b.component);
-    resident_[c] -= b.bytes;
-    if (trace_ != nullptr)
-        memory_changes_.push_back({time_ps, b.component, resident_[c]});
+    for (const std::int32_t b : index.resident_from_start)
+        allocate(0, b, -1, 0);
 }
 
 namespace {
@@ -72,56 +41,6 @@ std::string lane_thread(const ExecResourceSlot& slot, int lane) {
 }
 
 }  // namespace
-
-void RunRecorder::on_start(const StartedTask& started, std::int64_t time_ps) {
-    const std::size_t n = index_.task_count();
-    const auto sample = static_cast<std::size_t>(started.instance.sample);
-    const auto t = static_cast<std::size_t>(started.instance.task);
-    start_ps_[sample * n + t] = time_ps;
-    // A task's output occupies memory from its start; a graph input from its first reader.
-    for (std::int32_t i = index_.first_input[t]; i < index_.first_input[t + 1]; ++i)
-        allocate(sample, index_.input_reads[static_cast<std::size_t>(i)], started.instance.task,
-                 time_ps);
-    if (const int fills = index_.tasks[t].fills_buffer; fills >= 0)
-        allocate(sample, fills, started.instance.task, time_ps);
-}
-
-void RunRecorder::on_finish(const StartedTask& started, std::int64_t time_ps) {
-    const std::size_t n = index_.task_count();
-    const auto sample = static_cast<std::size_t>(started.instance.sample);
-    const auto task_index = static_cast<std::size_t>(started.instance.task);
-    const ExecIndex::TaskFacts& task = index_.tasks[task_index];
-    ++finished_;
-    sample_finish_ps_[sample] = std::max(sample_finish_ps_[sample], time_ps);
-    // Free every buffer whose last reader this was, and an output nobody reads.
-    int* const left_of_sample = readers_left_.data() + sample * index_.buffers.size();
-    for (std::int32_t i = index_.first_read[task_index]; i < index_.first_read[task_index + 1];
-         ++i) {
-        const int b = index_.reads[static_cast<std::size_t>(i)];
-        int& left = left_of_sample[b];
-        if (left > 0 && --left == 0)
-            release(sample, b, time_ps);
-    }
-    if (task.fills_unread)
-        release(sample, task.fills_buffer, time_ps);
-    const std::int64_t start = start_ps_[sample * n + task_index];
-    if (trace_ != nullptr && task.link_transfer)
-        link_transfers_.push_back({task.resource, start, time_ps, task.bytes});
-    if (sample != 0) {
-        if (trace_ != nullptr)
-            record_slice(started, start, time_ps);
-        return;
-    }
-    timings_[task_index] = TaskTiming{start, time_ps};
-    busy_s_[static_cast<std::size_t>(task.resource)] +=
-        static_cast<double>(time_ps - start) * kSecondsPerPs;
-    kind_s_[static_cast<std::size_t>(task.kind)] +=
-        static_cast<double>(time_ps - start) * kSecondsPerPs;
-    if (task.kind == TaskKind::transfer)
-        bytes_[static_cast<std::size_t>(task.resource)] += task.bytes;
-    if (trace_ != nullptr)
-        record_slice(started, start, time_ps);
-}
 
 void RunRecorder::record_slice(const StartedTask& started, std::int64_t start,
                                std::int64_t time_ps) {
@@ -193,15 +112,15 @@ std::int64_t RunRecorder::makespan_ps() const {
 void RunRecorder::finish_latency_run(Metrics& metrics) {
     metrics.latency_s = static_cast<double>(makespan_ps()) * kSecondsPerPs;
     metrics.tasks_executed = finished_;
-    metrics.task_timings = timings_;
+    metrics.task_timings = std::move(timings_);  // the latency run's last use
     for (TaskKind kind : {TaskKind::compute, TaskKind::convert, TaskKind::transfer})
         metrics.time_by_kind_s[std::string(to_string(kind))] =
-            kind_s_[static_cast<std::size_t>(kind)];
+            static_cast<double>(kind_ps_[static_cast<std::size_t>(kind)]) * kSecondsPerPs;
     for (std::size_t s = 0; s < exec_.resources.size(); ++s) {
         const auto& slot = exec_.resources[s];
         const std::string key = fmt::format("{}:{}", slot.process, slot.thread);
-        if (busy_s_[s] > 0.0)
-            metrics.resource_busy_s[key] = busy_s_[s];
+        if (busy_ps_[s] > 0)
+            metrics.resource_busy_s[key] = static_cast<double>(busy_ps_[s]) * kSecondsPerPs;
         if (slot.is_link && bytes_[s] > 0)
             metrics.link_bytes[key] = static_cast<double>(bytes_[s]);
     }

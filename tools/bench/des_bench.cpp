@@ -4,7 +4,7 @@
 // same placement with a schedule (each resource's order and planned starts, taken from the
 // unscheduled run) measures what following an order costs (issue 24: at most 1.1x per task).
 // Prints the ratios at the end, then again from 15 interleaved rounds (median and range: the
-// numbers to quote on a noisy machine). Run: build/release/des_bench
+// numbers to quote on a noisy machine). Run: build/release/des_bench [--interleaved_rounds=N]
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
@@ -12,6 +12,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "placement/placer.hpp"
@@ -169,6 +171,17 @@ BENCHMARK(BM_AnalyticBertBase)->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {
     setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+    // --interleaved_rounds=N (default 15; 0 skips them, e.g. under a profiler).
+    int rounds = 15;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        if (arg.starts_with("--interleaved_rounds=")) {
+            rounds = std::stoi(std::string(arg.substr(arg.find('=') + 1)));
+            std::copy(argv + i + 1, argv + argc + 1, argv + i);  // argv[argc] is null
+            --argc;
+            --i;
+        }
+    }
     app::register_all();
     Fixture fixture;
     const std::string platform_file =
@@ -234,6 +247,7 @@ int main(int argc, char** argv) {
         "faster than the DES)\n",
         g_analytic_task_s * static_cast<double>(fixture.exec.tasks.size()) * 1e3,
         g_analytic_task_s * 1e6, g_des_task_s / g_analytic_task_s);
-    interleaved_rounds(15);
+    if (rounds > 0)
+        interleaved_rounds(rounds);
     return 0;
 }
