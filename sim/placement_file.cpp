@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -136,12 +137,21 @@ public:
             if (entry.contains("note") && entry["note"].is_string())
                 placement.notes[static_cast<std::size_t>(op)] = entry["note"].get<std::string>();
         }
+        std::vector<std::string> missing;
         for (std::size_t op = 0; op < ops; ++op) {
-            if (placement.device_of_op[op] < 0) {
-                fail("ops", fmt::format("op '{}' of the graph is not placed",
-                                        placed.op(static_cast<int>(op)).name));
-            }
+            if (placement.device_of_op[op] < 0)
+                missing.push_back(fmt::format("'{}'", placed.op(static_cast<int>(op)).name));
         }
+        if (!missing.empty()) {
+            constexpr std::size_t kShown = 5;
+            const auto shown = static_cast<long>(std::min(missing.size(), kShown));
+            fail("ops", fmt::format("{} op(s) of graph '{}' are not placed: {}{}", missing.size(),
+                                    placed.name(),
+                                    fmt::join(missing.begin(), missing.begin() + shown, ", "),
+                                    missing.size() > kShown ? ", ..." : ""));
+        }
+        if (doc.contains("ops_per_device"))
+            check_ops_per_device(doc["ops_per_device"], placement);
         if (doc.contains("schedule"))
             placement.schedule = schedule(doc["schedule"]);
         return placement;
@@ -150,6 +160,34 @@ public:
 private:
     [[noreturn]] void fail(const std::string& path, const std::string& message) const {
         throw InputError(file_, path, 0, message);
+    }
+
+    // The summary the writer adds, {"<device>": ops placed there}: one that disagrees with
+    // "ops" is a hand-edited file whose intent is unclear.
+    void check_ops_per_device(const Json& summary, const Placement& placement) const {
+        if (!summary.is_object())
+            fail("ops_per_device", "expected an object: device -> number of ops");
+        std::map<std::string, std::int64_t> counted;
+        for (int d : placement.device_of_op)
+            ++counted[platform_.device(d).name];
+        for (const auto& [device, count] : summary.items()) {
+            const std::string where = "ops_per_device." + device;
+            if (!count.is_number_integer())
+                fail(where, "expected a whole number of ops");
+            const auto it = counted.find(device);
+            const std::int64_t listed = it == counted.end() ? 0 : it->second;
+            if (count.get<std::int64_t>() != listed) {
+                fail(where, fmt::format("says {} op(s) on '{}', but \"ops\" places {} there",
+                                        count.dump(), device, listed));
+            }
+        }
+        for (const auto& [device, listed] : counted) {
+            if (!summary.contains(device)) {
+                fail("ops_per_device",
+                     fmt::format("has no count for '{}', where \"ops\" places {} op(s)", device,
+                                 listed));
+            }
+        }
     }
 
     // The recorded passes, applied again to the study's graph (sim/passes/passes.hpp).

@@ -123,6 +123,42 @@ std::vector<int> balanced_fill(const McmProblem& problem, double reserve, bool b
     return chip_of_op;
 }
 
+// What the user can change when no fill could be repaired: an op whose weights exceed every
+// chip's room (the chiplets' `memory`, less the reserve), the weights together exceeding the
+// package's, or else the solver's limits.
+std::string why_no_fill(const McmProblem& problem) {
+    const std::vector<std::int64_t>& room = problem.capacity_bytes();
+    if (std::find(room.begin(), room.end(), 0) != room.end())
+        return "no valid partition within its limits";  // a chip without a limit
+    const auto largest = std::max_element(room.begin(), room.end());
+    const auto largest_chip = static_cast<std::size_t>(largest - room.begin());
+    std::int64_t total_room = 0;
+    for (std::int64_t r : room)
+        total_room += r;
+    int heaviest = 0;
+    std::int64_t total_weights = 0;
+    for (int op = 0; op < problem.op_count(); ++op) {
+        if (problem.op_weight_bytes(op) > problem.op_weight_bytes(heaviest))
+            heaviest = op;
+    }
+    for (const WeightUse& w : problem.weights())
+        total_weights += w.bytes;
+    const std::string chip = problem.platform().device(problem.chip_devices()[largest_chip]).name;
+    if (problem.op_weight_bytes(heaviest) > *largest) {
+        return fmt::format(
+            "op '{}' reads {} B of weights, and no chiplet has room for more than {} B ('{}'); "
+            "raise the chiplets' memory",
+            problem.graph().op(heaviest).name, problem.op_weight_bytes(heaviest), *largest, chip);
+    }
+    if (total_weights > total_room) {
+        return fmt::format(
+            "the weights take {} B, more than the {} B the {} chiplets have for them; raise the "
+            "chiplets' memory",
+            total_weights, total_room, room.size());
+    }
+    return "no valid partition within its limits";
+}
+
 }  // namespace
 
 GreedyPlacer::GreedyPlacer(const std::string& arguments)
@@ -159,8 +195,8 @@ GreedyPartition greedy_partition(const McmProblem& problem, const GreedyOptions&
         if (runs == 1) {
             throw PlacementError(fmt::format(
                 "{}: the solver could not repair the balanced fill of '{}' on any number of "
-                "chips (no valid partition within its limits)",
-                kName, problem.graph().name()));
+                "chips: {}",
+                kName, problem.graph().name(), why_no_fill(problem)));
         }
     }
 }

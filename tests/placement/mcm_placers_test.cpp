@@ -142,6 +142,27 @@ TEST(McmPlacers, GreedyMemoryFillPacksEachSramInTurn) {
     EXPECT_EQ(problem.from_placement(balanced.placement), (std::vector<int>{0, 1, 2, 3}));
 }
 
+// No fill can be repaired when the memory is too small; the message says which limit to raise.
+TEST(McmPlacers, GreedyNamesTheMemoryThatLeavesNoPartition) {
+    const sim::Graph g = sim::workloads::parse_json_graph(kMatMulChain4, "mm4");
+    const auto refusal = [&](int chips, const std::string& sram) {
+        try {
+            (void)run("mcm.greedy:reserve=0,bound=0", g, ring(chips, sram));
+        } catch (const PlacementError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    // 200 B per chip: no chip holds one 256 B weight.
+    EXPECT_THAT(refusal(4, "200 B"),
+                HasSubstr("any number of chips: op 'm0' reads 256 B of weights, and no chiplet "
+                          "has room for more than 200 B ('chip0'); raise the chiplets' memory"));
+    // 300 B per chip holds any one weight, but three chips hold 900 B of the 1024 B.
+    EXPECT_THAT(refusal(3, "300 B"), HasSubstr("the weights take 1024 B, more than the 900 B the "
+                                               "3 chiplets have for them; raise the chiplets' "
+                                               "memory"));
+}
+
 TEST(McmPlacers, ConvergenceIsTheBestSoFarAfterEverySample) {
     const sim::Graph g = random_dag(5, 20);
     const sim::Platform p = ring(4);

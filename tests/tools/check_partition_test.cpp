@@ -104,19 +104,41 @@ TEST_F(CheckPartition, ViolationsExitOneWithEveryMessage) {
 TEST_F(CheckPartition, BadInputExitsTwo) {
     auto out = check({"c_b_D", "c_b_D", "c_b_D", "c_b_D", "nope"});
     EXPECT_EQ(out.exit_code, 2) << out.output;
-    EXPECT_THAT(out.output, HasSubstr("ops[4].device: unknown device 'nope' on platform 'ring3'"));
+    EXPECT_THAT(out.output, HasSubstr("ops[4].device: op 'n4' is on device 'nope', which "
+                                      "platform 'ring3' does not have"));
     out = check({"c_b_D", "c_b_D", "c_b_D", "c_b_D", "H"});
     EXPECT_EQ(out.exit_code, 2) << out.output;
-    EXPECT_THAT(out.output,
-                HasSubstr("ops[4].device: device 'H' has role host_cpu, expected a chiplet"));
+    EXPECT_THAT(out.output, HasSubstr("ops: op 'n4' is on device 'H', which has role host_cpu; "
+                                      "expected a chiplet"));
     out = check({"c_b_D", "c_b_D", "c_b_D"});
     EXPECT_EQ(out.exit_code, 2) << out.output;
-    EXPECT_THAT(out.output, HasSubstr("ops: 2 op(s) of the workload have no device: 'n3', 'n4'"));
-    write("p.json", R"({"ops": [{"op": "n9", "device": "c_b_D"}]})");
-    out = run_hetsim("check-partition " + (dir.path() / "study.yaml").string() + " " +
-                     (dir.path() / "p.json").string());
+    EXPECT_THAT(out.output, HasSubstr("ops: 2 op(s) of graph"));
+    EXPECT_THAT(out.output, HasSubstr("are not placed: 'n3', 'n4'"));
+    const auto check_file = [&](const std::string& text) {
+        write("p.json", text);
+        return run_hetsim("check-partition " + (dir.path() / "study.yaml").string() + " " +
+                          (dir.path() / "p.json").string());
+    };
+    out = check_file(R"({"ops": [{"op": "n9", "device": "c_b_D"}]})");
     EXPECT_EQ(out.exit_code, 2) << out.output;
-    EXPECT_THAT(out.output, HasSubstr("ops[0].op: unknown op 'n9'"));
+    EXPECT_THAT(out.output, HasSubstr("ops[0]: op 'n9' is not in graph"));
+    // The writer's type and summary must agree with the list (a hand-edited file otherwise).
+    const std::string five = R"("ops": [{"op": "n0", "device": "c_b_D"}, {"op": "n1", "device":
+        "c_b_D"}, {"op": "n2", "device": "c_b_D"}, {"op": "n3", "device": "c_b_D"},
+        {"op": "n4", "device": "c_c_D")";
+    out = check_file("{" + five + R"(, "type": "Conv"}]})");
+    EXPECT_EQ(out.exit_code, 2) << out.output;
+    EXPECT_THAT(out.output, HasSubstr("ops[4].type: op 'n4' is a"));
+    EXPECT_THAT(out.output, HasSubstr("but the file says Conv"));
+    out = check_file("{" + five + R"(}], "ops_per_device": {"c_b_D": 1000, "c_c_D": 1}})");
+    EXPECT_EQ(out.exit_code, 2) << out.output;
+    EXPECT_THAT(out.output, HasSubstr("ops_per_device.c_b_D: says 1000 op(s) on 'c_b_D', but "
+                                      "\"ops\" places 4 there"));
+    out = check_file("{" + five + R"(}], "ops_per_device": {"c_b_D": 4}})");
+    EXPECT_EQ(out.exit_code, 2) << out.output;
+    EXPECT_THAT(out.output, HasSubstr("ops_per_device: has no count for 'c_c_D'"));
+    out = check_file("{" + five + R"(}], "ops_per_device": {"c_b_D": 4, "c_c_D": 1}})");
+    EXPECT_EQ(out.exit_code, 0) << out.output;
 }
 
 }  // namespace

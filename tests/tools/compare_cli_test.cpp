@@ -197,6 +197,9 @@ TEST(CompareCli, BadCompareFilesExitTwoBeforeAnythingRuns) {
     expect_refused("compare: t\nstudies: []\n", "at least one study");
     expect_refused("compare: t\ntimeout: -1 s\nstudies: [" + study + "]\n", "positive");
     expect_refused("compare: t\nargs: {mcmc: samples=-3}\nstudies: [" + study + "]\n", "samples");
+    // A study's paper is a placer family (the summary compares that family's best).
+    expect_refused("compare: t\nstudies:\n  - {study: " + study + ", paper: dute}\n",
+                   "no placer family 'dute' (did you mean 'duet'?)");
     const fs::path points = dir.write(
         "points.yaml", "study: p\nplatform: " + std::string(HETSIM_SOURCE_DIR) +
                            "/configs/platforms/zynq_silentpim.yaml\n"

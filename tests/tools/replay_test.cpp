@@ -164,7 +164,7 @@ TEST(Replay, AFileThatDoesNotFitIsExit2NamingTheOpDeviceOrResource) {
         {R"({"ops": [{"op": "A", "device": "CPU_S"}, {"op": "B", "device": "GPU"}]})",
          "ops[1].device: op 'B' is on device 'GPU', which platform 'zynq_silentpim' does not "
          "have"},
-        {R"({"ops": [{"op": "A", "device": "CPU_S"}]})", "ops: op 'B' of the graph is not placed"},
+        {R"({"ops": [{"op": "A", "device": "CPU_S"}]})", "are not placed: 'B'"},
         {placement_file(R"({"cpu": ["B", "A"]})", ""),
          "schedule.order: no order for execution resource 'pim'"},
         {placement_file(R"({"cpu": ["B", "A"], "gpu": []})", ""),

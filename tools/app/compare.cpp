@@ -102,6 +102,20 @@ std::set<std::string> excluded_placers(const sim::ConfigNode& node) {
     return out;
 }
 
+// A study's `paper` names the placer family of the paper its workload comes from (the summary
+// sets that family's best placer against the rest): one of the registered families.
+void check_paper_family(const sim::ConfigNode& node, const std::string& paper) {
+    std::vector<std::string> families;
+    for (const auto& family : placement::PlacerRegistry::instance().families())
+        families.push_back(family.name);
+    if (std::find(families.begin(), families.end(), paper) != families.end())
+        return;
+    const std::string hint = sim::did_you_mean(paper, families);
+    node.fail(fmt::format("no placer family '{}'{}; a study's paper is one of: {}", paper,
+                          hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint),
+                          fmt::join(families, ", ")));
+}
+
 CompareSpec load_compare(const fs::path& file) {
     const sim::ConfigNode root = sim::ConfigNode::load_file(file);
     root.expect_map();
@@ -148,6 +162,8 @@ CompareSpec load_compare(const fs::path& file) {
             where = entry.at("study");
             study.file = where.as_string();
             study.paper = entry.get_string("paper", "");
+            if (entry.has("paper"))
+                check_paper_family(entry.at("paper"), study.paper);
             if (entry.has("set"))
                 study.overrides = entry.at("set").as_string_list();
             if (entry.has("placers"))
