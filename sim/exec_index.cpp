@@ -75,6 +75,8 @@ ExecIndex::ExecIndex(const ExecGraph& exec) {
                 input_reads.push_back(b);
         }
     }
+    task_count_ = tasks.size();
+    buffer_count_ = buffers.size();
     first_successor.push_back(static_cast<std::int32_t>(successors.size()));
     first_shared.push_back(static_cast<std::int32_t>(shared.size()));
     first_read.push_back(static_cast<std::int32_t>(reads.size()));

@@ -67,12 +67,17 @@ struct ExecIndex {
 
     double duration_sum_ps = 0.0;  // Σ Task::duration_ps (check_run_limits)
 
-    std::size_t task_count() const { return tasks.size(); }
+    // The counts, kept: tasks.size() divides by a 72-byte stride, and the runs ask per task.
+    std::size_t task_count() const { return task_count_; }
+    std::size_t buffer_count() const { return buffer_count_; }
     // Whether it still describes `exec` (the same task and buffer counts: an ExecGraph is not
     // edited after lowering, see ExecGraph::index).
     bool matches(const ExecGraph& exec) const {
         return tasks.size() == exec.tasks.size() && buffers.size() == exec.buffers.size();
     }
+
+private:
+    std::size_t task_count_ = 0, buffer_count_ = 0;
 };
 
 }  // namespace hetsim::sim

@@ -89,7 +89,7 @@ inline void RunRecorder::allocate(std::size_t sample, int buffer, int task, std:
     const ExecIndex::BufferFacts& b = index_.buffers[static_cast<std::size_t>(buffer)];
     if (b.component < 0)
         return;
-    int& left = readers_left_[sample * index_.buffers.size() + static_cast<std::size_t>(buffer)];
+    int& left = readers_left_[sample * index_.buffer_count() + static_cast<std::size_t>(buffer)];
     if (left >= 0)
         return;  // already resident
     left = b.readers;
@@ -134,7 +134,7 @@ inline void RunRecorder::on_finish(const StartedTask& started, std::int64_t time
     ++finished_;
     sample_finish_ps_[sample] = std::max(sample_finish_ps_[sample], time_ps);
     // Free every buffer whose last reader this was, and an output nobody reads.
-    int* const left_of_sample = readers_left_.data() + sample * index_.buffers.size();
+    int* const left_of_sample = readers_left_.data() + sample * index_.buffer_count();
     for (std::int32_t i = index_.first_read[task_index]; i < index_.first_read[task_index + 1];
          ++i) {
         const int b = index_.reads[static_cast<std::size_t>(i)];
