@@ -38,6 +38,9 @@ std::string expected(const ArgumentSchema::Key& key) {
             if (std::isinf(key.number_max))
                 return fmt::format("a number {} {}", key.number_min_exclusive ? ">" : ">=",
                                    format_number(key.number_min));
+            if (key.number_min_exclusive)
+                return fmt::format("a number > {} and <= {}", format_number(key.number_min),
+                                   format_number(key.number_max));
             return fmt::format("a number in {}..{}", format_number(key.number_min),
                                format_number(key.number_max));
         case Kind::boolean:
@@ -183,6 +186,14 @@ ArgumentSchema& ArgumentSchema::positive_number(std::string key, std::string def
                                                 std::string help) {
     Key k = make_key(std::move(key), Kind::number, std::move(help), std::move(default_text));
     k.number_min_exclusive = true;
+    return add(std::move(k));
+}
+
+ArgumentSchema& ArgumentSchema::time_limit(std::string key, std::string default_text,
+                                           std::string help, bool zero_means_none) {
+    Key k = make_key(std::move(key), Kind::number, std::move(help), std::move(default_text));
+    k.number_min_exclusive = !zero_means_none;
+    k.number_max = kMaxTimeLimit_s;
     return add(std::move(k));
 }
 

@@ -29,6 +29,12 @@ std::string unknown_placer_message(const std::string& name, const std::vector<st
 
 class PlacerArguments;
 
+// The longest wall-clock limit a placer takes: 10^7 s (116 days). A deadline is a
+// steady_clock time point in nanoseconds, which overflows past 9.2e9 s from now, and a limit of
+// 1e10 s or `inf` had made every search stop at once with its starting point; anything longer
+// than this is no limit in practice, and a search without one leaves `time` out.
+inline constexpr double kMaxTimeLimit_s = 1e7;
+
 class ArgumentSchema {
 public:
     enum class Kind { integer, number, boolean, choice, text };
@@ -58,6 +64,10 @@ public:
     ArgumentSchema& number(std::string key, double min, double max, std::string default_text,
                            std::string help);
     ArgumentSchema& positive_number(std::string key, std::string default_text, std::string help);
+    // A wall-clock limit in seconds: > 0 (>= 0 when `zero_means_none`) and at most
+    // kMaxTimeLimit_s.
+    ArgumentSchema& time_limit(std::string key, std::string default_text, std::string help,
+                               bool zero_means_none = false);
     ArgumentSchema& boolean(std::string key, std::string default_text, std::string help);
     ArgumentSchema& choice(std::string key, std::vector<std::string> choices,
                            std::string default_text, std::string help);

@@ -83,38 +83,103 @@ void check_input_file(const fs::path& file, std::string_view expected, std::uint
     }
 }
 
-void write_file_atomically(const fs::path& file, const std::string& content) {
+WriteError::WriteError(const fs::path& file, std::string reason, std::error_code code)
+    : fs::filesystem_error(reason, file, code),
+      reason_(std::move(reason)),
+      message_(fmt::format("cannot write '{}': {}", file.string(), reason_)) {}
+
+fs::path output_target(const fs::path& requested) {
+    // A symlink is written through, as a shell's `>` would: the rename replaces its target, not
+    // the link (a dangling link gets its target created).
+    fs::path file = requested;
+    std::error_code ec;
+    for (int hops = 0; fs::is_symlink(fs::symlink_status(file, ec)); ++hops) {
+        const auto loop = std::make_error_code(std::errc::too_many_symbolic_link_levels);
+        if (hops == 40)  // the kernel's own limit on links followed (ELOOP)
+            throw WriteError(requested, loop.message(), loop);
+        const fs::path target = fs::read_symlink(file, ec);
+        file = target.is_absolute() ? target : file.parent_path() / target;
+    }
+    const fs::file_status status = fs::status(file, ec);
     // A folder given where a file is meant (`--out .`) would leave "..tmp" behind, then fail to
     // rename over the folder: refused first, with the reason.
-    if (fs::is_directory(file))
-        throw fs::filesystem_error("cannot write a file", file,
-                                   std::make_error_code(std::errc::is_a_directory));
+    if (status.type() == fs::file_type::directory) {
+        throw WriteError(requested, "is a directory",
+                         std::make_error_code(std::errc::is_a_directory));
+    }
+    // The rename would replace a device node or a FIFO with a regular file: `--out /dev/null`
+    // run as root deleted the system's /dev/null. Outputs are regular files.
+    if (status.type() != fs::file_type::not_found && status.type() != fs::file_type::regular) {
+        throw WriteError(requested,
+                         kind_text(status.type()) + "; hetsim writes its outputs as regular files",
+                         std::make_error_code(std::errc::operation_not_supported));
+    }
+    return file;
+}
+
+bool create_output_folder(const fs::path& folder) {
+    std::error_code ec;
+    // The first part of the path that is not a folder, for the reason: create_directories says
+    // only "Not a directory" or "File exists".
+    fs::path part;
+    for (const fs::path& piece : folder) {
+        part /= piece;
+        const fs::file_status link = fs::symlink_status(part, ec);
+        if (link.type() == fs::file_type::not_found)
+            break;
+        const fs::file_status status = fs::status(part, ec);
+        if (status.type() == fs::file_type::directory)
+            continue;
+        const std::string why =
+            status.type() == fs::file_type::not_found
+                ? fmt::format("'{}' is a symlink to '{}', which does not exist", part.string(),
+                              fs::read_symlink(part, ec).string())
+                : fmt::format("'{}' {}", part.string(),
+                              status.type() == fs::file_type::regular ? "is a file, not a folder"
+                                                                      : kind_text(status.type()));
+        throw WriteError(folder, why, std::make_error_code(std::errc::not_a_directory));
+    }
+    const bool created = fs::create_directories(folder, ec);
+    if (ec)
+        throw WriteError(folder, ec.message(), ec);
+    return created;
+}
+
+void write_file_atomically(const fs::path& requested, const std::string& content) {
+    const fs::path file = output_target(requested);
+    std::error_code ec;
     const fs::path tmp = file.string() + ".tmp";
     {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
         out << content;
         out.close();
         if (!out) {
-            const int why = errno;
-            std::error_code ec;
+            const int why = errno != 0 ? errno : EIO;
             fs::remove(tmp, ec);
-            throw std::system_error(why != 0 ? why : EIO, std::generic_category(),
-                                    fmt::format("cannot write '{}'", file.string()));
+            const std::error_code code(why, std::generic_category());
+            throw WriteError(requested, code.message(), code);
         }
     }
     std::error_code renamed;
     fs::rename(tmp, file, renamed);
     if (renamed) {
-        std::error_code ec;
         fs::remove(tmp, ec);
-        throw fs::filesystem_error("cannot write a file", file, renamed);
+        throw WriteError(requested, renamed.message(), renamed);
     }
 }
 
 std::string write_failure_reason(const std::exception& error) {
+    if (const auto* write = dynamic_cast<const WriteError*>(&error))
+        return write->reason();
     if (const auto* system = dynamic_cast<const std::system_error*>(&error))
         return system->code().message();
     return error.what();
+}
+
+std::string write_failure_message(const std::exception& error, const fs::path& target) {
+    if (dynamic_cast<const WriteError*>(&error) != nullptr)
+        return error.what();
+    return fmt::format("cannot write '{}': {}", target.string(), write_failure_reason(error));
 }
 
 std::string read_text_file(const fs::path& file, std::uintmax_t max_bytes) {

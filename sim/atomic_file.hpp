@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <system_error>
 
 namespace hetsim::sim {
 
@@ -30,14 +31,41 @@ std::optional<std::string> input_file_problem(const std::filesystem::path& file,
 void check_input_file(const std::filesystem::path& file, std::string_view expected,
                       std::uintmax_t max_bytes = kMaxInputFileBytes);
 
-// Writes `content` to a temporary name beside `file`, then renames it over `file`. Throws
-// std::system_error (a std::filesystem::filesystem_error for a directory or a failed rename;
-// both std::runtime_error) and leaves no temporary behind when the write fails.
+// An output file that could not be written: what() is "cannot write '<file>': <reason>". A
+// std::filesystem::filesystem_error, so the CLI reports it as bad input (exit 2: the output
+// path is the user's), not as an internal error.
+class WriteError : public std::filesystem::filesystem_error {
+public:
+    WriteError(const std::filesystem::path& file, std::string reason, std::error_code code);
+    const char* what() const noexcept override { return message_.c_str(); }
+    const std::string& reason() const { return reason_; }
+
+private:
+    std::string reason_, message_;
+};
+
+// Writes `content` to a temporary name beside `file`, then renames it over `file`; a symlink is
+// written through to its target. Throws WriteError, leaving no temporary behind, when the
+// write fails, and when `file` is a directory, a device node, a FIFO or a socket (never
+// replaced: `--out /dev/null` must not delete /dev/null).
 void write_file_atomically(const std::filesystem::path& file, const std::string& content);
 
-// Why a write failed, for a message that names the file itself: the reason of a
-// std::system_error ("Permission denied"), else what().
+// Creates `folder` and its missing parents for a command's outputs (create_directories), and
+// throws WriteError with the reason in words: a file on the way ("'f' is a file, not a
+// folder"), a symlink to nothing, no permission. Returns whether `folder` was created.
+bool create_output_folder(const std::filesystem::path& folder);
+
+// The file write_file_atomically(`file`) would write (`file`, or the target of its symlinks);
+// throws its WriteError for a directory, a device node, a FIFO or a socket. A command that
+// writes several files checks them all first, so that a refused one leaves none written.
+std::filesystem::path output_target(const std::filesystem::path& file);
+
+// Why a write failed, for a message that names the file itself: a WriteError's reason, the
+// reason of another std::system_error ("Permission denied"), else what().
 std::string write_failure_reason(const std::exception& error);
+// The one line for a failed write: a WriteError's own ("cannot write 'o/results.csv': is a
+// directory"), else "cannot write '<target>': <reason>" (a folder that cannot be created).
+std::string write_failure_message(const std::exception& error, const std::filesystem::path& target);
 
 // The whole file as bytes. Throws std::invalid_argument (check_input_file) for a file that is
 // not a regular file or is larger than `max_bytes`, before opening it, and std::system_error

@@ -117,9 +117,14 @@ public:
     void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { node(mark, ""); }
     void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { node(mark, ""); }
     void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t,
-                  const std::string&) override {
+                  const std::string& value) override {
         node(mark, tag);
+        // yaml-cpp 0.7 has no merge keys: `<<: *base` became a key named "<<", and the keys it
+        // should have brought in were reported missing. A plain "<<" anywhere (quoted is text).
+        if (!first_merge && tag == "?" && value == "<<")
+            first_merge = mark;
     }
+    std::optional<YAML::Mark> first_merge;
     void OnSequenceStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t,
                          YAML::EmitterStyle::value) override {
         node(mark, tag);
@@ -210,6 +215,10 @@ YAML::Node parse_yaml(const std::string& text_with_bom, const std::string& label
                          fmt::format("YAML tags such as '{}' are not accepted: write the value "
                                      "without a tag; each key's type is fixed",
                                      tag.size() > 40 ? tag.substr(0, 40) + "..." : tag));
+    }
+    if (documents.first_merge) {
+        throw InputError(label, "", documents.first_merge->line + 1,
+                         "YAML merge keys ('<<') are not supported: write the keys out");
     }
     try {
         return YAML::Load(yaml_text);
@@ -519,11 +528,13 @@ std::string ConfigNode::as_folder_name() const {
         const std::string got =
             printable && name.size() <= kMaxLength
                 ? fmt::format("'{}'", name)
-                : fmt::format("{} characters{}", name.size(),
+                : fmt::format("{} bytes{}", name.size(),
                               printable ? "" : ", some of them control characters");
+        // Counted in bytes, as the file system limits a folder name (é is two).
         fail(
-            fmt::format("expected a name of 1 to {} printable characters without '/' or '\\', "
-                        "not '.' or '..' (it names the output folder), got {}",
+            fmt::format("expected a name of 1 to {} bytes of printable characters (UTF-8) "
+                        "without '/' or '\\', not '.' or '..' (it names the output folder), "
+                        "got {}",
                         kMaxLength, got));
     }
     return name;
@@ -723,11 +734,16 @@ void apply_override(YAML::Node& root, std::string_view assignment_text) {
         rest.remove_prefix(dot + 1);
     }
 
+    // Through the files' parser: a tag (`samples=!!int 2`) or a merge key is refused here as
+    // in a file, where YAML::Load took them.
     try {
-        assignment.value = YAML::Load(value_text);
-    } catch (const YAML::Exception& error) {
-        override_error(assignment,
-                       fmt::format("invalid YAML value '{}': {}", value_text, error.msg));
+        assignment.value = parse_yaml(std::string(value_text), std::string(kOverrideLabel));
+    } catch (const InputError& error) {
+        std::string why = error.message();
+        constexpr std::string_view kPrefix = "invalid YAML: ";
+        if (why.starts_with(kPrefix))
+            why.erase(0, kPrefix.size());
+        override_error(assignment, fmt::format("invalid YAML value '{}': {}", value_text, why));
     }
 
     if (!root.IsDefined() || root.IsNull()) {

@@ -78,6 +78,10 @@ struct DesignPoint {
     // several studies through one runner), and that study's name (a failed point's `study`).
     std::filesystem::path study;
     std::string study_name;
+    // A digest of the study this point runs, resolved (its axes' values set, the platform
+    // inlined): what sweep.json records so that --resume reuses a point's rows only while the
+    // point still runs that study. "" when the caller does not compute it (not checked).
+    std::string study_digest;
     // "seq_len=16, bandwidth=2 GB/s": each axis by its last path component.
     std::string label() const;
 };

@@ -43,6 +43,17 @@ std::string quoted(const std::string& text) {
     return fmt::format("'{}...' ({} characters)", text.substr(0, kShown - 20), text.size());
 }
 
+// The operators, as messages list them (the grammar in expression.hpp).
+constexpr const char* kOperators = "or, and, not, ==, !=, <, <=, >, >=, +, -, *, /";
+
+// "or", "AND", "Not": a word that is an operator, or one in other capitals.
+bool is_keyword_ignoring_case(const std::string& word) {
+    std::string lower = word;
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return lower == "or" || lower == "and" || lower == "not";
+}
+
 }  // namespace
 
 std::optional<sim::Quantity> quantity_kind(const std::string& text) {
@@ -109,7 +120,7 @@ public:
         NodePtr root = parse_or();
         skip_space();
         if (pos_ != s_.size())
-            fail("unexpected text");
+            fail_unexpected();
         return root;
     }
 
@@ -133,9 +144,49 @@ private:
     };
     int nesting_ = 0;
 
-    [[noreturn]] void fail(const std::string& what) const {
-        throw ExpressionError(
-            fmt::format("{}: {} at column {}", quoted(s_), what, std::min(pos_, s_.size()) + 1));
+    // "<text>: <what> at column <n>", then "; <hint>" when there is one.
+    [[noreturn]] void fail(const std::string& what, const std::string& hint = "") const {
+        throw ExpressionError(fmt::format("{}: {} at column {}{}", quoted(s_), what,
+                                          std::min(pos_, s_.size()) + 1,
+                                          hint.empty() ? "" : "; " + hint));
+    }
+    // Fails when the text at the parse position is an operator spelled as in another language
+    // ("OR", "&&", "="), naming the spelling hetsim takes rather than "unexpected text".
+    void fail_if_misspelled_operator() const {
+        const std::string rest = s_.substr(pos_);
+        for (const auto& [written, meant] :
+             {std::pair{"||", "or"}, std::pair{"&&", "and"}, std::pair{"!=", ""},
+              std::pair{"!", "not"}, std::pair{"==", ""}, std::pair{"=", "=="}}) {
+            if (!rest.starts_with(written))
+                continue;
+            if (*meant != '\0')
+                fail(fmt::format("'{}' is not an operator", written),
+                     fmt::format("write '{}' (operators: {})", meant, kOperators));
+            return;  // a real operator, out of place
+        }
+        const std::string word = word_at(pos_);
+        if (is_keyword_ignoring_case(word) && word != "or" && word != "and" && word != "not")
+            fail(fmt::format("unknown word '{}'", word),
+                 fmt::format("the operators are lower case: {}", kOperators));
+    }
+    // Text after a complete expression.
+    [[noreturn]] void fail_unexpected() const {
+        fail_if_misspelled_operator();
+        const std::string word = word_at(pos_);
+        const std::string hint = fmt::format("expected an operator ({}) or the end", kOperators);
+        if (!word.empty())
+            fail(fmt::format("unexpected word '{}'", word), hint);
+        fail("unexpected text", hint);
+    }
+    // The name-like word starting at `at` ("" when none starts there).
+    std::string word_at(std::size_t at) const {
+        if (at >= s_.size() || !(std::isalpha(static_cast<unsigned char>(s_[at])) || s_[at] == '_'))
+            return "";
+        std::size_t end = at;
+        while (end < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[end])) ||
+                                   s_[end] == '_' || s_[end] == '.'))
+            ++end;
+        return s_.substr(at, end - at);
     }
     void skip_space() {
         while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_])))
@@ -222,8 +273,10 @@ private:
         if (accept("(")) {
             const Nesting level(*this);
             NodePtr inner = parse_or();
-            if (!accept(")"))
+            if (!accept(")")) {
+                fail_if_misspelled_operator();
                 fail("expected ')'");
+            }
             return inner;
         }
         if (c == '\'' || c == '"') {
@@ -244,6 +297,11 @@ private:
                 ++pos_;
             NodePtr n = node(Node::name);
             n->str = s_.substr(start, pos_ - start);
+            if (is_keyword_ignoring_case(n->str)) {
+                pos_ = start;
+                fail_if_misspelled_operator();  // "NOT x == 1"
+                fail("expected a value");       // "x == and"
+            }
             return n;
         }
         fail(fmt::format("unexpected '{}'", c));
@@ -259,6 +317,9 @@ private:
             fail("expected a number");
         }
         const std::string number = s_.substr(pos_, used);
+        // std::stod also reads hex (`0x8` was 8) and `inf`/`nan`: numbers are decimal.
+        if (number.find_first_not_of("0123456789.eE+-") != std::string::npos)
+            fail(fmt::format("'{}' is not a decimal number", number));
         pos_ += used;
         std::size_t unit_start = pos_;
         while (unit_start < s_.size() && s_[unit_start] == ' ')
@@ -278,7 +339,8 @@ private:
                 v = *q;
                 quantity = quantity_kind(number + " " + unit);
                 pos_ = unit_end;
-            } else if (unit != "and" && unit != "or" && unit != "not") {
+            } else if (!is_keyword_ignoring_case(unit)) {
+                // "8 OR ..." is an operator in capitals, which parse() names as such.
                 fail(fmt::format("'{}' is not a unit hetsim knows", unit));
             }
         }
@@ -297,28 +359,57 @@ struct Evaluator {
     const std::map<std::string, sim::Quantity>& kinds;
     const std::string& text;
 
-    // The kind of quantity `n` is, where it is known: a literal with a unit, an axis whose
-    // value has one, and sums, differences and negations of those (products are not checked).
-    std::optional<sim::Quantity> kind(const Node& n) const {
+    // What kind of number a value is, for the checks: a plain number (no unit), a quantity of
+    // one kind, or not known (text, truth values, products and quotients with a quantity).
+    struct Dimension {
+        enum { unknown, plain, quantity } what = unknown;
+        sim::Quantity kind = sim::Quantity::time;  // when `quantity`
+
+        bool known() const { return what != unknown; }
+        bool operator==(const Dimension& o) const {
+            return what == o.what && (what != quantity || kind == o.kind);
+        }
+        std::string text() const {
+            return what == plain ? "plain number" : std::string(sim::to_string(kind));
+        }
+    };
+
+    // The dimension of `n`: a literal's (with or without its unit), an axis's (its values'
+    // unit, or plain numbers), and what sums, differences, negations, and products and
+    // quotients of plain numbers keep of them. Throws on a sum or difference of two known
+    // dimensions that differ, anywhere below `n`.
+    Dimension kind(const Node& n) const {
         switch (n.kind) {
             case Node::number:
-                return n.quantity;
+                return n.quantity ? Dimension{Dimension::quantity, *n.quantity}
+                                  : Dimension{Dimension::plain};
             case Node::name: {
-                const auto it = kinds.find(resolve(n.str));
-                return it == kinds.end() ? std::nullopt : std::optional(it->second);
+                const std::string path = resolve(n.str);
+                if (const auto it = kinds.find(path); it != kinds.end())
+                    return {Dimension::quantity, it->second};
+                return std::holds_alternative<double>(variables.at(path))
+                           ? Dimension{Dimension::plain}
+                           : Dimension{};
             }
             case Node::negate:
                 return kind(*n.left);
             case Node::add:
             case Node::sub: {
-                const auto a = kind(*n.left), b = kind(*n.right);
-                if (a && b && *a != *b)
+                const Dimension a = kind(*n.left), b = kind(*n.right);
+                if (a.known() && b.known() && !(a == b))
                     fail(fmt::format("{} a {} and a {}", n.kind == Node::add ? "adds" : "subtracts",
-                                     sim::to_string(*a), sim::to_string(*b)));
-                return a ? a : b;
+                                     a.text(), b.text()));
+                return a.known() ? a : b;
+            }
+            case Node::mul:
+            case Node::div: {
+                // "bandwidth * 2" is left unchecked (a scaled bandwidth, or a new quantity);
+                // plain numbers stay plain.
+                const Dimension a = kind(*n.left), b = kind(*n.right);
+                return a.what == Dimension::plain && b.what == Dimension::plain ? a : Dimension{};
             }
             default:
-                return std::nullopt;
+                return {};
         }
     }
 
@@ -366,10 +457,10 @@ struct Evaluator {
                 return truth(*n.left) || truth(*n.right);
             case Node::cmp: {
                 // "bandwidth > 1.5 GHz" compared 1.5e9 B/s with 1.5e9 Hz: a typo, not a filter.
-                const auto kind_a = kind(*n.left), kind_b = kind(*n.right);
-                if (kind_a && kind_b && *kind_a != *kind_b)
-                    fail(fmt::format("compares a {} with a {}", sim::to_string(*kind_a),
-                                     sim::to_string(*kind_b)));
+                // "seq_len > 1 s" compared a count with a time in seconds: refused the same way.
+                const Dimension kind_a = kind(*n.left), kind_b = kind(*n.right);
+                if (kind_a.known() && kind_b.known() && !(kind_a == kind_b))
+                    fail(fmt::format("compares a {} with a {}", kind_a.text(), kind_b.text()));
                 const Value a = value(*n.left), b = value(*n.right);
                 if (a.index() != b.index())
                     return n.str == "!=";  // a number never equals a text

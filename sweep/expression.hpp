@@ -50,10 +50,12 @@ public:
 
     // `variables`: axis path -> value. Throws ExpressionError on an unknown name (with the names
     // it knows), an ambiguous short name, or a type mismatch (text in arithmetic).
-    // `kinds`: axis path -> the kind of quantity its value is ("2 GB/s": bandwidth); a
-    // comparison, sum or difference of two known kinds that differ ("bandwidth > 1.5 GHz")
-    // throws ExpressionError instead of comparing the bare numbers. Products and quotients have
-    // no kind checked.
+    // `kinds`: axis path -> the kind of quantity its value is ("2 GB/s": bandwidth), for every
+    // axis whose value has a unit; an axis with a number value and no entry is a plain number.
+    // A comparison, sum or difference of two kinds that differ ("bandwidth > 1.5 GHz"), or of a
+    // plain number and a quantity ("seq_len > 1 s"), throws ExpressionError instead of
+    // comparing the bare numbers. A product or quotient of plain numbers is a plain number; one
+    // with a quantity has no kind checked ("bandwidth * 2 > 1 GHz" is not refused).
     bool holds(const std::map<std::string, Value>& variables,
                const std::map<std::string, sim::Quantity>& kinds = {}) const;
     const std::string& text() const { return text_; }

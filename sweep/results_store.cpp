@@ -87,6 +87,12 @@ nlohmann::ordered_json axes_json(const DesignPoint& point) {
 
 }  // namespace
 
+std::string status_problem(const std::string& status) {
+    if (status == kStatusOk || status == kStatusFailed)
+        return "";
+    return fmt::format("status '{}', expected {} or {}", status, kStatusOk, kStatusFailed);
+}
+
 std::string PointOutcome::serialize() const {
     nlohmann::json j{{"index", index},
                      {"id", id},
@@ -144,7 +150,8 @@ ResultsStore::~ResultsStore() {
         ::close(lock_fd_);  // releases the flock
 }
 
-std::map<std::string, std::string> ResultsStore::open(bool resume, bool retry_failed) {
+std::map<std::string, std::string> ResultsStore::open(bool resume, bool retry_failed,
+                                                      const ResumeCheck& check) {
     fs::create_directories(dir_);
     // Two sweeps appending to one folder would interleave their points and run each twice.
     const fs::path lock = dir_ / ".lock";
@@ -164,18 +171,19 @@ std::map<std::string, std::string> ResultsStore::open(bool resume, bool retry_fa
     const std::vector<std::string> csv_lines =
         complete_lines(sim::read_text_file(csv_path(), kResultsMaxBytes));
     // Refused: leave the folder as it was, without the lock this call made.
-    const auto refuse = [&](int line, const std::string& why) {
+    const auto refuse_in = [&](const fs::path& file, int line, const std::string& why) {
         ::close(lock_fd_);
         lock_fd_ = -1;
         if (!lock_existed) {
             std::error_code ec;
             fs::remove(lock, ec);
         }
-        throw sim::InputError(csv_path().string(), "", line,
+        throw sim::InputError(file.string(), "", line,
                               why +
                                   ": use another --out, or run without --resume to replace "
                                   "the results");
     };
+    const auto refuse = [&](int line, const std::string& why) { refuse_in(csv_path(), line, why); };
     if (csv_lines.empty() || csv_lines.front() != header_line())
         refuse(1, "has other columns than this sweep writes (another sweep's results?)");
     const sim::CsvRow header = sim::parse_csv_line(csv_lines.front());
@@ -192,6 +200,26 @@ std::map<std::string, std::string> ResultsStore::open(bool resume, bool retry_fa
     }
     const std::size_t point_col = *sim::csv_column(header, "point");
     const std::size_t status_col = *sim::csv_column(header, "status");
+    const std::size_t placer_col = *sim::csv_column(header, "placer");
+    // A sweep writes each point's rows once (a resumed point's old rows are dropped before it
+    // runs again) and only the statuses it knows: a row that repeats one, or another status,
+    // was edited or pasted in, and reusing it would count a point twice or call it done.
+    std::map<std::pair<std::string, std::string>, std::size_t> first_line;
+    for (std::size_t i = 1; i < csv_lines.size(); ++i) {
+        const sim::CsvRow row = sim::parse_csv_line(csv_lines[i]);
+        const int line = static_cast<int>(i) + 1;
+        if (const std::string problem = status_problem(row[status_col]); !problem.empty())
+            refuse(line, problem);
+        const auto [it, added] = first_line.emplace(std::pair{row[point_col], row[placer_col]},
+                                                    static_cast<std::size_t>(line));
+        if (!added) {
+            refuse(line, row[placer_col].empty()
+                             ? fmt::format("repeats the row of point {} of line {}", row[point_col],
+                                           it->second)
+                             : fmt::format("repeats the row of point {} and placer '{}' of line {}",
+                                           row[point_col], row[placer_col], it->second));
+        }
+    }
     std::vector<std::string> jsonl_lines;
     if (fs::exists(jsonl_path()))
         jsonl_lines = complete_lines(sim::read_text_file(jsonl_path(), kResultsMaxBytes));
@@ -208,8 +236,12 @@ std::map<std::string, std::string> ResultsStore::open(bool resume, bool retry_fa
     }
     // A point counts when both files have it; with --retry-failed a failed one does not.
     for (const auto& [id, s] : status) {
-        if (in_jsonl.count(id) && !(retry_failed && s == "failed"))
+        if (in_jsonl.count(id) && !(retry_failed && s == kStatusFailed))
             present[id] = s;
+    }
+    if (check) {
+        if (const std::optional<Refusal> refusal = check(present))
+            refuse_in(refusal->file, 0, refusal->why);
     }
     std::string csv = csv_lines.front() + "\n", jsonl;
     for (std::size_t i = 1; i < csv_lines.size(); ++i) {
@@ -290,13 +322,13 @@ PointOutcome ResultsStore::read_point(const DesignPoint& point, const fs::path& 
         std::string line;
         for (const auto& field : row)
             line += (line.empty() ? "" : ",") + sim::csv_field(one_line(field));
-        o.csv_rows += line + ",ok," + axis_fields + "\n";
+        o.csv_rows += line + "," + kStatusOk + "," + axis_fields + "\n";
     }
     // ordered_json keeps the study's key order in every row.
     auto doc = nlohmann::ordered_json::parse(sim::read_text_file(point_dir / "results.json"));
     for (auto& row : doc.at("rows")) {
         row["point"] = point.id;
-        row["status"] = "ok";
+        row["status"] = kStatusOk;
         row["axes"] = axes_json(point);
         o.jsonl_rows += row.dump() + "\n";
     }
@@ -314,7 +346,7 @@ PointOutcome ResultsStore::failed_point(const DesignPoint& point, const std::str
     std::vector<std::string> fields(study_header_.size());
     fields[*sim::csv_column(study_header_, "study")] = study_name;
     fields[*sim::csv_column(study_header_, "point")] = point.id;
-    fields.push_back("failed");
+    fields.push_back(kStatusFailed);
     fields.push_back(o.error);
     for (const auto& [path, value] : point.values)
         fields.push_back(value);
@@ -324,7 +356,7 @@ PointOutcome ResultsStore::failed_point(const DesignPoint& point, const std::str
     o.csv_rows = line + "\n";
     o.jsonl_rows = nlohmann::ordered_json{{"study", study_name},
                                           {"point", point.id},
-                                          {"status", "failed"},
+                                          {"status", kStatusFailed},
                                           {"error", o.error},
                                           {"axes", axes_json(point)}}
                        .dump() +

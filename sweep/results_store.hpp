@@ -11,13 +11,21 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "sweep/design_space.hpp"
 
 namespace hetsim::sweep {
+
+// The values of results.csv's `status` column: the only two a sweep writes.
+inline constexpr const char* kStatusOk = "ok";
+inline constexpr const char* kStatusFailed = "failed";
+// "" for a status a sweep writes, else what is wrong: "status 'bogus', expected ok or failed".
+std::string status_problem(const std::string& status);
 
 // What running one point gave, as rows ready for the two files.
 struct PointOutcome {
@@ -44,12 +52,25 @@ public:
     ResultsStore(std::filesystem::path dir, std::vector<std::string> study_header,
                  std::vector<std::string> axes);
 
+    // Why a resume may not reuse the rows of the points it would keep: the file to name and
+    // the reason. `check` gets those points (id -> status) before any file is changed.
+    struct Refusal {
+        std::filesystem::path file;
+        std::string why;
+    };
+    using ResumeCheck =
+        std::function<std::optional<Refusal>(const std::map<std::string, std::string>& present)>;
+
     // Opens the files, after taking DIR/.lock (flock, held until the store is destroyed):
     // throws sim::InputError when another sweep is writing DIR. Without `resume` any previous
     // results are replaced. With it, the points
     // already present are returned (id -> "ok" | "failed"), and with `retry_failed` the failed
-    // ones are dropped from the files (and not returned) so that they run again.
-    std::map<std::string, std::string> open(bool resume, bool retry_failed);
+    // ones are dropped from the files (and not returned) so that they run again. A results.csv
+    // that a sweep did not write as it is (other columns or widths, a status other than ok or
+    // failed, a (point, placer) row twice), or a `check` that refuses, throws sim::InputError
+    // and leaves the folder as it was.
+    std::map<std::string, std::string> open(bool resume, bool retry_failed,
+                                            const ResumeCheck& check = {});
 
     // Appends one point's rows to both files (one write each, then fsync).
     void append(const PointOutcome& outcome);

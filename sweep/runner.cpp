@@ -337,12 +337,55 @@ private:
     std::vector<int> outstanding_;
 };
 
+// --resume keeps a point's rows only when the point ran the study it runs now: the point ids
+// hash the axes' values alone, so after the base study (or its platform) changed, the same id
+// would reuse rows of another study (a placer added to the study never ran).
+ResultsStore::ResumeCheck reuse_check(const SweepSpec& spec, const DesignSpace& space,
+                                      const RunOptions& options) {
+    if (!options.recorded)
+        return {};
+    return [&spec, &space,
+            &recorded = *options.recorded](const std::map<std::string, std::string>& present)
+               -> std::optional<ResultsStore::Refusal> {
+        for (const DesignPoint& p : space.points) {
+            if (p.study_digest.empty() || !present.count(p.id))
+                continue;
+            const auto it = recorded.digests.find(p.id);
+            if (it != recorded.digests.end() && it->second == p.study_digest)
+                continue;
+            const std::string point = fmt::format("point {} ({})", p.id, p.label());
+            if (!recorded.found)
+                return ResultsStore::Refusal{
+                    recorded.manifest,
+                    fmt::format("is missing, so nothing says which study the rows of {} in "
+                                "results.csv came from",
+                                point)};
+            if (it == recorded.digests.end())
+                return ResultsStore::Refusal{
+                    recorded.manifest,
+                    fmt::format("does not record which study {} ran (written by an older "
+                                "hetsim?), so its rows in results.csv cannot be checked",
+                                point)};
+            // sweep.json records the study's absolute path.
+            const std::string study = fs::absolute(p.study.empty() ? spec.study : p.study).string();
+            return ResultsStore::Refusal{
+                recorded.manifest,
+                fmt::format(
+                    "{} ran another study than it runs now: {}", point,
+                    recorded.study != study
+                        ? fmt::format("the sweep's study was '{}', now '{}'", recorded.study, study)
+                        : fmt::format("'{}' or its platform changed since", study))};
+        }
+        return std::nullopt;
+    };
+}
+
 SweepSummary coordinate(const SweepSpec& spec, const DesignSpace& space, const RunOptions& options,
                         int ranks) {
     const auto start = Clock::now();
     ResultsStore store(options.out_dir, options.study_header, spec.axis_paths());
     const std::map<std::string, std::string> present =
-        store.open(options.resume, options.retry_failed);
+        store.open(options.resume, options.retry_failed, reuse_check(spec, space, options));
     if (options.log && !options.banner.empty())
         *options.log << options.banner << std::flush;
     SweepSummary summary;

@@ -13,6 +13,8 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -35,6 +37,17 @@ struct RunOptions {
     // error line and nothing before it.
     std::string banner;
     bool terminal = false;  // `log` is a terminal: a redrawn bar, else lines
+    // With `resume`: what DIR/sweep.json recorded before this run of the study each point ran
+    // (DesignPoint::study_digest). A point whose rows the resume would keep must have run the
+    // study it runs now, else the resume is refused (exit 2) naming `manifest`. Absent: not
+    // checked (a caller that records no digests).
+    struct Recorded {
+        std::filesystem::path manifest;              // DIR/sweep.json
+        bool found = false;                          // it existed and was a sweep's manifest
+        std::string study;                           // its base study's path
+        std::map<std::string, std::string> digests;  // point id -> study digest
+    };
+    std::optional<Recorded> recorded;
 };
 
 struct SweepSummary {

@@ -1,6 +1,8 @@
 // The `hetsim` command (CLI11). Bad input ends with one message and exit code 2.
 #include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
+#include <charconv>
 
 #include <algorithm>
 #include <cmath>
@@ -14,6 +16,7 @@
 
 #include "placement/mcm/rl/agent.hpp"
 #include "placement/placer.hpp"
+#include "placement/placer_args.hpp"
 #include "sim/config.hpp"
 #include "sim/exec_graph.hpp"
 #include "sim/op_table.hpp"
@@ -72,7 +75,29 @@ const CLI::Range kJobs(1, 4096);
 
 // Seeds are integers >= 0 as in a study's `seed:` (an int64): "-1" must not wrap around to
 // 2^64 - 1 in an unsigned option.
-const CLI::Range kSeed(std::int64_t{0}, std::numeric_limits<std::int64_t>::max());
+// Parsed exactly (std::from_chars): CLI11's range check clamped 9223372036854775808 and
+// 2^64 to the largest int64 and let them through.
+const CLI::Validator kSeed(
+    [](std::string& text) -> std::string {
+        std::int64_t value = 0;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (error != std::errc() || end != text.data() + text.size() || value < 0)
+            return fmt::format("expected an integer in 0..{}, got '{}'",
+                               std::numeric_limits<std::int64_t>::max(), text);
+        return "";
+    },
+    "INTEGER in 0..2^63-1");
+
+// `--time-limit`: as a placer's `time=` (placement/placer_args.hpp: past 10^7 s a deadline
+// overflows the clock). After kFiniteNonNegative, so the text is a number.
+const CLI::Validator kTimeLimit(
+    [](std::string& text) -> std::string {
+        if (std::stod(text) > placement::kMaxTimeLimit_s)
+            return fmt::format("expected at most {:g} seconds, got '{}'",
+                               placement::kMaxTimeLimit_s, text);
+        return "";
+    },
+    "SECONDS <= 1e7");
 
 // `agree --samples`: each sample is two evaluations; a million is hours of work already.
 const CLI::Range kAgreeSamples(1, 1'000'000);
@@ -271,8 +296,8 @@ int main(int argc, char** argv) {
     inspect->add_flag("--patterns", inspect_request.patterns,
                       "EOP's key operators (a study): each one's fitted pattern per device and "
                       "dimension, its fit error and its balanced ratio");
-    inspect->add_flag("--ideals", inspect_ideals,
-                      "count the ideals of the op DAG (tarnawski.dp's search space)");
+    auto* inspect_ideals_option = inspect->add_flag(
+        "--ideals", inspect_ideals, "count the ideals of the op DAG (tarnawski.dp's search space)");
     inspect
         ->add_option("--ideals-limit", inspect_ideals_limit,
                      "stop counting ideals past this many (default 1000000)")
@@ -301,23 +326,29 @@ int main(int argc, char** argv) {
     calibrate->add_option("platform", calibrate_file, "platform YAML")->required();
     auto* calibrate_fit_option = calibrate->add_option(
         "--fit", calibrate_fit,
-        "measurements CSV (device,workload,time_s[,knobs,scope,reference_device,speedup,weight,"
-        "source]): fit the free parameters of the devices it names");
+        "measurements CSV (device,workload,time_s[,knobs,scope,reference_device,speedup,"
+        "reference_workload,reference_knobs,weight,source]): fit the free parameters of the "
+        "devices it names");
     calibrate
         ->add_option("--check", calibrate_check,
                      "measurements CSV: predict every row without fitting")
         ->excludes(calibrate_fit_option);
-    calibrate->add_option("--device", calibrate_devices,
-                          "fit only these devices' components (repeatable)");
+    // --device, --fix and --folds shape a fit: given with --check they did nothing.
+    calibrate
+        ->add_option("--device", calibrate_devices,
+                     "--fit: fit only these devices' components (repeatable)")
+        ->needs(calibrate_fit_option);
     calibrate->add_option("--out", calibrate_out,
                           "--fit: the fitted platform YAML to write; --check: the directory for "
                           "calibration.csv");
-    calibrate->add_option("--fix", calibrate_fixed,
-                          "--fit: keep COMPONENT.KEY as written (repeatable)");
+    calibrate
+        ->add_option("--fix", calibrate_fixed, "--fit: keep COMPONENT.KEY as written (repeatable)")
+        ->needs(calibrate_fit_option);
     calibrate
         ->add_option("--folds", calibrate_folds,
-                     "cross-validation folds (0: none; at most the rows of the file)")
-        ->check(CLI::Range(0, 100'000));
+                     "--fit: cross-validation folds (0: none; at most the rows of the file)")
+        ->check(CLI::Range(0, 100'000))
+        ->needs(calibrate_fit_option);
 
     std::string check_study, check_file;
     std::vector<std::string> check_overrides;
@@ -364,7 +395,8 @@ int main(int argc, char** argv) {
     place
         ->add_option("--time-limit", place_request.time_limit_s,
                      "seconds for searching solvers (MIPs, local search)")
-        ->check(kFiniteNonNegative);
+        ->check(kFiniteNonNegative)
+        ->check(kTimeLimit);
     place->add_option("--gap", place_request.relative_gap, "relative MIP gap to stop at")
         ->check(kFiniteNonNegative);
     place->add_option("--seed", place_request.seed, "seed of randomised solvers")->check(kSeed);
@@ -423,7 +455,8 @@ int main(int argc, char** argv) {
     train
         ->add_option("--time-limit", train_request.time_limit_s,
                      "seconds; checkpoint and stop once reached")
-        ->check(kFiniteNonNegative);
+        ->check(kFiniteNonNegative)
+        ->check(kTimeLimit);
     train->add_flag("--deterministic", train_request.deterministic,
                     "leave the wall-clock fields out of the checkpoints and train_log.csv, so "
                     "the same inputs and seed give the same bytes");
@@ -462,8 +495,9 @@ int main(int argc, char** argv) {
             } catch (const sim::UnitError& e) {
                 throw sim::InputError("", "--trace-limit", 0, e.what());
             }
-            if (!(limit_bytes >= 1.0))
-                throw sim::InputError("", "--trace-limit", 0, "must be at least 1 B");
+            // Before the study runs, not when its traces are written.
+            // (parse_quantity keeps a data size in 0 .. 8 EiB: it fits a size_t.)
+            traces::check_trace_limit(static_cast<std::size_t>(limit_bytes));
             (void)traces::make_trace_writer(trace_format);  // an unknown format is bad input
             return cmd_run(study_file.empty() ? default_study() : study_file, overrides, out_dir,
                            trace, static_cast<std::size_t>(limit_bytes), trace_format,
@@ -510,8 +544,8 @@ int main(int argc, char** argv) {
             return 0;
         }
         if (calibrate->parsed()) {
-            if (!calibrate_devices.empty() || !calibrate_out.empty())
-                throw sim::InputError("", "--device/--out", 0, "apply to --fit and --check only");
+            if (!calibrate_out.empty())
+                throw sim::InputError("", "--out", 0, "applies to --fit and --check only");
             app::register_all();
             const std::string platform_name = sim::load_platform(calibrate_file).name;
             const auto sets = app::measurement_sets(platform_name);

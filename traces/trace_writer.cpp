@@ -9,6 +9,8 @@
 #include <system_error>
 #include <utility>
 
+#include "sim/config.hpp"
+#include "sim/units.hpp"
 #include "traces/perfetto_json_writer.hpp"
 #include "traces/perfetto_proto_writer.hpp"
 
@@ -94,8 +96,22 @@ sim::Trace window(const sim::Trace& trace, const std::vector<std::size_t>& order
 
 }  // namespace
 
+void check_trace_limit(std::size_t max_bytes) {
+    if (max_bytes >= kMinTraceLimitBytes)
+        return;
+    const auto size = [](std::size_t bytes) {
+        return sim::format_quantity(static_cast<double>(bytes), sim::Quantity::data_size);
+    };
+    throw sim::InputError("", "--trace-limit", 0,
+                          "must be at least " + size(kMinTraceLimitBytes) + ", got " +
+                              size(max_bytes) +
+                              ": each part of a split trace repeats the tracks and holds at "
+                              "least one instant, so a smaller part cannot be kept to");
+}
+
 std::vector<std::string> render_within(const TraceWriter& writer, const sim::Trace& trace,
                                        std::size_t max_bytes) {
+    check_trace_limit(max_bytes);
     std::string whole = render(writer, trace);
     if (whole.size() <= max_bytes || trace.slices.size() < 2)
         return {std::move(whole)};

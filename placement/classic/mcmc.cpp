@@ -18,7 +18,7 @@ namespace {
 ArgumentSchema schema() {
     ArgumentSchema s("mcmc");
     s.integer("samples", 0, 100'000'000, "1000", "steps of the chain (each one evaluator run)");
-    s.positive_number("time", "30", "seconds at most; the best placement so far is returned");
+    s.time_limit("time", "30", "seconds at most; the best placement so far is returned");
     s.number("beta", 0.0, 1e6, "20",
              "inverse temperature of the Metropolis rule exp(-beta x relative cost increase)");
     return s;

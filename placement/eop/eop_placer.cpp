@@ -70,8 +70,12 @@ std::vector<sim::passes::SplitDim> parse_dims(const std::string& placer, const s
                 "placer '{}': dims: '{}' is not batch, hw or hw1w2 (join them with '+')", placer,
                 item));
         }
-        if (std::find(dims.begin(), dims.end(), *dim) == dims.end())
-            dims.push_back(*dim);
+        // A dimension twice (`batch+batch`) was silently taken once.
+        if (std::find(dims.begin(), dims.end(), *dim) != dims.end()) {
+            throw PlacementError(
+                fmt::format("placer '{}': dims: '{}' is listed twice", placer, item));
+        }
+        dims.push_back(*dim);
     }
     if (dims.empty())
         throw PlacementError(fmt::format("placer '{}': dims is empty", placer));

@@ -19,7 +19,7 @@ constexpr const char* kName = "mcm.bound";
 
 ArgumentSchema schema() {
     ArgumentSchema s(kName);
-    s.positive_number("time", "", "wall-clock limit in seconds for the DP");
+    s.time_limit("time", "", "wall-clock limit in seconds for the DP");
     add_reserve_argument(s);
     return s;
 }

@@ -24,8 +24,8 @@ constexpr const char* kName = "mcm.optimal";
 
 ArgumentSchema schema() {
     ArgumentSchema s(kName);
-    s.positive_number("time", "60",
-                      "wall-clock limit in seconds; past it the best partition found is returned");
+    s.time_limit("time", "60",
+                 "wall-clock limit in seconds; past it the best partition found is returned");
     s.integer("nodes", 0, 1'000'000'000'000, "0",
               "branch-and-bound nodes at most (0 = none); past them the best partition found is "
               "returned, the same on every run, unlike one cut by the time limit");

@@ -35,7 +35,7 @@ ArgumentSchema& add_search_arguments(ArgumentSchema& schema, const std::string& 
         .choice("cost", {"analytic", "simulator"}, "analytic",
                 "what scores a partition: mcm2022 §5.1's analytical model, or the study's "
                 "evaluator after H(G, f) (the DES plays the hardware)")
-        .positive_number("time", "", "wall-clock limit in seconds; the best so far is returned")
+        .time_limit("time", "", "wall-clock limit in seconds; the best so far is returned")
         .boolean("bound", "1", "report the gap to the relaxed chain DP's bound (mcm.bound)");
     return add_reserve_argument(schema);
 }

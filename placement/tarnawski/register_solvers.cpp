@@ -27,9 +27,10 @@ ArgumentSchema dp_arguments(const char* name) {
         .positive_number("bandwidth", "inf", "AllReduce bandwidth B between accelerators")
         .positive_number("cpu_bandwidth", "inf", "AllReduce bandwidth B between CPUs")
         .boolean("overlap", "0", "synchronisation overlaps the work (App. C.1, ⊕ = max)")
-        .number("time", 0.0, kInfinity, "",
-                "wall-time limit in s: past it the full DP stops and DPL's split is returned "
-                "(default --time-limit; 0 = none)")
+        .time_limit("time", "",
+                    "wall-time limit in s: past it the full DP stops and DPL's split is returned "
+                    "(default --time-limit; 0 = none)",
+                    true)
         .integer("states", 0, 1'000'000'000'000, "0",
                  "the full DP's states (ideals) at most (0 = none): over more, DPL's split is "
                  "returned, the same on every run, unlike one cut by the time limit");
@@ -38,9 +39,10 @@ ArgumentSchema dp_arguments(const char* name) {
 // The keys both MIPs take; `warm` lists the warm starts the IP knows.
 ArgumentSchema ip_arguments(const char* name, std::vector<std::string> warm) {
     return ArgumentSchema(name)
-        .number("time", 0.0, kInfinity, "",
-                "wall-time limit in s, MIP build included (default --time-limit, else 60; 0 = "
-                "none)")
+        .time_limit("time", "",
+                    "wall-time limit in s, MIP build included (default --time-limit, else 60; 0 = "
+                    "none)",
+                    true)
         .number("gap", 0.0, kInfinity, "", "stop at this relative gap (default --gap)")
         .integer("nodes", 0, std::numeric_limits<int>::max(), "0",
                  "CBC's branch-and-bound nodes at most (0 = none); a search stopped by it gives "
@@ -124,9 +126,10 @@ void register_split_solvers() {
                           .integer("steps", 0, std::numeric_limits<std::int64_t>::max(), "",
                                    "at most this many moves per start (default unbounded)")
                           .boolean("contiguous", "0", "keep every accelerator's set contiguous")
-                          .number("time", 0.0, kInfinity, "",
-                                  "wall-time limit in s (default --time-limit, else 60; 0 = "
-                                  "none)"),
+                          .time_limit("time", "",
+                                      "wall-time limit in s (default --time-limit, else 60; 0 = "
+                                      "none)",
+                                      true),
                       "best single-block (colour class) moves until a local optimum (§6), from "
                       "the greedy, all-CPU, then random splits (max-load) or random greedy fills "
                       "(latency), seeded; either objective, always memory-feasible",
@@ -153,7 +156,7 @@ void register_split_solvers() {
             {ArgumentSchema("tarnawski.scotch")
                  .choice("preset", {"default", "standard", "quality", "speed", "balance"},
                          "default", "Scotch mapping strategy preset")
-                 .number("imbalance", 0.0, kInfinity, "0.01",
+                 .number("imbalance", 0.0, 1.0, "0.01",
                          "load imbalance ratio (implies preset=standard over default)")
                  .boolean("repair", "on", "repair memory overflows after partitioning")
                  .integer("seed", 0, std::numeric_limits<std::int64_t>::max(), "",

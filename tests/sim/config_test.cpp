@@ -337,6 +337,26 @@ TEST(ConfigNode, YamlTagsAreRefusedWithTheirLine) {
         "!!str");
 }
 
+// yaml-cpp has no merge keys: `<<: *g` became a key named "<<" and the keys it should have
+// brought in were reported missing. Refused at its line, in a file and in a --set value, where
+// tags are refused too (YAML::Load took them).
+TEST(ConfigNode, MergeKeysAndTagsInSetValuesAreRefused) {
+    const InputError merge = expect_input_error([] {
+        ConfigNode::from_string("g: &g {type: gpu}\ngpu1: {<<: *g, device: GPU1}\n", "p.yaml");
+    });
+    EXPECT_EQ(merge.line(), 2);
+    EXPECT_EQ(merge.message(), "YAML merge keys ('<<') are not supported: write the keys out");
+    EXPECT_EQ(ConfigNode::from_string("a: '<<'\n", "t.yaml").at("a").as_string(), "<<");
+    YAML::Node root = YAML::Load("samples: 1");
+    const InputError tag = expect_input_error([&] { apply_override(root, "samples=!!int 2"); });
+    EXPECT_EQ(tag.file(), "--set");
+    EXPECT_THAT(tag.message(), HasSubstr("invalid YAML value '!!int 2': YAML tags such as "
+                                         "'!!int' are not accepted"));
+    const InputError set_merge =
+        expect_input_error([&] { apply_override(root, "workload={<<: {a: 1}, b: 2}"); });
+    EXPECT_THAT(set_merge.message(), HasSubstr("merge keys ('<<') are not supported"));
+}
+
 // A UTF-16 byte-order mark made yaml-cpp decode the file as UTF-16, and the error echoed the
 // resulting text; a UTF-8 one is harmless.
 TEST(ConfigNode, Utf16FilesAreRefusedAndAUtf8MarkIsRead) {

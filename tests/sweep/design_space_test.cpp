@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -21,6 +23,7 @@ namespace {
 
 using hetsim::testing::TempDir;
 using ::testing::HasSubstr;
+namespace fs = std::filesystem;
 
 // A sweep file next to a (dummy) study file in `dir`.
 SweepSpec spec_from(const TempDir& dir, const std::string& body) {
@@ -311,10 +314,10 @@ TEST(SweepExpression, ArithmeticUnitsTextAndNames) {
     EXPECT_TRUE(holds("1 + 2 * 3 == 7"));
     EXPECT_TRUE(holds("(1 + 2) * 3 == 9"));
     EXPECT_TRUE(holds("-2 * -3 == 6 and 7 / 2 == 3.5"));
-    EXPECT_TRUE(holds("32 MiB == 33554432"));
+    EXPECT_TRUE(holds("32 MiB == 33554432 B"));
     EXPECT_TRUE(holds("2 GB/s > 1500 MB/s"));
-    // Kinds of quantity: compared, added or subtracted only with their own kind (a bare number
-    // goes with any; products are not checked).
+    // Kinds of quantity: compared, added or subtracted only with their own kind, a plain number
+    // only with a plain number (products with a quantity are not checked).
     const auto expression_error = [](const std::string& text,
                                      const std::map<std::string, Value>& vars,
                                      const std::map<std::string, sim::Quantity>& kinds) {
@@ -333,7 +336,7 @@ TEST(SweepExpression, ArithmeticUnitsTextAndNames) {
                 HasSubstr("adds a bandwidth and a time"));
     EXPECT_EQ(expression_error("bandwidth > 1.5 GB/s and bandwidth * 2 > 1 GHz", bw, bw_kind),
               "accepted");
-    EXPECT_EQ(expression_error("32 MiB == 33554432", {}, {}), "accepted");
+    EXPECT_EQ(expression_error("32 MiB == 33554432 B", {}, {}), "accepted");
     EXPECT_TRUE(holds("1 ms == 1000 us or 1 > 2"));
     EXPECT_FALSE(holds("not 1 < 2"));
     const std::map<std::string, Value> vars{{"workload.model", std::string("bert")},
@@ -352,6 +355,67 @@ TEST(SweepExpression, ArithmeticUnitsTextAndNames) {
     EXPECT_EQ(std::get<double>(axis_value("2 GB/s")), 2e9);
     EXPECT_EQ(std::get<double>(axis_value("16")), 16.0);
     EXPECT_EQ(std::get<std::string>(axis_value("ddr4-2400")), "ddr4-2400");
+}
+
+// Campaign 3 (sx10, sx37): a plain number against a quantity with a unit compared the bare SI
+// value ("seq_len > 1 s" kept every point, "seq_len > 2 GB/s" none). It is refused like two
+// different kinds are; a plain number times a quantity, and plain numbers among themselves, stay.
+TEST(SweepExpression, APlainNumberAndAQuantityDoNotMix) {
+    const std::map<std::string, Value> vars{{"workload.seq_len", 8.0},
+                                            {"platform.dma.bandwidth", 2e9}};
+    const std::map<std::string, sim::Quantity> kinds{
+        {"platform.dma.bandwidth", sim::Quantity::bandwidth}};
+    const auto outcome = [&](const std::string& text) {
+        try {
+            return Expression::parse(text).holds(vars, kinds) ? std::string("true")
+                                                              : std::string("false");
+        } catch (const ExpressionError& e) {
+            return std::string(e.what());
+        }
+    };
+    EXPECT_EQ(outcome("seq_len > 1 s"), "'seq_len > 1 s': compares a plain number with a time");
+    EXPECT_EQ(outcome("seq_len > 2 GB/s"),
+              "'seq_len > 2 GB/s': compares a plain number with a bandwidth");
+    EXPECT_EQ(outcome("bandwidth >= 2e9"),
+              "'bandwidth >= 2e9': compares a bandwidth with a plain number");
+    EXPECT_EQ(outcome("bandwidth - 1 > 0 GB/s"),
+              "'bandwidth - 1 > 0 GB/s': subtracts a bandwidth and a plain number");
+    EXPECT_EQ(outcome("(seq_len + 1 ms) * 2 > 0"),
+              "'(seq_len + 1 ms) * 2 > 0': adds a plain number and a time");
+    EXPECT_EQ(outcome("seq_len * 2 / 4 > 1 s"),
+              "'seq_len * 2 / 4 > 1 s': compares a plain number with a time");
+    EXPECT_EQ(outcome("seq_len * 2 <= 16 and -seq_len < 0"), "true");
+    EXPECT_EQ(outcome("bandwidth * 2 > 3 GB/s"), "true");
+    EXPECT_EQ(outcome("bandwidth / 2 == 1 GB/s"), "true");
+    EXPECT_EQ(outcome("bandwidth / (1 GB/s) == 2"), "true");  // a quotient is not checked
+}
+
+// sx17: "OR" after a number was taken for a unit; operators spelled as in other languages are
+// named, with the spelling the grammar takes.
+TEST(SweepExpression, OperatorsInOtherSpellingsAreNamed) {
+    const auto message = [](const std::string& text) {
+        try {
+            (void)Expression::parse(text);
+        } catch (const ExpressionError& e) {
+            return std::string(e.what());
+        }
+        return std::string("parsed");
+    };
+    EXPECT_EQ(message("seq_len == 8 OR seq_len == 16"),
+              "'seq_len == 8 OR seq_len == 16': unknown word 'OR' at column 14; the operators "
+              "are lower case: or, and, not, ==, !=, <, <=, >, >=, +, -, *, /");
+    EXPECT_THAT(message("x == 1 And y == 2"), HasSubstr("unknown word 'And' at column 8"));
+    EXPECT_THAT(message("NOT x == 1"), HasSubstr("unknown word 'NOT' at column 1"));
+    EXPECT_THAT(message("(x == 1 OR y == 2)"), HasSubstr("unknown word 'OR' at column 9"));
+    EXPECT_THAT(message("x == 1 || y == 2"),
+                HasSubstr("'||' is not an operator at column 8; write 'or'"));
+    EXPECT_THAT(message("x == 1 && y == 2"), HasSubstr("'&&' is not an operator at column 8; "
+                                                       "write 'and'"));
+    EXPECT_THAT(message("x = 1"), HasSubstr("'=' is not an operator at column 3; write '=='"));
+    EXPECT_THAT(message("x == y xor z"), HasSubstr("unexpected word 'xor' at column 8; expected "
+                                                   "an operator"));
+    EXPECT_THAT(message("8 parsecs > 1"), HasSubstr("'parsecs' is not a unit hetsim knows"));
+    EXPECT_EQ(message("x == 8 or not y == 16 and z == 1"), "parsed");
 }
 
 // Parsing, evaluating and freeing recurse once per level: deep input is refused with a message
@@ -479,6 +543,69 @@ TEST(SweepResults, ResumeRefusesARowOfAnotherWidth) {
         EXPECT_THAT(e.what(), HasSubstr("has a row of 3 cells where the header has"));
     }
     EXPECT_EQ(text_of(dir.path() / "results.csv"), before);
+}
+
+// Campaign 5 (sw05, sr06): a row with a status a sweep never writes was taken as done, and a
+// row pasted twice was kept twice. Both refuse the resume, naming the line, and leave the
+// folder as it was.
+TEST(SweepResults, ResumeRefusesAStatusOrARowASweepDoesNotWrite) {
+    TempDir dir;
+    std::string row;
+    {
+        ResultsStore store(dir.path(), kHeader, {"a.x"});
+        store.open(false, false);
+        const PointOutcome a = store.failed_point(point(0, "1"), "s", "boom", 1.0);
+        store.append(a);
+        row = a.csv_rows;
+    }
+    const fs::path csv = dir.path() / "results.csv";
+    const std::string good = text_of(csv);
+    const auto refusal = [&](const std::string& content) {
+        std::ofstream(csv) << content;
+        const std::string message = input_error([&] {
+            ResultsStore resumed(dir.path(), kHeader, {"a.x"});
+            resumed.open(true, false);
+        });
+        EXPECT_EQ(text_of(csv), content);
+        return message;
+    };
+    std::string bogus = good;
+    bogus.replace(bogus.find(",failed,"), 8, ",bogus,");
+    EXPECT_THAT(refusal(bogus), HasSubstr("results.csv:2: status 'bogus', expected ok or failed"));
+    EXPECT_THAT(refusal(good + row), HasSubstr("results.csv:3: repeats the row of point " +
+                                               point(0, "1").id + " of line 2"));
+}
+
+// --resume asks the caller about the points whose rows it would keep, before any file changes;
+// a refusal names the caller's file and leaves the folder as it was.
+TEST(SweepResults, ResumeCheckSeesThePointsItWouldKeep) {
+    TempDir dir;
+    const DesignPoint p = point(0, "1");
+    {
+        ResultsStore store(dir.path(), kHeader, {"a.x"});
+        store.open(false, false);
+        store.append(store.failed_point(p, "s", "boom", 1.0));
+    }
+    const std::string before = text_of(dir.path() / "results.csv");
+    std::map<std::string, std::string> seen;
+    const std::string message = input_error([&] {
+        ResultsStore resumed(dir.path(), kHeader, {"a.x"});
+        resumed.open(true, false,
+                     [&](const std::map<std::string, std::string>& present)
+                         -> std::optional<ResultsStore::Refusal> {
+                         seen = present;
+                         return ResultsStore::Refusal{dir.path() / "sweep.json", "changed"};
+                     });
+    });
+    EXPECT_EQ(seen, (std::map<std::string, std::string>{{p.id, "failed"}}));
+    EXPECT_THAT(message, HasSubstr("sweep.json: changed: use another --out, or run without "
+                                   "--resume"));
+    EXPECT_EQ(text_of(dir.path() / "results.csv"), before);
+    ResultsStore resumed(dir.path(), kHeader, {"a.x"});
+    EXPECT_EQ(resumed.open(
+                  true, false,
+                  [](const auto&) -> std::optional<ResultsStore::Refusal> { return std::nullopt; }),
+              seen);
 }
 
 TEST(SweepResults, OneSweepAtATimePerFolder) {

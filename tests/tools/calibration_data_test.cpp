@@ -1,7 +1,8 @@
 // The shipped GPU measurements (configs/calibration/h100, issue 30) are what
 // tools/measure/gpu.py writes: its dry run reproduces the graphs byte for byte and the rows in
 // order; every graph loads in hetsim with its one op, every model row builds, every time is a
-// positive number, and each kernel class has the rows issue 30 asks for.
+// positive number, and each kernel class has the rows issue 30 asks for. Every measurement
+// file under configs/calibration/ loads and is predicted by its platform (`calibrate --check`).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -87,6 +88,43 @@ TEST(CalibrationData, EveryRowIsAPositiveTimeOfAWorkloadHetsimLoads) {
     EXPECT_EQ(rows_per_file["rnn"], 108U);
     EXPECT_EQ(rows_per_file["copy"], 76U);  // 19 sizes x 2 directions x pinned/pageable
     EXPECT_EQ(rows_per_file["end_to_end"], 12U);
+}
+
+// Every measurement file shipped under configs/calibration/ is one `hetsim calibrate --check`
+// reads and predicts with the platform it was measured on or published for: a shipped file
+// that a stricter reader refuses (launch.csv's scope=dispatch once was) fails here. (One
+// process per file: the DES elaborates one platform per process.)
+TEST(CalibrationData, EveryShippedMeasurementFileLoadsAgainstItsPlatform) {
+    const fs::path calibration = fs::path(HETSIM_SOURCE_DIR) / "configs" / "calibration";
+    const fs::path platforms = fs::path(HETSIM_SOURCE_DIR) / "configs" / "platforms";
+    const std::map<std::string, std::string> platform_of = {{"h100", "h100.yaml"},
+                                                            {"lee2022", "zynq_silentpim.yaml"},
+                                                            {"duet", "xeon_titanv.yaml"},
+                                                            {"eop", "i7_rtx2060.yaml"}};
+    // Not a measurement file: every h100 row again with its spread and extras (README.md).
+    const std::set<std::string> not_measurements = {"h100/stats.csv"};
+    std::size_t files = 0;
+    for (const auto& set : fs::directory_iterator(calibration)) {
+        if (!set.is_directory())
+            continue;
+        const std::string name = set.path().filename().string();
+        ASSERT_TRUE(platform_of.count(name))
+            << "configs/calibration/" << name << ": which platform does it calibrate?";
+        for (const auto& entry : fs::directory_iterator(set.path())) {
+            if (entry.path().extension() != ".csv" ||
+                not_measurements.count(name + "/" + entry.path().filename().string()))
+                continue;
+            const auto out = hetsim::testing::run_hetsim(
+                "calibrate " + (platforms / platform_of.at(name)).string() + " --check " +
+                entry.path().string());
+            EXPECT_EQ(out.exit_code, 0) << entry.path() << ":\n" << out.output;
+            EXPECT_NE(out.output.find("relative error: median"), std::string::npos)
+                << entry.path() << ":\n"
+                << out.output;
+            ++files;
+        }
+    }
+    EXPECT_EQ(files, 19u);  // h100: 15, lee2022: 1, duet: 2, eop: 1
 }
 
 TEST(CalibrationData, CopiesGrowWithSizeAndPinnedBeatsPageableAtOneGigabyte) {

@@ -2,6 +2,7 @@
 // crash (issue 11 item 7): each ends with exit 2 and one line naming the input and the limit.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -36,6 +37,13 @@ std::vector<std::string> lines_of(const std::string& text) {
     for (std::string line; std::getline(in, line);)
         lines.push_back(line);
     return lines;
+}
+
+void expect_one_line_error(const hetsim::testing::Outcome& o, const std::string& expected) {
+    EXPECT_EQ(o.exit_code, 2) << o.output;
+    EXPECT_THAT(o.output, HasSubstr("hetsim: error: "));
+    EXPECT_THAT(o.output, HasSubstr(expected));
+    EXPECT_EQ(lines_of(o.output).size(), 1u) << o.output;
 }
 
 // Column `index` of a plain CSV line (no quoted commas).
@@ -199,8 +207,97 @@ TEST(CliLimitsPlatform, AnUnwritableOutIsBadInput) {
     const fs::path file = dir.write("a_file", "x");
     const auto o = run_hetsim("run " + study.string() + " --out " + (file / "sub").string());
     EXPECT_EQ(o.exit_code, 2);
-    EXPECT_THAT(o.output, HasSubstr("hetsim: error: --out: cannot write the results into '" +
-                                    (file / "sub").string() + "'"));
+    EXPECT_THAT(o.output,
+                HasSubstr("hetsim: error: --out: cannot write '" + (file / "sub").string() +
+                          "': '" + file.string() + "' is a file, not a folder"));
+}
+
+// Options that the command's input or solver does not use were silently ignored.
+TEST(CliLimitsPlatform, OptionsThatDoNothingAreRefused) {
+    const std::string study = std::string(HETSIM_SOURCE_DIR) + "/configs/sweeps/duet_fig14.yaml";
+    const std::string zynq = kZynq;
+    const std::string fit = std::string(HETSIM_SOURCE_DIR) + "/configs/calibration/lee2022/fit.csv";
+    for (const auto& [args, message] : std::vector<std::pair<std::string, std::string>>{
+             {"place " + study + " --placer tarnawski.dp --processors 3",
+              "--processors: applies to a .stg or WfCommons task graph only"},
+             {"place " + study + " --placer tarnawski.dp --gap 0.1",
+              "--gap: 'tarnawski.dp' has no MIP gap; --gap applies to tarnawski.ip_latency"},
+             {"calibrate " + zynq + " --check " + fit + " --device PIM", "--device requires --fit"},
+             {"calibrate " + zynq + " --check " + fit + " --fix pim.x", "--fix requires --fit"},
+             {"calibrate " + zynq + " --check " + fit + " --folds 3", "--folds requires --fit"}}) {
+        expect_one_line_error(run_hetsim(args), message);
+    }
+}
+
+// An output that is a device node or a FIFO is refused, never replaced by a regular file (as
+// root, `--out /dev/null` deleted /dev/null); a symlink is written through to its target; and a
+// refused output leaves none of the run's other files behind.
+TEST(CliLimitsPlatform, OutputsAreRegularFilesAndARefusedOneLeavesNothing) {
+    TempDir dir;
+    const fs::path study = dir.write("s.yaml", small_study());
+    const fs::path fifo = dir.path() / "fifo.json";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+    auto o = run_hetsim("inspect lstm --export " + fifo.string());
+    EXPECT_EQ(o.exit_code, 2) << o.output;
+    EXPECT_THAT(o.output, HasSubstr("--export: cannot write '" + fifo.string() +
+                                    "': is a FIFO (named pipe), not a regular file"));
+    EXPECT_EQ(fs::symlink_status(fifo).type(), fs::file_type::fifo);
+
+    const fs::path target = dir.path() / "target.json";
+    const fs::path link = dir.path() / "link.json";
+    fs::create_symlink(target, link);  // dangling: the write creates its target
+    o = run_hetsim("inspect lstm --export " + link.string());
+    EXPECT_EQ(o.exit_code, 0) << o.output;
+    EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
+    EXPECT_TRUE(fs::is_regular_file(target));
+
+    const fs::path nowhere = dir.path() / "nowhere";
+    fs::create_symlink(dir.path() / "missing", nowhere);  // an --out folder that is a dead link
+    o = run_hetsim("run " + study.string() + " --out " + nowhere.string());
+    EXPECT_EQ(o.exit_code, 2) << o.output;
+    EXPECT_THAT(o.output, HasSubstr("is a symlink to '" + (dir.path() / "missing").string() +
+                                    "', which does not exist"));
+
+    const fs::path out = dir.path() / "o";
+    fs::create_directories(out / "results.csv");  // a folder where a file goes
+    o = run_hetsim("run " + study.string() + " --out " + out.string());
+    EXPECT_EQ(o.exit_code, 2) << o.output;
+    EXPECT_THAT(o.output, HasSubstr("--out: cannot write '" + (out / "results.csv").string() +
+                                    "': is a directory"));
+    std::vector<fs::path> left;
+    for (const auto& entry : fs::directory_iterator(out))
+        left.push_back(entry.path().filename());
+    EXPECT_EQ(left, std::vector<fs::path>{"results.csv"});
+}
+
+// Commands that run one design point refuse a study whose `points:` make several (they ran the
+// first and dropped the rest), and `point:` beside `points:` is refused (it was dropped).
+TEST(CliLimitsPlatform, OnePointCommandsRefuseSeveralPoints) {
+    TempDir dir;
+    const fs::path study =
+        dir.write("s.yaml", small_study("points: {workload.seq_len: [8, 16]}\n"));
+    for (const std::string& command :
+         {"agree " + study.string() + " --samples 1 --out " + (dir.path() / "a").string(),
+          "inspect " + study.string(), "place " + study.string() + " --placer tarnawski.dp"}) {
+        const auto o = run_hetsim(command);
+        EXPECT_EQ(o.exit_code, 2) << command << "\n" << o.output;
+        EXPECT_THAT(o.output, HasSubstr("points: this command runs one design point, and "
+                                        "`points:` makes 2"))
+            << command;
+    }
+    EXPECT_FALSE(fs::exists(dir.path() / "a"));
+    std::string text = small_study();
+    text.replace(text.find("placers: ["), 10, "placers: [random, random, ");
+    const fs::path twice = dir.write("t.yaml", text);
+    expect_one_line_error(
+        run_hetsim("run " + twice.string() + " --out " + (dir.path() / "t").string()),
+        "placer 'random' is listed twice; each runs once");
+    const fs::path labelled =
+        dir.write("l.yaml", small_study("points: {workload.seq_len: [8, 16]}\npoint: x\n"));
+    const auto o = run_hetsim("run " + labelled.string() + " --out " + (dir.path() / "o").string());
+    EXPECT_EQ(o.exit_code, 2) << o.output;
+    EXPECT_THAT(o.output, HasSubstr("l.yaml:9: point: `point:` labels a study without "
+                                    "`points:`"));
 }
 
 TEST(CliLimitsPlatform, APimWithNoLinkIsAnErrorNamingBothComponents) {
@@ -265,6 +362,17 @@ TEST(CliLimits, DurationsMustBeFiniteAndWorkersAtLeastOne) {
     }
     const auto gap = run_hetsim("place " + sweep + " --placer tarnawski.dp --gap nan");
     EXPECT_EQ(gap.exit_code, 2) << gap.output;
+    // Past 10^7 s a deadline overflowed the clock and the search stopped at once.
+    expect_one_line_error(run_hetsim("place " + sweep + " --placer tarnawski.dp --time-limit 1e10"),
+                          "--time-limit: expected at most 1e+07 seconds, got '1e10'");
+    for (const std::string spec :
+         {"mcmc:time=1e10", "mcmc:time=inf", "tarnawski.dp:time=1e300", "mcm.sa:time=1e10"}) {
+        const auto o =
+            run_hetsim("run " + std::string(HETSIM_SOURCE_DIR) +
+                       "/configs/studies/default.yaml --set \"placers=['" + spec + "']\"");
+        EXPECT_EQ(o.exit_code, 2) << spec << ": " << o.output;
+        EXPECT_THAT(o.output, HasSubstr("1e+07")) << spec;
+    }
     const auto train = run_hetsim("train --time-limit nan");
     EXPECT_EQ(train.exit_code, 2) << train.output;
     EXPECT_THAT(train.output, HasSubstr("--time-limit: expected a finite number >= 0"));
@@ -278,17 +386,10 @@ TEST(CliLimits, DurationsMustBeFiniteAndWorkersAtLeastOne) {
 
 namespace {
 
-using hetsim::testing::Outcome;
 using ::testing::Not;
 
 // Issue 29's hostile-input campaign, second round: each of these exited 0, 1 or crashed, or
 // blamed the wrong input. Each now ends with exit 2 and one line naming the input.
-void expect_one_line_error(const Outcome& o, const std::string& expected) {
-    EXPECT_EQ(o.exit_code, 2) << o.output;
-    EXPECT_THAT(o.output, HasSubstr("hetsim: error: "));
-    EXPECT_THAT(o.output, HasSubstr(expected));
-    EXPECT_EQ(lines_of(o.output).size(), 1u) << o.output;
-}
 
 // A --set path 30,000 parts deep overflowed the stack while it was assigned.
 TEST(CliLimitsRound2, ADeepSetPathIsRefused) {
@@ -334,7 +435,7 @@ TEST(CliLimitsRound2, NamesThatWouldLeaveTheOutputFolderAreRefused) {
                                                        "\nworkload: { model: bert, layers: 1 }\n"
                                                        "placers: [random]\n");
         const auto o = run_hetsim("run " + study.string());
-        expect_one_line_error(o, "s.yaml:1: study: expected a name of 1 to 100 printable");
+        expect_one_line_error(o, "s.yaml:1: study: expected a name of 1 to 100 bytes of printable");
     }
     EXPECT_FALSE(fs::exists(dir.path() / ".." / "escape"));
     const fs::path study = dir.write("ok.yaml", small_study());
@@ -348,13 +449,16 @@ TEST(CliLimitsRound2, NamesThatWouldLeaveTheOutputFolderAreRefused) {
 TEST(CliLimitsRound2, SeedsAndAgreeSamplesAreChecked) {
     TempDir dir;
     const fs::path study = dir.write("s.yaml", small_study());
-    for (const std::string& args :
-         std::vector<std::string>{"agree " + study.string() + " --samples 2 --seed -1",
-                                  "place random_taskgraph --placer heft --set tasks=10 --seed -5",
-                                  "train mcm.rl --seed -1"}) {
+    // Past 2^63 - 1 too: the range check clamped 9223372036854775808 and 2^64 and let them in.
+    for (const std::string& args : std::vector<std::string>{
+             "agree " + study.string() + " --samples 2 --seed -1",
+             "place random_taskgraph --placer heft --set tasks=10 --seed -5",
+             "train mcm.rl --seed -1",
+             "agree " + study.string() + " --samples 2 --seed 9223372036854775808",
+             "place random_taskgraph --placer heft --set tasks=10 --seed 18446744073709551616",
+             "dataset build --spec d.yaml --out x --seed 1e3"}) {
         const auto o = run_hetsim(args);
-        expect_one_line_error(o, "--seed: Value -");
-        EXPECT_THAT(o.output, HasSubstr("not in range 0 to 9223372036854775807")) << args;
+        expect_one_line_error(o, "--seed: expected an integer in 0..9223372036854775807, got '");
     }
     expect_one_line_error(run_hetsim("agree " + study.string() + " --samples 2000000000"),
                           "--samples: Value 2000000000 not in range 1 to 1000000");

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include "sim/workloads/json_graph.hpp"
@@ -175,6 +176,20 @@ std::size_t line_count(const std::string& output) {
     return static_cast<std::size_t>(std::count(output.begin(), output.end(), '\n'));
 }
 
+// Builds `spec` (written to `dir`/`file`) into `dir`/o and checks the refusal: exit 2, one line
+// naming the spec file and saying `message`, and nothing of the dataset written.
+Outcome expect_build_refused(const TempDir& dir, const std::string& file, const std::string& spec,
+                             const std::string& message) {
+    const auto path = dir.write(file, spec);
+    const auto o = build(path, dir.path() / "o");
+    EXPECT_EQ(o.exit_code, 2) << spec << o.output;
+    EXPECT_THAT(o.output, HasSubstr(file)) << spec;
+    EXPECT_THAT(o.output, HasSubstr(message)) << spec;
+    EXPECT_EQ(line_count(o.output), 1U) << o.output;
+    EXPECT_FALSE(fs::exists(dir.path() / "o")) << spec;
+    return o;
+}
+
 // A spec asking for 10^9 random DAGs wrote graphs until stopped; one of 7 knobs of 10 values
 // (10^7 combinations) too. The graphs are counted before the first is built and refused past
 // kDatasetGraphLimit, naming the source and its count; nothing is written.
@@ -199,15 +214,8 @@ TEST(CliDataset, SpecsMakingTooManyGraphsAreRefusedBeforeAnyIsBuilt) {
          "{count: 60000}\n",
          "sources: the sources make 120000 graphs, over the limit of 100000 in a dataset"},
     };
-    for (const Case& c : cases) {
-        const auto spec = dir.write("d.yaml", c.spec);
-        const auto o = build(spec, dir.path() / "o");
-        EXPECT_EQ(o.exit_code, 2) << c.spec << o.output;
-        EXPECT_THAT(o.output, HasSubstr("d.yaml"));
-        EXPECT_THAT(o.output, HasSubstr(c.message));
-        EXPECT_EQ(line_count(o.output), 1U) << o.output;
-        EXPECT_FALSE(fs::exists(dir.path() / "o")) << c.spec;
-    }
+    for (const Case& c : cases)
+        expect_build_refused(dir, "d.yaml", c.spec, c.message);
 }
 
 // docs/usage.md: the split's sizes must add up to the graphs built. Whole numbers that do not
@@ -224,6 +232,117 @@ TEST(CliDataset, SplitCountsMustAddUpToTheGraphs) {
                                     "make 3 graphs: give counts that add up to 3 or fractions"));
     EXPECT_EQ(line_count(o.output), 1U) << o.output;
     EXPECT_FALSE(fs::exists(dir.path() / "o"));
+}
+
+// Campaign 5 (ds07, ds12, ds31, ds04): knob mistakes named at their own line and path; a
+// repeated knob value (which built one graph twice) refused as a sweep refuses a repeated axis
+// value; counts and fractions mixed in one split refused.
+TEST(CliDataset, KnobAndSplitMistakesAreNamedAtTheirLine) {
+    TempDir dir;
+    struct Case {
+        std::string spec;
+        std::string message;
+    };
+    const Case cases[] = {
+        {"name: t\nsplit: {train: 1}\nsources: [{random_dag: {count: 1, knobs: {nosuch: 3}}}]\n",
+         "d.yaml:3: sources.0.random_dag.knobs.nosuch: model 'random_dag' has no knob 'nosuch'; "
+         "its knobs: seed, nodes, width, skip_percent, matmul_percent, hidden, batch"},
+        {"name: t\nsplit: {train: 2}\nsources:\n  - {model: lstm, knobs: {seq_len: [2, 2]}}\n",
+         "d.yaml:4: sources.0.knobs.seq_len.1: the knob lists '2' twice"},
+        {"name: t\nsplit: {train: 1}\nsources:\n  - {model: lstm, knobs: {hiden: 8}}\n",
+         "d.yaml:4: sources.0.knobs.hiden: model 'lstm' has no knob 'hiden' (did you mean "
+         "'hidden'?)"},
+        {"name: t\nsplit: {train: 1}\nsources:\n  - random_dag: {count: 1, knobs: {width: [0, "
+         "4]}}\n",
+         "d.yaml:4: sources.0.random_dag.knobs.width.0: model 'random_dag': knob 'width' must be "
+         "> 0, got 0"},
+        {"name: t\nsplit: {train: 3}\nsources:\n  - random_dag: {count: 3, knobs: {seed: [1, "
+         "2]}}\n",
+         "d.yaml:4: sources.0.random_dag.knobs.seed: the range holds 2 seeds, fewer than the 3 "
+         "graphs (count)"},
+        {"name: t\nsplit: {train: 3, test: 0.25}\nsources:\n  - random_dag: {count: 4, knobs: "
+         "{nodes: 10}}\n",
+         "d.yaml:2: split: mixes a count (train: 3) and a fraction (test: 0.25); give every size "
+         "as a count"},
+    };
+    for (const Case& c : cases) {
+        const auto o = expect_build_refused(dir, "d.yaml", c.spec, c.message);
+        EXPECT_THAT(o.output, ::testing::Not(HasSubstr("expected one of: model"))) << c.spec;
+    }
+}
+
+// Campaign 5 (ds31): a fixed seed knob gave every graph of the source that seed, so `count: 3`
+// built three identical graphs although each graph gets its own seed. The fixed seed is the
+// first graph's, the next graphs take the seeds after it.
+TEST(CliDataset, EveryRandomDagHasItsOwnSeed) {
+    TempDir dir;
+    const auto spec = dir.write(
+        "d.yaml",
+        "name: t\nsplit: {train: 3}\nsources:\n  - random_dag: {count: 3, knobs: {seed: 5, "
+        "nodes: 10}}\n");
+    const auto o = build(spec, dir.path() / "o");
+    ASSERT_EQ(o.exit_code, 0) << o.output;
+    const auto manifest = nlohmann::json::parse(read_file(dir.path() / "o" / "manifest.json"));
+    std::set<std::string> graphs;
+    for (int i = 0; i < 3; ++i) {
+        const auto& g = manifest.at("graphs")[static_cast<std::size_t>(i)];
+        EXPECT_THAT(g.at("source").get<std::string>(),
+                    HasSubstr("random_dag(seed=" + std::to_string(5 + i) + ",nodes=10,"));
+        graphs.insert(read_file(dir.path() / "o" / g.at("file").get<std::string>()));
+    }
+    EXPECT_EQ(graphs.size(), 3u);
+}
+
+// Campaign 5 (dso1): a 1-graph build into the folder of a 3-graph build left two stale graphs
+// that its manifest did not list. A build replaces an earlier build's graphs/ once it
+// completes; a refused one leaves the earlier build whole; a graphs/ holding a file no manifest
+// lists is refused before anything is built.
+TEST(CliDataset, ARebuildReplacesTheEarlierBuildsGraphs) {
+    TempDir dir;
+    const std::string head = "name: t\nsplit: {train: 1}\nsources:\n  - random_dag: {count: ";
+    const auto three = dir.write("three.yaml",
+                                 "name: t\nsplit: {train: 3}\nsources:\n  - random_dag: {count: "
+                                 "3, knobs: {nodes: 10}}\n");
+    const auto one = dir.write("one.yaml", head + "1, knobs: {nodes: 10}}\n");
+    const fs::path out = dir.path() / "o";
+    ASSERT_EQ(build(three, out).exit_code, 0);
+    const auto listing = [&] {
+        std::set<std::string> names;
+        for (const auto& entry : fs::directory_iterator(out / "graphs"))
+            names.insert(entry.path().filename().string());
+        return names;
+    };
+    const std::set<std::string> earlier = listing();
+    ASSERT_EQ(earlier.size(), 3u);
+    const std::string earlier_manifest = read_file(out / "manifest.json");
+    const std::string graph0 = read_file(out / "graphs" / "random_dag_000.json");
+
+    // Refused after the graph was built (outside `nodes`): the earlier build stays as it was.
+    const auto bad = dir.write("bad.yaml",
+                               "name: t\nnodes: [1, 5]\nsplit: {train: 1}\n"
+                               "sources:\n  - random_dag: {count: 1, knobs: {nodes: "
+                               "10, seed: 99}}\n");
+    EXPECT_EQ(build(bad, out).exit_code, 2);
+    EXPECT_EQ(listing(), earlier);
+    EXPECT_EQ(read_file(out / "manifest.json"), earlier_manifest);
+    EXPECT_EQ(read_file(out / "graphs" / "random_dag_000.json"), graph0);
+
+    const auto o = build(one, out);
+    ASSERT_EQ(o.exit_code, 0) << o.output;
+    EXPECT_EQ(listing(), (std::set<std::string>{"random_dag_000.json"}));
+    EXPECT_EQ(nlohmann::json::parse(read_file(out / "manifest.json")).at("graphs").size(), 1u);
+    EXPECT_EQ(std::distance(fs::directory_iterator(out), fs::directory_iterator()), 2)
+        << "only graphs/ and manifest.json";
+
+    dir.write("o/graphs/mine.json", "{}");
+    const auto foreign = build(one, out);
+    EXPECT_EQ(foreign.exit_code, 2) << foreign.output;
+    EXPECT_THAT(foreign.output, HasSubstr("--out: '" + (out / "graphs").string() +
+                                          "' holds 'mine.json', which no manifest.json in '" +
+                                          out.string() + "' lists"));
+    EXPECT_EQ(line_count(foreign.output), 1U) << foreign.output;
+    EXPECT_TRUE(fs::exists(out / "graphs" / "mine.json"));
+    EXPECT_TRUE(fs::exists(out / "graphs" / "random_dag_000.json"));
 }
 
 // A failed export named its log inside the output folder that the refusal then removed; the

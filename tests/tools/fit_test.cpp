@@ -8,12 +8,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "sim/config.hpp"
+#include "sim/csv.hpp"
 #include "sim/workloads/json_graph.hpp"
 #include "tests/fixtures/cli_fixtures.hpp"
 #include "tests/fixtures/graph_fixtures.hpp"
@@ -186,6 +188,21 @@ TEST(CalibrateFit, RatioRowsFitASpeedupBetweenTwoDevices) {
     EXPECT_EQ(report.cross_validation_note, "not asked for");
 }
 
+// The value of `column` in calibration.csv's row that starts with `prefix`.
+std::string check_cell(const std::string& table, const std::string& prefix,
+                       const std::string& column) {
+    const sim::CsvRow header = sim::parse_csv_line(table.substr(0, table.find('\n')));
+    const auto at = table.find("\n" + prefix);
+    EXPECT_NE(at, std::string::npos) << prefix;
+    if (at == std::string::npos)
+        return "";
+    const sim::CsvRow row =
+        sim::parse_csv_line(table.substr(at + 1, table.find('\n', at + 1) - at - 1));
+    const auto index = sim::csv_column(header, column);
+    EXPECT_TRUE(index.has_value()) << column;
+    return index && *index < row.size() ? row[*index] : "";
+}
+
 TEST(CalibrateFit, CheckWritesOneRowPerMeasurement) {
     register_all();
     TempDir tmp;
@@ -195,14 +212,40 @@ TEST(CalibrateFit, CheckWritesOneRowPerMeasurement) {
                                             csv.string(), (tmp.path() / "chk").string()));
     ASSERT_EQ(out.exit_code, 0) << out.output;
     const std::string table = read_file(tmp.path() / "chk" / "calibration.csv");
+    // Issue 25's five columns first, then what tells the rows apart and a ratio's values.
     EXPECT_EQ(table.substr(0, table.find('\n')),
-              "device,workload,measured_s,predicted_s,relative_error");
+              "device,workload,measured_s,predicted_s,relative_error,knobs,scope,"
+              "reference_device,reference_workload,reference_knobs,measured_speedup,"
+              "predicted_speedup");
+    EXPECT_EQ(fmt::format("{}", fmt::join(check_csv_columns(), ",")),
+              table.substr(0, table.find('\n')));
     EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), 13);  // header + 12 rows
     // Halving the compute efficiency doubles the compute-bound 1024^3 GEMM's body: its row
     // is off by about 100 %, the Adds (memory-bound) by 0.
-    EXPECT_THAT(table, ::testing::HasSubstr("G,add_16777216.json,"));
-    const auto add_row = table.substr(table.find("G,add_16777216.json,"));
-    EXPECT_EQ(add_row.substr(add_row.rfind(',', add_row.find('\n')) + 1, 2), "0\n");
+    EXPECT_EQ(check_cell(table, "G,add_16777216.json,", "relative_error"), "0");
+    EXPECT_EQ(check_cell(table, "G,add_16777216.json,", "scope"), "kernel");
+    EXPECT_EQ(check_cell(table, "G,add_16777216.json,", "measured_speedup"), "");
+    // Copies of three sizes: each row says which.
+    EXPECT_EQ(check_cell(table, "G,copy,", "knobs"), "bytes=4096;direction=host_to_device");
+    EXPECT_EQ(check_cell(table, "G,copy,", "scope"), "transfer");
+
+    // A ratio row's values are no seconds: they go under the speedup columns.
+    write_graphs(tmp.path());
+    const fs::path ratios = tmp.write("ratios.csv",
+                                      "device,workload,scope,reference_device,speedup\n"
+                                      "G,mm_1024x1024x1024.json,compute,CPU,2\n");
+    const auto ratio_out =
+        run_hetsim(fmt::format("calibrate {} --check {} --out {}", other.string(), ratios.string(),
+                               (tmp.path() / "ratio").string()));
+    ASSERT_EQ(ratio_out.exit_code, 0) << ratio_out.output;
+    const std::string ratio_table = read_file(tmp.path() / "ratio" / "calibration.csv");
+    const std::string row = "G,mm_1024x1024x1024.json,";
+    EXPECT_EQ(check_cell(ratio_table, row, "measured_s"), "");
+    EXPECT_EQ(check_cell(ratio_table, row, "predicted_s"), "");
+    EXPECT_EQ(check_cell(ratio_table, row, "measured_speedup"), "2");
+    EXPECT_FALSE(check_cell(ratio_table, row, "predicted_speedup").empty());
+    EXPECT_EQ(check_cell(ratio_table, row, "reference_device"), "CPU");
+    EXPECT_EQ(check_cell(ratio_table, row, "scope"), "compute");
 }
 
 TEST(CalibrateFit, BadMeasurementFilesAreOneLineErrorsNamingRowAndColumn) {
@@ -215,6 +258,8 @@ TEST(CalibrateFit, BadMeasurementFilesAreOneLineErrorsNamingRowAndColumn) {
         return run_hetsim(fmt::format("calibrate {} --fit {}", platform.string(), csv.string()));
     };
     const std::string header = "device,workload,time_s\n";
+    const std::string knobbed = "device,workload,knobs,scope,time_s\n";
+    const std::string copy = knobbed + "G,copy,direction=host_to_device;";
     struct Case {
         std::string name, text, expected;
     };
@@ -228,8 +273,8 @@ TEST(CalibrateFit, BadMeasurementFilesAreOneLineErrorsNamingRowAndColumn) {
         {"zero_time.csv", header + "G,add_1024.json,0\n", "zero_time.csv:2: time_s: must be > 0"},
         {"few_rows.csv", header + "G,add_1024.json,1e-5\n",
          "few_rows.csv:2: 4 free parameters but 1 measurement"},
-        {"bad_scope.csv", "device,workload,time_s,scope\nG,add_1024.json,1e-5,dispatch\n",
-         "bad_scope.csv:2: scope: unknown scope 'dispatch'"},
+        {"bad_scope.csv", "device,workload,time_s,scope\nG,add_1024.json,1e-5,launch\n",
+         "bad_scope.csv:2: scope: unknown scope 'launch'"},
         {"bad_column.csv", "device,workload,time_ms\nG,add_1024.json,1e-5\n",
          "bad_column.csv:1: time_ms: unknown column"},
         {"orphan_reference.csv",
@@ -240,6 +285,70 @@ TEST(CalibrateFit, BadMeasurementFilesAreOneLineErrorsNamingRowAndColumn) {
          "device,workload,reference_device,reference_workload,speedup\n"
          "G,add_1024.json,G,nope.json,1\n",
          "missing_reference.csv:2: reference_workload: no such file"},
+        // A copy's bytes: a whole number up to 2^53 (1e30 once became a negative time).
+        {"bytes_huge.csv", copy + "bytes=1e30,transfer,1\n",
+         "bytes_huge.csv:2: knobs: bytes must be a whole number from 1 to 2^53 "
+         "(9007199254740992), got '1e30'"},
+        {"bytes_digits.csv", copy + "bytes=99999999999999999999,transfer,1\n",
+         "bytes_digits.csv:2: knobs: bytes must be a whole number"},
+        {"bytes_int64.csv", copy + "bytes=9223372036854775807,transfer,1\n",
+         "bytes_int64.csv:2: knobs: bytes must be a whole number"},
+        {"bytes_half.csv", copy + "bytes=0.5,transfer,1\n",
+         "bytes_half.csv:2: knobs: bytes must be a whole number from 1 to 2^53 "
+         "(9007199254740992), got '0.5'"},
+        // Knobs that change nothing are refused, not ignored.
+        {"copy_extra.csv", copy + "bytes=4096;extra=1,transfer,1e-5\n",
+         "copy_extra.csv:2: knobs: 'extra' is not a knob of this row: a copy takes bytes, "
+         "direction and host_memory"},
+        {"copy_swap.csv", copy + "bytes=4096;host_memory=swap,transfer,1e-5\n",
+         "copy_swap.csv:2: knobs: host_memory must be pinned or pageable, got 'swap'"},
+        {"graph_knob.csv", knobbed + "G,add_1024.json,seq_len=16,kernel,1e-5\n",
+         "graph_knob.csv:2: knobs: 'seq_len' is not a knob of this row: a graph file takes "
+         "l2=cold|hot only"},
+        {"graph_l2.csv", knobbed + "G,add_1024.json,l2=warm,kernel,1e-5\n",
+         "graph_l2.csv:2: knobs: l2 must be cold or hot, got 'warm'"},
+        {"dispatch_no_ops.csv", knobbed + "G,add_1024.json,,dispatch,1e-5\n",
+         "dispatch_no_ops.csv:2: knobs: a dispatch row needs ops=N"},
+        {"dispatch_model.csv", knobbed + "G,bert,layers=1;ops=10,dispatch,1e-5\n",
+         "dispatch_model.csv:2: workload: a dispatch row times one op launched ops=10 times"},
+        // Numbers are decimal, without spaces, and times within the simulator's range.
+        {"hex_time.csv", header + "G,add_1024.json,0x10\n",
+         "hex_time.csv:2: time_s: expected a decimal number such as 2, 0.5 or 4.5e-06, got "
+         "'0x10'"},
+        {"huge_time.csv", header + "G,add_1024.json,1e300\n",
+         "huge_time.csv:2: time_s: '1e300' is out of range: expected seconds from 1e-12 (1 ps) "
+         "to 4.61e+06 (2^62 ps)"},
+        {"tiny_time.csv", header + "G,add_1024.json,1e-300\n",
+         "tiny_time.csv:2: time_s: '1e-300' is out of range"},
+        {"past_double.csv", header + "G,add_1024.json,1e309\n",
+         "past_double.csv:2: time_s: '1e309' is out of range"},
+        {"subnormal.csv", header + "G,add_1024.json,1e-320\n",
+         "subnormal.csv:2: time_s: '1e-320' is out of range"},
+        {"leading_space.csv", header + "G,add_1024.json, 5e-6\n",
+         "leading_space.csv:2: time_s: expected a decimal number without spaces, got ' 5e-6'"},
+        {"trailing_space.csv", header + "G,add_1024.json,5e-6 \n",
+         "trailing_space.csv:2: time_s: expected a decimal number without spaces, got '5e-6 '"},
+        {"weight_spread.csv",
+         "device,workload,time_s,weight\nG,add_1024.json,1e-5,1e300\nG,mm_64x64x64.json,1e-5,1\n",
+         "weight_spread.csv:3: weight: 1 is 1e+300 times less than line 2's 1e+300"},
+        // Rows: the same one twice, one short of the header's columns.
+        {"duplicate.csv",
+         knobbed + "G,add_1024.json,l2=cold,kernel,1e-5\nG,mm_64x64x64.json,,kernel,1e-5\n"
+                   "G,./add_1024.json,l2=cold,kernel,2e-5\n",
+         "duplicate.csv:4: the same measurement as line 2 (device, workload, knobs, scope and "
+         "reference)"},
+        {"short_row.csv", header + "G,add_1024.json\n",
+         "short_row.csv:2: 2 cells, but the header names 3 columns"},
+        // Framing: RFC 4180 quotes, encodings, NUL bytes.
+        {"mid_quote.csv", header + "\"G\"0,add_1024.json,1e-5\n",
+         "mid_quote.csv:2: text after the closing quote of a quoted field ('\"G\"0')"},
+        {"utf16.csv", std::string("\xFF\xFE", 2) + "d\0e\0v\0",
+         "utf16.csv:1: the file starts with a UTF-16 or UTF-32 byte-order mark; save it as UTF-8"},
+        {"nul.csv", header + std::string("G,add_1024.json,1e-5\0\n", 22), "nul.csv:2: a NUL byte"},
+        {"tabs.csv", "device\tworkload\ttime_s\nG\tadd_1024.json\t1e-5\n",
+         "tabs.csv:1: the header 'device\\x09workload\\x09time_s' has no commas"},
+        {"tab_device.csv", header + "G\t,add_1024.json,1e-5\n",
+         "tab_device.csv:2: device: unknown device 'G\\x09'"},
     };
     for (const Case& c : cases) {
         SCOPED_TRACE(c.name);
@@ -248,6 +357,182 @@ TEST(CalibrateFit, BadMeasurementFilesAreOneLineErrorsNamingRowAndColumn) {
         EXPECT_THAT(out.output, ::testing::HasSubstr(c.expected));
         EXPECT_EQ(std::count(out.output.begin(), out.output.end(), '\n'), 1) << out.output;
     }
+}
+
+// Options given that cannot be done: the same --fix twice, --folds that leave a fold fewer rows
+// than parameters. Refused before the fit, so nothing is written.
+TEST(CalibrateFit, OptionsThatCannotBeDoneAreRefused) {
+    register_all();
+    TempDir tmp;
+    write_graphs(tmp.path());
+    const fs::path platform = tmp.write("p.yaml", platform_yaml(0.7, 0.8, "4 us", "12 GB/s"));
+    // Three parameters move these rows (compute and bandwidth efficiency, kernel latency).
+    const fs::path csv = tmp.write("m.csv",
+                                   "device,workload,scope,time_s\n"
+                                   "G,mm_64x64x64.json,kernel,1e-5\n"
+                                   "G,mm_1024x1024x1024.json,kernel,1e-3\n"
+                                   "G,add_1048576.json,kernel,5e-5\n"
+                                   "G,add_16777216.json,kernel,5e-4\n");
+    const fs::path fitted = tmp.path() / "f.yaml";
+    const auto fit = [&](const std::string& options) {
+        return run_hetsim(fmt::format("calibrate {} --fit {} --out {} {}", platform.string(),
+                                      csv.string(), fitted.string(), options));
+    };
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"--fix gpu.kernel_latency --fix gpu.kernel_latency",
+         "hetsim: error: --fix: 'gpu.kernel_latency' is given twice"},
+        {"--folds 1",
+         "hetsim: error: --folds 1: cross-validation needs at least 2 folds (0 for "
+         "none)"},
+        {"--folds 2",
+         "hetsim: error: --folds 2: each fold is fitted on as few as 2 of the 4 rows, fewer than "
+         "the 3 free parameters; use at least 4 folds (0 for none)"},
+    };
+    for (const auto& [options, expected] : cases) {
+        SCOPED_TRACE(options);
+        const auto out = fit(options);
+        EXPECT_EQ(out.exit_code, 2);
+        EXPECT_EQ(out.output, expected + "\n");
+        EXPECT_FALSE(fs::exists(fitted));
+    }
+    // Given and possible (leave-one-out), it is done.
+    const auto out = fit("--folds 4");
+    EXPECT_EQ(out.exit_code, 0) << out.output;
+    EXPECT_THAT(out.output, ::testing::HasSubstr("4-fold cross-validation (each row predicted"));
+}
+
+// Weights are relative: the same file with every weight scaled by 1e-5 or 1e-300 fits to the
+// same constants (the fit divides them by their mean).
+TEST(CalibrateFit, WeightsAreRelative) {
+    register_all();
+    TempDir tmp;
+    const fs::path exact = write_measurements(tmp, platform_yaml(0.7, 0.8, "4 us", "12 GB/s"));
+    const fs::path start = tmp.write("start.yaml", platform_yaml(0.95, 0.5, "1 us", "30 GB/s"));
+    // Measurements off the truth by up to 20 %, so that the weights decide the compromise.
+    std::vector<sim::CsvRecord> records = sim::read_csv_records(read_file(exact));
+    const auto fit_scaled = [&](double scale) {
+        std::string text = "device,workload,knobs,scope,time_s,weight\n";
+        for (std::size_t i = 1; i < records.size(); ++i) {
+            const sim::CsvRow& r = records[i].cells;
+            const double noise = 1.0 + 0.2 * std::sin(3.0 * static_cast<double>(i));
+            text += fmt::format("{},{},{},{},{:.17g},{:.17g}\n", r[0], r[1], r[2], r[3],
+                                std::stod(r[4]) * noise, (i % 3 == 0 ? 4.0 : 1.0) * scale);
+        }
+        FitRequest request;
+        request.platform_file = start.string();
+        request.measurements_file = tmp.write(fmt::format("scaled_{}.csv", scale), text).string();
+        request.folds = 0;
+        return fit_platform(request);
+    };
+    const FitReport one = fit_scaled(1.0);
+    for (const double scale : {1e-5, 1e-300, 1e300}) {
+        SCOPED_TRACE(scale);
+        const FitReport scaled = fit_scaled(scale);
+        ASSERT_EQ(scaled.parameters.size(), one.parameters.size());
+        for (std::size_t p = 0; p < one.parameters.size(); ++p) {
+            EXPECT_EQ(scaled.parameters[p].fitted, one.parameters[p].fitted);
+            EXPECT_NEAR(scaled.parameters[p].value / one.parameters[p].value, 1.0, 1e-9)
+                << one.parameters[p].key;
+        }
+        EXPECT_NEAR(scaled.in_sample.median, one.in_sample.median, 1e-9);
+    }
+}
+
+// `scope=dispatch`: the wall time per op of `ops` launches of one op queued back to back, the
+// host's launch overhead overlapping the device's kernel (configs/calibration/h100/launch.csv).
+TEST(CalibrateFit, DispatchRowsArePacedByTheSlowerOfHostAndDevice) {
+    register_all();
+    TempDir tmp;
+    write_graphs(tmp.path());
+    const fs::path yaml = tmp.write("p.yaml", platform_yaml(0.7, 0.8, "4 us", "12 GB/s"));
+    const sim::Platform platform = sim::load_platform(yaml.string());
+    const MeasurementFile file =
+        load_measurements(tmp.write("m.csv",
+                                    "device,workload,knobs,scope,time_s\n"
+                                    "G,add_1024.json,ops=1000,dispatch,1e-5\n"
+                                    "G,add_1024.json,ops=1,dispatch,1e-5\n"
+                                    "G,add_16777216.json,ops=1000,dispatch,1e-5\n"
+                                    "G,add_1024.json,,compute,1e-5\n")
+                              .string(),
+                          platform);
+    const sim::Device& g = platform.device(*platform.find_device("G"));
+    const auto per_op = [&](const Measurement& m, double ops) {
+        const sim::Op& op = m.graph->op(0);
+        const double device_s = g.model->kernel_time_s(*m.graph, op);
+        const double host_s = g.model->op_time_s(*m.graph, op) - device_s;
+        return (host_s + device_s + (ops - 1.0) * std::max(host_s, device_s)) / ops;
+    };
+    // A small Add: the host's 5 us launch sets the pace, not the 4 us kernel.
+    EXPECT_DOUBLE_EQ(predict(platform, file.rows[0]), per_op(file.rows[0], 1000));
+    EXPECT_NEAR(predict(platform, file.rows[0]), 5e-6, 2e-8);
+    // One op alone is its launch and its kernel: the compute scope's time.
+    EXPECT_DOUBLE_EQ(predict(platform, file.rows[1]), predict(platform, file.rows[3]));
+    // A 64 MB Add: its kernel, longer than a launch, sets the pace.
+    EXPECT_DOUBLE_EQ(predict(platform, file.rows[2]), per_op(file.rows[2], 1000));
+    EXPECT_GT(predict(platform, file.rows[2]), 100e-6);
+}
+
+// A UTF-8 byte-order mark (spreadsheets write one) is dropped, and old Mac line ends (CR
+// alone) end rows; each row keeps its line.
+TEST(CalibrateFit, ByteOrderMarkAndCarriageReturnLineEndsLoad) {
+    register_all();
+    TempDir tmp;
+    write_graphs(tmp.path());
+    const sim::Platform platform = sim::load_platform(
+        tmp.write("p.yaml", platform_yaml(0.7, 0.8, "4 us", "12 GB/s")).string());
+    const MeasurementFile file = load_measurements(
+        tmp.write("m.csv",
+                  "\xEF\xBB\xBF"
+                  "device,workload,time_s\rG,add_1024.json,1e-5\r\rG,mm_64x64x64.json,2e-5\r")
+            .string(),
+        platform);
+    ASSERT_EQ(file.rows.size(), 2u);
+    EXPECT_EQ(file.rows[0].device, "G");
+    EXPECT_EQ(file.rows[0].line, 2);
+    EXPECT_EQ(file.rows[1].workload, "mm_64x64x64.json");
+    EXPECT_EQ(file.rows[1].line, 4);
+}
+
+// A prediction past the simulator's time range (2^62 ps) is refused, naming the row, instead
+// of printing a meaningless (once negative) time; nothing is written.
+TEST(CalibrateFit, CheckRefusesAPredictionPastTheTimeRange) {
+    register_all();
+    TempDir tmp;
+    const fs::path slow = tmp.write("slow.yaml", platform_yaml(0.7, 0.8, "4 us", "1 B/s"));
+    const fs::path csv = tmp.write("m.csv",
+                                   "device,workload,knobs,scope,time_s\n"
+                                   "G,copy,bytes=4096;direction=host_to_device,transfer,1\n"
+                                   "G,copy,bytes=9007199254740992;direction=host_to_device,"
+                                   "transfer,1\n");
+    const auto out = run_hetsim(fmt::format("calibrate {} --check {} --out {}", slow.string(),
+                                            csv.string(), (tmp.path() / "chk").string()));
+    EXPECT_EQ(out.exit_code, 2);
+    EXPECT_EQ(out.output, fmt::format("hetsim: error: {}:3: the platform predicts 9.01e+15 s on "
+                                      "G, beyond the simulator's time range (4.61e+06 s = 2^62 "
+                                      "ps)\n",
+                                      csv.string()));
+    EXPECT_FALSE(fs::exists(tmp.path() / "chk"));
+}
+
+// usage.md's calibrate section names every column a measurement file may have and every scope,
+// and its output table every column of calibration.csv.
+TEST(CalibrateFit, UsageNamesEveryMeasurementColumnScopeAndCheckColumn) {
+    const std::string doc = read_file(fs::path(HETSIM_SOURCE_DIR) / "docs/usage.md");
+    const auto section = [&](const std::string& heading) {
+        const auto start = doc.find("\n" + heading + "\n");
+        EXPECT_NE(start, std::string::npos) << heading;
+        const auto end = doc.find("\n## ", start + 1);
+        const auto next = doc.find("\n### ", start + 1);
+        return doc.substr(start, std::min(end, next) - start);
+    };
+    const std::string calibrate = section("### `hetsim calibrate`");
+    for (const std::string& column : measurement_columns())
+        EXPECT_THAT(calibrate, ::testing::HasSubstr("`" + column + "`")) << column;
+    for (const std::string& scope : measurement_scopes())
+        EXPECT_THAT(calibrate, ::testing::HasSubstr("`" + scope + "`")) << scope;
+    const std::string outputs = section("### Other commands");
+    for (const std::string& column : check_csv_columns())
+        EXPECT_THAT(outputs, ::testing::HasSubstr("`" + column + "`")) << column;
 }
 
 // The shipped H100 platform is what its documented fit command writes (configs/platforms/

@@ -374,6 +374,8 @@ TEST(ReportTest, BestPlacerPerPointFailedPointsAndLinks) {
     const std::string summary = app::write_report(dir.path(), log);
     EXPECT_NE(summary.find("report.md"), std::string::npos) << summary;
     EXPECT_NE(summary.find("report.html"), std::string::npos) << summary;
+    // One line, ended (campaign 5, V33: the shell's next prompt continued it).
+    EXPECT_EQ(summary.find('\n'), summary.size() - 1) << summary;
     const std::string md = read_file(dir.path() / "report.md");
     const std::string html = read_file(dir.path() / "report.html");
     EXPECT_NE(md.find("# Sweep demo"), std::string::npos);
@@ -467,19 +469,26 @@ TEST(ReportTest, EmbedsThePlots) {
     EXPECT_NE(md.find("1 failed point, 1 infeasible placement"), std::string::npos);
 }
 
-TEST(ReportTest, MissingResultsCsvIsAnInputError) {
-    TempDir dir;
+// The InputError that refuses a report of `dir` (a failure when there is none).
+sim::InputError report_refusal(const fs::path& dir) {
     std::ostringstream log;
     try {
-        app::write_report(dir.path(), log);
-        FAIL() << "expected sim::InputError";
+        app::write_report(dir, log);
     } catch (const sim::InputError& e) {
-        EXPECT_EQ(e.file(), (dir.path() / "results.csv").string());
-        EXPECT_NE(std::string(e.what()).find("not a sweep output directory"), std::string::npos)
-            << e.what();
+        return e;
     }
+    ADD_FAILURE() << "expected sim::InputError";
+    return sim::InputError("", "", 0, "no error");
+}
+
+TEST(ReportTest, MissingResultsCsvIsAnInputError) {
+    TempDir dir;
+    const sim::InputError e = report_refusal(dir.path());
+    EXPECT_EQ(e.file(), (dir.path() / "results.csv").string());
+    EXPECT_NE(std::string(e.what()).find("not a sweep output directory"), std::string::npos)
+        << e.what();
     EXPECT_FALSE(fs::exists(dir.path() / "report.md"));
-    EXPECT_THROW(app::write_report(dir.path() / "absent", log), sim::InputError);
+    (void)report_refusal(dir.path() / "absent");
 }
 
 TEST(ReportTest, MissingColumnIsAnInputError) {
@@ -487,13 +496,8 @@ TEST(ReportTest, MissingColumnIsAnInputError) {
     std::string csv = results_csv();
     csv.replace(csv.find(",feasible,"), 10, ",fits,");
     write_sweep(dir, csv);
-    std::ostringstream log;
-    try {
-        app::write_report(dir.path(), log);
-        FAIL() << "expected sim::InputError";
-    } catch (const sim::InputError& e) {
-        EXPECT_EQ(e.message(), "missing column 'feasible'");
-    }
+    const sim::InputError e = report_refusal(dir.path());
+    EXPECT_EQ(e.message(), "missing column 'feasible'");
 }
 
 // A feasible row without its numbers is a damaged file: exit 2 naming the record and column, not a
@@ -512,13 +516,57 @@ TEST(ReportTest, NonNumericCellsOfAFeasibleRowAreAnInputError) {
         return std::string("no error");
     };
     EXPECT_EQ(message_for(row("p000000000007", "x", "abc", "600", "1", "8", "1 GB/s")),
-              "record 18: column 'latency_s' holds 'abc', expected a finite number");
+              "record 18: column 'latency_s' holds 'abc', expected a finite number >= 0");
     EXPECT_EQ(message_for(row("p000000000007", "x", "0.001", "nan", "1", "8", "1 GB/s")),
-              "record 18: column 'throughput_per_s' holds 'nan', expected a finite number");
+              "record 18: column 'throughput_per_s' holds 'nan', expected a finite number >= 0");
     EXPECT_EQ(message_for(row("p000000000007", "x", "0.001", "600", "yes", "8", "1 GB/s")),
               "record 18: column 'feasible' holds 'yes', expected 1 or 0");
+    // Campaign 5 (rp07): a negative latency was ranked the best placer of its point.
+    EXPECT_EQ(message_for(row("p000000000007", "x", "-1", "600", "1", "8", "1 GB/s")),
+              "record 18: column 'latency_s' holds '-1', expected a finite number >= 0");
+    EXPECT_EQ(message_for(row("p000000000007", "x", "0.001", "-600", "1", "8", "1 GB/s")),
+              "record 18: column 'throughput_per_s' holds '-600', expected a finite number >= 0");
+    EXPECT_EQ(message_for(row("p000000000007", "x", "0.001", "600", "1", "8", "1 GB/s", "-2")),
+              "record 18: column 'speedup' holds '-2', expected a finite number >= 0");
+    EXPECT_EQ(message_for(row("p000000000007", "x", "0.001", "600", "1", "8", "1 GB/s", "abc")),
+              "record 18: column 'speedup' holds 'abc', expected a finite number >= 0");
     // An infeasible row may lack them.
     EXPECT_EQ(message_for(row("p000000000007", "x", "", "", "0", "8", "1 GB/s")), "no error");
+    // Campaign 5: a status hetsim never writes was counted as failed (rp16), and a row pasted
+    // twice counted twice (sr06).
+    std::string bogus = row("p000000000007", "x", "0.001", "600", "1", "8", "1 GB/s");
+    bogus.replace(bogus.find(",ok,"), 4, ",bogus,");
+    EXPECT_EQ(message_for(bogus), "record 18: status 'bogus', expected ok or failed");
+    EXPECT_EQ(message_for(row("p000000000001", "greedy", "0.002", "600", "1", "8", "1 GB/s")),
+              "record 18: repeats the row of point p000000000001 and placer 'greedy' of record 2");
+}
+
+// Campaign 5 (rp28): a sweep.json listing an axis twice gave its summary rows and plot twice.
+TEST(ReportTest, AnAxisListedTwiceInSweepJsonIsAnInputError) {
+    TempDir dir;
+    write_sweep(dir, results_csv());
+    dir.write("sweep.json",
+              R"({"sweep": "demo", "axes": [")" + kSeqLen + "\", \"" + kSeqLen + "\"]}");
+    const sim::InputError e = report_refusal(dir.path());
+    EXPECT_EQ(e.yaml_path(), "axes");
+    EXPECT_EQ(e.message(), "lists '" + kSeqLen + "' twice; a sweep's axes are distinct");
+    EXPECT_FALSE(fs::exists(dir.path() / "report.md"));
+}
+
+// Campaign 5 (oc03): a report.md that cannot be written (a folder of that name) was found only
+// after tools/plot.py had drawn its figures into DIR/plots. The report's files are checked
+// first: the refusal leaves no plots.
+TEST(ReportTest, AReportThatCannotBeWrittenDrawsNoPlots) {
+    TempDir dir;
+    write_sweep(dir, results_csv());
+    fs::create_directories(dir.path() / "report.md");
+    const sim::InputError e = report_refusal(dir.path());
+    EXPECT_NE(std::string(e.what()).find("cannot write the report: cannot write '" +
+                                         (dir.path() / "report.md").string() + "': is a directory"),
+              std::string::npos)
+        << e.what();
+    EXPECT_FALSE(fs::exists(dir.path() / "plots"));
+    EXPECT_FALSE(fs::exists(dir.path() / "report.html"));
 }
 
 // The summary, hand-computed from the speedups over greedy (latency ratios):

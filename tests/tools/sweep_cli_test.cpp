@@ -313,6 +313,64 @@ TEST(CliSweep, ARefusedResumeLeavesNoTrace) {
     EXPECT_EQ(read_file(out / "sweep.json"), "{\"sweep\": \"earlier\"}\n");
 }
 
+// Campaign 5 (sr08): the point ids hash the axes' values only, so after the base study changed
+// (a placer added) --resume took the old rows for done and the new placer never ran. sweep.json
+// records what each point runs; a resume whose points would now run something else is refused
+// (exit 2, one line naming sweep.json), and one with nothing changed still resumes, writing the
+// same sweep.json.
+TEST(CliSweep, ResumeRefusesRowsOfAStudyThatChanged) {
+    TempDir dir;
+    const std::string study = std::string("study: s\nplatform: ") + HETSIM_SOURCE_DIR +
+                              "/configs/platforms/zynq_silentpim.yaml\nworkload: {model: bert, "
+                              "layers: 1, seq_len: 8}\nsamples: 1\nplacers: ";
+    dir.write("s.yaml", study + "[heft]\n");
+    const fs::path sweep =
+        dir.write("w.yaml", "sweep: w\nstudy: s.yaml\naxes:\n  workload.seq_len: [8, 16]\n");
+    const fs::path out = dir.path() / "o";
+    const auto resume = [&](const fs::path& file) {
+        return run_hetsim(fmt_args({"sweep", file.string(), "--resume", "--out", out.string()}));
+    };
+    ASSERT_EQ(run_hetsim(fmt_args({"sweep", sweep.string(), "--out", out.string()})).exit_code, 0);
+    const std::string manifest = read_file(out / "sweep.json");
+    EXPECT_THAT(manifest, HasSubstr("\"study_digests\": {"));
+    Outcome same = resume(sweep);
+    ASSERT_EQ(same.exit_code, 0) << same.output;
+    EXPECT_THAT(same.output, HasSubstr("2 of 2 points already in"));
+    EXPECT_EQ(read_file(out / "sweep.json"), manifest);
+    const std::string results = read_file(out / "results.csv");
+
+    const auto expect_refused = [&](const Outcome& o, const std::string& why) {
+        EXPECT_EQ(o.exit_code, 2) << o.output;
+        EXPECT_EQ(std::count(o.output.begin(), o.output.end(), '\n'), 1) << o.output;
+        EXPECT_THAT(o.output, HasSubstr("hetsim: error: " + (out / "sweep.json").string() + ": "));
+        EXPECT_THAT(o.output, HasSubstr(why));
+        EXPECT_THAT(o.output, HasSubstr("run without --resume to replace the results"));
+        EXPECT_EQ(read_file(out / "results.csv"), results);
+    };
+    dir.write("s.yaml", study + "[heft, random]\n");
+    const Outcome changed = resume(sweep);
+    expect_refused(changed, "(seq_len=8) ran another study than it runs now: '" +
+                                fs::absolute(dir.path() / "s.yaml").string() +
+                                "' or its platform changed since");
+    EXPECT_EQ(read_file(out / "sweep.json"), manifest);
+    // Another study file with the first one's content is the same study.
+    dir.write("s2.yaml", study + "[heft]\n");
+    const fs::path moved =
+        dir.write("w2.yaml", "sweep: w\nstudy: s2.yaml\naxes:\n  workload.seq_len: [8, 16]\n");
+    const Outcome same_content = resume(moved);
+    EXPECT_EQ(same_content.exit_code, 0) << same_content.output;
+    EXPECT_EQ(read_file(out / "results.csv"), results);
+    expect_refused(resume(sweep), "the sweep's study was '" +
+                                      fs::absolute(dir.path() / "s2.yaml").string() + "', now '" +
+                                      fs::absolute(dir.path() / "s.yaml").string() + "'");
+    fs::remove(out / "sweep.json");
+    expect_refused(resume(sweep), "sweep.json: is missing, so nothing says which study");
+    // Without --resume the rows are replaced, with the new placer's.
+    const Outcome fresh = run_hetsim(fmt_args({"sweep", sweep.string(), "--out", out.string()}));
+    ASSERT_EQ(fresh.exit_code, 0) << fresh.output;
+    EXPECT_EQ(rows_of(out / "results.csv").size(), 1u + 2 * 2);
+}
+
 TEST(CliSweep, MpiRanksGiveTheRowsOfAJobsRun) {
     if (run_command("command -v mpirun").exit_code != 0)
         GTEST_SKIP() << "mpirun not installed (tools/setup.sh installs openmpi-bin)";

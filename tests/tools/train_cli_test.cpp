@@ -226,6 +226,36 @@ TEST(CliTrain, BadRequestsExitTwo) {
     EXPECT_THAT(o.output, HasSubstr("--risk-epsilon must be in (0, 1]"));
 }
 
+// Campaign 5 (tr05): a manifest's "file" of "../../etc/passwd" was opened as a graph. A graph
+// file must resolve inside the dataset folder, `..` and symlinks included; the refusal names
+// manifest.json and the entry.
+TEST(CliTrain, AManifestGraphOutsideTheDatasetIsRefused) {
+    Fixture f;
+    const fs::path manifest_file = f.dataset / "manifest.json";
+    const std::string manifest = read_file(manifest_file);
+    const auto with_file = [&](const std::string& file) {
+        std::string text = manifest;
+        const std::string first = "\"graphs/random_dag_001.json\"";
+        text.replace(text.find(first), first.size(), "\"" + file + "\"");
+        f.dir.write("data/manifest.json", text);
+        return f.train(f.dir.path() / "ck", 16);
+    };
+    const std::string entry = manifest_file.string() + ": graphs[1].file: ";
+    Outcome o = with_file("../../../../../etc/passwd");
+    EXPECT_EQ(o.exit_code, 2) << o.output;
+    EXPECT_THAT(o.output, HasSubstr(entry + "'../../../../../etc/passwd' resolves to "
+                                            "'/etc/passwd', outside the dataset folder"));
+    EXPECT_EQ(std::count(o.output.begin(), o.output.end(), '\n'), 1) << o.output;
+    o = with_file("/etc/passwd");
+    EXPECT_THAT(o.output, HasSubstr(entry + "'/etc/passwd' is an absolute path"));
+    fs::create_symlink("/etc/passwd", f.dataset / "graphs" / "link.json");
+    o = with_file("graphs/link.json");
+    EXPECT_EQ(o.exit_code, 2) << o.output;
+    EXPECT_THAT(o.output, HasSubstr(entry + "'graphs/link.json' resolves to '/etc/passwd'"));
+    EXPECT_FALSE(fs::exists(f.dir.path() / "ck"));
+    f.dir.write("data/manifest.json", manifest);
+}
+
 }  // namespace
 
 namespace {

@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/config.hpp"
 #include "sim/trace.hpp"
 #include "traces/perfetto_json_writer.hpp"
 #include "traces/trace_writer.hpp"
@@ -412,14 +413,16 @@ TEST(MakeTraceWriter, UnknownFormatListsTheKnownOnes) {
 namespace hetsim::traces {
 namespace {
 
-// 200 slices in a chain on two tracks (flows from each to the next), a counter sample at every
-// slice start: split under a third of its size, every part fits, is a whole trace, and the
-// parts together hold every slice and counter sample once; flows survive inside a part.
+// 20000 slices in a chain on two tracks (flows from each to the next), a counter sample at
+// every slice start: split under a third of its size (above kMinTraceLimitBytes), every part
+// fits, is a whole trace, and the parts together hold every slice and counter sample once;
+// flows survive inside a part.
 TEST(RenderWithin, SplitsByTimeIntoPartsThatFit) {
+    constexpr int kSlices = 20000;
     sim::Trace trace;
     const int a = trace.track("CPU", "core0");
     const int b = trace.track("link", "cpu->pim");
-    for (int i = 0; i < 200; ++i) {
+    for (int i = 0; i < kSlices; ++i) {
         trace.slices.push_back({i % 2 ? b : a,
                                 "s" + std::to_string(i),
                                 "compute",
@@ -434,6 +437,7 @@ TEST(RenderWithin, SplitsByTimeIntoPartsThatFit) {
     const std::string whole = write_to_string(trace);
     EXPECT_EQ(render_within(writer, trace, whole.size()), std::vector<std::string>{whole});
     const std::size_t limit = whole.size() / 3;
+    ASSERT_GE(limit, kMinTraceLimitBytes);
     const std::vector<std::string> parts = render_within(writer, trace, limit);
     ASSERT_GE(parts.size(), 3u);
     std::set<std::string> slices;
@@ -454,9 +458,29 @@ TEST(RenderWithin, SplitsByTimeIntoPartsThatFit) {
             if (e["ph"] == "X")
                 last_start = std::max(last_start, e["ts"].get<double>());
     }
-    EXPECT_EQ(slices.size(), 200u);
-    EXPECT_EQ(counters, 200u);
-    EXPECT_EQ(flows, 199u - (parts.size() - 1));  // only the flows that cross a cut are lost
+    EXPECT_EQ(slices.size(), static_cast<std::size_t>(kSlices));
+    EXPECT_EQ(counters, static_cast<std::size_t>(kSlices));
+    // Only the flows that cross a cut are lost.
+    EXPECT_EQ(flows, static_cast<std::size_t>(kSlices - 1) - (parts.size() - 1));
+}
+
+// V19 of campaign 5: `--trace-limit '1 B'` (or '1 kB') was accepted and split a trace into 91
+// parts of up to 3.8 kB, none within the limit. A limit below the smallest one a part can be
+// kept to is refused, naming the option and the minimum.
+TEST(RenderWithin, ALimitBelowTheMinimumIsRefused) {
+    const sim::Trace trace = sample_trace();
+    PerfettoJsonWriter writer;
+    for (const std::size_t limit : {std::size_t{1}, std::size_t{1000}, kMinTraceLimitBytes - 1}) {
+        try {
+            (void)render_within(writer, trace, limit);
+            ADD_FAILURE() << "a limit of " << limit << " B was accepted";
+        } catch (const sim::InputError& e) {
+            EXPECT_EQ(e.yaml_path(), "--trace-limit");
+            EXPECT_NE(e.message().find("must be at least 1 MB, got "), std::string::npos)
+                << e.message();
+        }
+    }
+    EXPECT_EQ(render_within(writer, trace, kMinTraceLimitBytes).size(), 1u);
 }
 
 }  // namespace

@@ -313,12 +313,10 @@ std::string write_agreement(const AgreementReport& report, const fs::path& out_d
     }
     const fs::path csv_path = out_dir / "agreement.csv";
     try {
-        fs::create_directories(out_dir);
+        sim::create_output_folder(out_dir);
         write_file_atomically(csv_path, csv.str());
     } catch (const std::exception& e) {
-        throw sim::InputError(
-            "", "--out", 0,
-            fmt::format("cannot write the results into '{}': {}", out_dir.string(), e.what()));
+        throw sim::InputError("", "--out", 0, sim::write_failure_message(e, out_dir));
     }
     // The plot is optional: Debian's python3-matplotlib under /usr/bin/python3.
     const char* python = kSystemPython;

@@ -362,9 +362,18 @@ void rank_study(std::vector<LeaderboardRow>& rows, const std::string& baseline) 
     rows.front().best_kind = exhaustive_attains ? "optimum (exhaustive)" : "best found";
 }
 
+// A CSV of a compare's output folder; a file that is no CSV is named with its line.
+std::vector<sim::CsvRow> read_output_csv(const fs::path& file) {
+    std::istringstream in(sim::read_text_file(file));
+    try {
+        return sim::read_csv(in);
+    } catch (const sim::CsvError& e) {
+        throw sim::InputError(file.string(), "", e.line(), e.reason());
+    }
+}
+
 std::vector<LeaderboardRow> build_leaderboard(const CompareSpec& spec, const fs::path& dir) {
-    std::istringstream in(sim::read_text_file(dir / "results.csv"));
-    const std::vector<sim::CsvRow> csv = sim::read_csv(in);
+    const std::vector<sim::CsvRow> csv = read_output_csv(dir / "results.csv");
     std::map<std::pair<std::string, std::string>, std::vector<const sim::CsvRow*>> by_point;
     std::map<std::string, std::size_t> col;
     if (!csv.empty()) {
@@ -542,8 +551,7 @@ std::optional<std::vector<LeaderboardRow>> read_leaderboard(const fs::path& dir)
     const fs::path file = dir / "leaderboard.csv";
     if (!fs::is_regular_file(file))
         return std::nullopt;
-    std::istringstream in(sim::read_text_file(file));
-    const std::vector<sim::CsvRow> csv = sim::read_csv(in);
+    const std::vector<sim::CsvRow> csv = read_output_csv(file);
     if (csv.empty() || csv.front() != leaderboard_columns())
         throw sim::InputError(
             file.string(), "", 1,
@@ -717,6 +725,7 @@ std::string run_compare(const CompareRequest& request, std::ostream& progress, b
     for (const auto& s : spec.studies)
         not_run += s.not_run.size();
     std::optional<ManifestWrite> manifest_write;
+    std::string banner;
     if (sweep::writes_results()) {
         SweepManifest manifest{spec.name,
                                spec.file.string(),
@@ -727,16 +736,18 @@ std::string run_compare(const CompareRequest& request, std::ostream& progress, b
                                "compare"};
         manifest.compare = true;
         manifest_write.emplace(out, manifest);
-        progress << fmt::format(
-                        "compare {}: {} studies, {} runs ({} placers not run: they need "
-                        "arguments), {} worker(s){}\n",
-                        spec.name, spec.studies.size(), space.points.size(), not_run, request.jobs,
-                        sweep::under_mpi() ? " per MPI rank" : "")
-                 << std::flush;
+        // Printed once the results folder is open (RunOptions::banner): a refused --resume
+        // prints its one error line and nothing before it.
+        banner = fmt::format(
+            "compare {}: {} studies, {} runs ({} placers not run: they need arguments), {} "
+            "worker(s){}\n",
+            spec.name, spec.studies.size(), space.points.size(), not_run, request.jobs,
+            sweep::under_mpi() ? " per MPI rank" : "");
     }
 
     sweep::RunOptions options = worker_options(out, request.jobs, request.resume,
                                                spec.studies.front().name, progress, terminal);
+    options.banner = std::move(banner);
     options.worker_arguments = {"--keep-infeasible"};
     if (request.deterministic)
         options.worker_arguments.push_back("--deterministic");

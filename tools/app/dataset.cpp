@@ -21,6 +21,7 @@
 #include "sim/config.hpp"
 #include "sim/names.hpp"
 #include "sim/workloads/json_graph.hpp"
+#include "sim/workloads/model_zoo.hpp"
 #include "tools/app/inspect.hpp"
 #include "tools/app/study.hpp"
 
@@ -62,11 +63,17 @@ std::int64_t saturating_product(std::int64_t a, std::int64_t b) {
 }
 
 struct Builder {
-    Builder(sim::ConfigNode spec, fs::path out, std::uint64_t seed, std::ostream& warn)
-        : root(std::move(spec)), out_dir(std::move(out)), rng(seed), warnings(warn) {}
+    Builder(sim::ConfigNode spec, fs::path out, fs::path graphs, std::uint64_t seed,
+            std::ostream& warn)
+        : root(std::move(spec)),
+          out_dir(std::move(out)),
+          graphs_dir(std::move(graphs)),
+          rng(seed),
+          warnings(warn) {}
 
     sim::ConfigNode root;
     fs::path out_dir;
+    fs::path graphs_dir;  // where the graphs are written while the build runs
     std::mt19937_64 rng;  // draws of random_dag knobs, in source order
     std::vector<Entry> entries;
     std::set<std::string> names;
@@ -126,7 +133,7 @@ struct Builder {
         for (int i = 2; names.contains(unique); ++i)
             unique = fmt::format("{}_{}", name, i);
         names.insert(unique);
-        write_file_atomically(out_dir / "graphs" / (unique + ".json"),
+        write_file_atomically(graphs_dir / (unique + ".json"),
                               sim::workloads::write_json_graph(*graph));
         entries.push_back(Entry{unique, label, graph_stats(*graph, kDatasetIdealsLimit)});
     }
@@ -134,6 +141,41 @@ struct Builder {
     // A synthesized workload mapping, reported at the source's YAML path.
     sim::ConfigNode synthesized(const YAML::Node& node, const sim::ConfigNode& where) const {
         return sim::ConfigNode(node, root.file(), where.path());
+    }
+
+    // The knob `key` of `model`, whose value (or list or range) is `node` in the spec: checked
+    // here, at its own line and YAML path, since the workload built from it later is
+    // synthesized and has neither. Null for a model hetsim does not know (build_workload names
+    // it when the source is built).
+    static const sim::workloads::KnobInfo* knob_of(const std::string& model, const std::string& key,
+                                                   const sim::ConfigNode& node) {
+        for (const sim::workloads::ModelInfo& info : sim::workloads::list_models()) {
+            if (info.name != model)
+                continue;
+            std::vector<std::string> names;
+            for (const sim::workloads::KnobInfo& k : info.knobs) {
+                if (k.name == key)
+                    return &k;
+                names.push_back(k.name);
+            }
+            const std::string hint = sim::did_you_mean(key, names);
+            node.fail(fmt::format("model '{}' has no knob '{}'{}; its knobs: {}", model, key,
+                                  hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint),
+                                  fmt::join(names, ", ")));
+        }
+        return nullptr;
+    }
+
+    // A knob's value, checked against the knob's range at its own line.
+    static std::int64_t knob_value(const sim::workloads::KnobInfo* knob, const std::string& model,
+                                   const sim::ConfigNode& node) {
+        const std::int64_t value = node.as_int();
+        if (knob) {
+            if (const std::string problem = sim::workloads::knob_value_problem(*knob, value);
+                !problem.empty())
+                node.fail(fmt::format("model '{}': knob '{}' {}", model, knob->name, problem));
+        }
+        return value;
     }
 
     static Source read_model(const sim::ConfigNode& src) {
@@ -148,14 +190,21 @@ struct Builder {
             knobs.expect_map();
             for (const std::string& key : knobs.keys()) {
                 const sim::ConfigNode v = knobs.at(key);
+                const sim::workloads::KnobInfo* knob = knob_of(source.name, key, v);
                 std::vector<std::int64_t> list;
                 if (v.is_sequence()) {
-                    for (std::size_t i = 0; i < v.size(); ++i)
-                        list.push_back(v.at(i).as_int());
+                    for (std::size_t i = 0; i < v.size(); ++i) {
+                        const std::int64_t value = knob_value(knob, source.name, v.at(i));
+                        // As in a sweep's axes: a repeated value would build the same graph
+                        // twice, under two names.
+                        if (std::find(list.begin(), list.end(), value) != list.end())
+                            v.at(i).fail(fmt::format("the knob lists '{}' twice", value));
+                        list.push_back(value);
+                    }
                     if (list.empty())
                         v.fail("expected a value or a non-empty list of values");
                 } else {
-                    list.push_back(v.as_int());
+                    list.push_back(knob_value(knob, source.name, v));
                 }
                 source.graphs =
                     saturating_product(source.graphs, static_cast<std::int64_t>(list.size()));
@@ -216,16 +265,32 @@ struct Builder {
             knobs.expect_map();
             for (const std::string& key : knobs.keys()) {
                 const sim::ConfigNode v = knobs.at(key);
+                const sim::workloads::KnobInfo* knob = knob_of("random_dag", key, v);
                 std::int64_t lo = 0, hi = 0;
                 if (v.is_sequence()) {
                     if (v.size() != 2)
                         v.fail("expected a value or a range [min, max]");
-                    lo = v.at(0).as_int();
-                    hi = v.at(1).as_int();
+                    lo = knob_value(knob, "random_dag", v.at(0));
+                    hi = knob_value(knob, "random_dag", v.at(1));
                     if (lo > hi)
                         v.fail(fmt::format("empty range [{}, {}]", lo, hi));
                 } else {
-                    lo = hi = v.as_int();
+                    lo = hi = knob_value(knob, "random_dag", v);
+                }
+                // Each graph gets its own generator seed (usage.md): a range must hold one per
+                // graph, and a fixed seed is the first graph's, the next ones following it.
+                if (key == "seed" && knob) {
+                    const auto seeds = static_cast<std::uint64_t>(hi - lo) + 1;
+                    if (lo < hi && seeds < static_cast<std::uint64_t>(source.graphs))
+                        v.fail(
+                            fmt::format("the range holds {} seeds, fewer than the {} graphs "
+                                        "(count), each of which takes its own",
+                                        seeds, source.graphs));
+                    if (lo == hi && lo > knob->max_value - (source.graphs - 1))
+                        v.fail(fmt::format(
+                            "the {} graphs take the seeds {} to {}, past the "
+                            "largest, {}",
+                            source.graphs, lo, lo + (source.graphs - 1), knob->max_value));
                 }
                 source.keys.push_back(key);
                 source.values.push_back({lo, hi});
@@ -237,14 +302,32 @@ struct Builder {
     }
 
     void build_random_dags(const Source& source) {
+        // Each graph its own generator seed: drawn from the dataset's seed (or from the seed
+        // knob's range) again when a graph of the source drew it already, or a fixed seed knob
+        // plus the graph's index, so that no two graphs of a source are the same graph.
+        std::set<std::int64_t> seeds;
+        const auto fresh_seed = [&](std::int64_t lo, std::int64_t hi) {
+            std::int64_t seed = draw(lo, hi);
+            while (!seeds.insert(seed).second)
+                seed = draw(lo, hi);
+            return seed;
+        };
         for (std::int64_t i = 0; i < source.graphs; ++i) {
             YAML::Node node;
             node["model"] = "random_dag";
-            // Each graph its own generator seed, drawn from the dataset's seed.
             if (!source.has_seed)
-                node["seed"] = draw(0, 999'999'999);
-            for (std::size_t k = 0; k < source.keys.size(); ++k)
-                node[source.keys[k]] = draw(source.values[k][0], source.values[k][1]);
+                node["seed"] = fresh_seed(0, 999'999'999);
+            for (std::size_t k = 0; k < source.keys.size(); ++k) {
+                const std::int64_t lo = source.values[k][0], hi = source.values[k][1];
+                if (source.keys[k] != "seed") {
+                    node[source.keys[k]] = draw(lo, hi);
+                } else if (lo == hi) {
+                    (void)draw(lo, hi);  // as every fixed knob: the later draws stay as they were
+                    node["seed"] = lo + i;
+                } else {
+                    node["seed"] = fresh_seed(lo, hi);
+                }
+            }
             add(fmt::format("random_dag_{:03}", random_dags++), synthesized(node, source.node));
         }
     }
@@ -341,6 +424,22 @@ std::vector<double> split_values(const sim::ConfigNode& split,
     }
     if (!(total > 0.0))
         split.fail("the split sizes sum to 0");
+    // Counts and fractions together ({train: 3, test: 0.25}) mean neither: read as proportions
+    // they gave test no graph. 0 and 1 go with either.
+    const auto is_count = [](double v) { return v > 1.0 && v == std::floor(v); };
+    const auto count = std::find_if(values.begin(), values.end(), is_count);
+    const auto fraction =
+        std::find_if(values.begin(), values.end(), [](double v) { return v != std::floor(v); });
+    if (count != values.end() && fraction != values.end()) {
+        const auto name = [&](auto it) {
+            return names[static_cast<std::size_t>(it - values.begin())];
+        };
+        split.fail(
+            fmt::format("mixes a count ({}: {:g}) and a fraction ({}: {:g}); give every "
+                        "size as a count (adding up to the graphs built) or every size as "
+                        "a fraction (proportions)",
+                        name(count), *count, name(fraction), *fraction));
+    }
     return values;
 }
 
@@ -387,53 +486,91 @@ std::vector<std::size_t> split_sizes(const sim::ConfigNode& split,
 namespace {
 
 // What a dataset build adds to its folder, removed again unless the build completes: the folder
-// itself and graphs/ and onnx/ when they are new, else the graph files that were not there
-// before.
+// itself when it is new (or the outermost folder it made), onnx/ when it is new, and the graphs
+// written so far, which stay in `staging` until the build completes.
 class PartialOutput {
 public:
-    explicit PartialOutput(fs::path out) : out_(std::move(out)) {
+    PartialOutput(fs::path out, fs::path staging)
+        : out_(std::move(out)), staging_(std::move(staging)) {
         // --out a/b/c with no a/: a/ is what the build makes, and what a refusal removes.
         created_top_ = sim::first_missing_folder(out_);
-        created_out_ = !created_top_.empty();
-        created_graphs_ = !fs::exists(out_ / "graphs");
         created_onnx_ = !fs::exists(out_ / "onnx");
-        std::error_code ec;
-        if (!created_graphs_) {
-            for (const auto& entry : fs::directory_iterator(out_ / "graphs", ec))
-                before_.insert(entry.path());
-        }
     }
     ~PartialOutput() {
         if (kept_)
             return;
         std::error_code ec;
-        if (created_out_) {
+        if (!created_top_.empty()) {
             fs::remove_all(created_top_, ec);
             return;
         }
         if (created_onnx_)
             fs::remove_all(out_ / "onnx", ec);
-        if (created_graphs_) {
-            fs::remove_all(out_ / "graphs", ec);
-        } else {
-            std::vector<fs::path> added;
-            for (const auto& entry : fs::directory_iterator(out_ / "graphs", ec)) {
-                if (!before_.count(entry.path()))
-                    added.push_back(entry.path());
-            }
-            for (const auto& file : added)
-                fs::remove(file, ec);
-        }
+        fs::remove_all(staging_, ec);
     }
     PartialOutput(const PartialOutput&) = delete;
     PartialOutput& operator=(const PartialOutput&) = delete;
     void keep() { kept_ = true; }
 
 private:
-    fs::path out_, created_top_;
-    bool created_out_ = false, created_graphs_ = false, created_onnx_ = false, kept_ = false;
-    std::set<fs::path> before_;
+    fs::path out_, staging_, created_top_;
+    bool created_onnx_ = false, kept_ = false;
 };
+
+// A build replaces the graphs/ of an earlier build in its folder, so that the folder holds the
+// graphs its manifest lists and no others (a stale graph of a larger earlier build stayed). What
+// no manifest.json there lists is not hetsim's to delete: refused, before anything is built.
+void check_graphs_replaceable(const fs::path& out) {
+    const fs::path graphs = out / "graphs";
+    std::error_code ec;
+    if (!fs::exists(fs::symlink_status(graphs, ec)))
+        return;
+    const auto refuse = [&](const std::string& what) {
+        throw sim::InputError(
+            "", "--out", 0,
+            fmt::format(
+                "'{}' {}; a build replaces only the graphs of an earlier build there (those "
+                "its manifest.json lists): use another --out, or remove it",
+                graphs.string(), what));
+    };
+    if (!fs::is_directory(graphs, ec))
+        refuse("is not a folder");
+    std::set<std::string> listed;
+    try {
+        const auto manifest = nlohmann::json::parse(sim::read_text_file(out / "manifest.json"));
+        for (const auto& graph : manifest.at("graphs"))
+            listed.insert(graph.at("file").get<std::string>());
+    } catch (const std::exception&) {
+        // No readable manifest: nothing in graphs/ is an earlier build's.
+    }
+    for (fs::directory_iterator it(graphs, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (!it->is_regular_file(ec) || !listed.count("graphs/" + name))
+            refuse(fmt::format("holds '{}', which no manifest.json in '{}' lists", name,
+                               out.string()));
+    }
+}
+
+// Puts the finished build in place: `staging` becomes DIR/graphs (an earlier build's graphs/
+// goes), then the manifest is written. A failure in between puts the earlier graphs back.
+void publish(const fs::path& out, const fs::path& staging, const std::string& manifest) {
+    const fs::path graphs = out / "graphs", earlier = out / ".graphs.earlier";
+    std::error_code ec;
+    fs::remove_all(earlier, ec);  // left by a build that was killed here
+    const bool had_earlier = fs::exists(fs::symlink_status(graphs, ec));
+    if (had_earlier)
+        fs::rename(graphs, earlier);
+    try {
+        fs::rename(staging, graphs);
+        write_file_atomically(out / "manifest.json", manifest);
+    } catch (...) {
+        fs::remove_all(graphs, ec);  // PartialOutput removes `staging`, not what it became
+        if (had_earlier)
+            fs::rename(earlier, graphs, ec);
+        throw;
+    }
+    fs::remove_all(earlier, ec);
+}
 
 }  // namespace
 
@@ -467,7 +604,9 @@ std::string build_dataset(const DatasetRequest& request, std::ostream& warnings)
     // The split's own checks come first; its sizes are checked against the graphs once they are
     // built (split_sizes), after the errors that building finds.
     const std::vector<double> split_given = split_values(split, split_names);
-    Builder builder(root, request.out, static_cast<std::uint64_t>(seed), warnings);
+    const fs::path out_dir = request.out;
+    const fs::path staging = out_dir / ".graphs.partial";
+    Builder builder(root, out_dir, staging, static_cast<std::uint64_t>(seed), warnings);
     if (root.has("nodes")) {
         // Optional bounds on every graph's op count, checked as each graph is built.
         const sim::ConfigNode nodes = root.at("nodes");
@@ -493,16 +632,23 @@ std::string build_dataset(const DatasetRequest& request, std::ostream& warnings)
     if (graph_count == 0)
         sources.fail("no graph was built (every source was skipped)");
 
-    const fs::path out_dir = request.out;
-    // Graphs are written as they are built; a build refused later (a graph outside `nodes`, an
-    // ONNX file that does not import, a split that does not add up) removes what it wrote, so no
-    // partial dataset stays.
-    PartialOutput partial(out_dir);
+    check_graphs_replaceable(out_dir);
     try {
-        fs::create_directories(out_dir / "graphs");
-    } catch (const fs::filesystem_error& e) {
+        (void)sim::output_target(out_dir / "manifest.json");
+    } catch (const std::exception& e) {
         throw sim::InputError("", "--out", 0,
-                              fmt::format("cannot create '{}': {}", out_dir.string(), e.what()));
+                              sim::write_failure_message(e, out_dir / "manifest.json"));
+    }
+    // Graphs are written as they are built, into a folder beside graphs/ that takes its place
+    // once the build completes; a build refused before (a graph outside `nodes`, an ONNX file
+    // that does not import, a split that does not add up) removes what it wrote, so no partial
+    // dataset stays and an earlier build in the folder stays whole.
+    PartialOutput partial(out_dir, staging);
+    try {
+        fs::remove_all(staging);  // left by a build that was killed
+        sim::create_output_folder(staging);
+    } catch (const std::exception& e) {
+        throw sim::InputError("", "--out", 0, sim::write_failure_message(e, out_dir));
     }
     for (const Source& source : planned)
         builder.build(source);
@@ -549,7 +695,7 @@ std::string build_dataset(const DatasetRequest& request, std::ostream& warnings)
                               {"ideals_limit", kDatasetIdealsLimit},
                               {"split", split_json},
                               {"graphs", graphs}};
-    write_file_atomically(out_dir / "manifest.json", manifest.dump(1) + "\n");
+    publish(out_dir, staging, manifest.dump(1) + "\n");
     partial.keep();
 
     std::vector<std::string> split_text;

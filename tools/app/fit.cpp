@@ -29,7 +29,25 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::vector<std::string> kScopes = {"compute", "kernel", "end_to_end", "transfer"};
+// What a row's time is of, and the columns a file may have (usage.md, `hetsim calibrate`,
+// says what each means).
+const std::vector<std::string> kScopes = {"compute", "kernel", "end_to_end", "transfer",
+                                          "dispatch"};
+const std::vector<std::string> kColumns = {
+    "device",  "workload",           "time_s",          "knobs",  "scope", "reference_device",
+    "speedup", "reference_workload", "reference_knobs", "weight", "source"};
+
+// The simulator's time range (sim/exec_graph.hpp: times are picoseconds below 2^62): a
+// measured or predicted time outside it is no time hetsim can simulate or compare with.
+constexpr double kMinTime_s = sim::kSecondsPerPs;
+constexpr double kMaxTime_s = static_cast<double>(sim::kMaxSimulatedPs) * sim::kSecondsPerPs;
+// Whole-number knobs (a copy's bytes, a dispatch row's ops) up to 2^53: exact in the double
+// the cost models compute in.
+constexpr std::int64_t kMaxWholeKnob = std::int64_t{1} << 53;
+// Weights are relative (the fit divides them by their mean). Past a spread of a million a row
+// barely counts beside the heaviest (1e-300 next to 1 not at all: in the file, not in the
+// fit), and such a spread is an exponent's typo rather than a choice.
+constexpr double kMaxWeightSpread = 1e6;
 
 [[noreturn]] void row_error(const std::string& file, int line, const std::string& column,
                             const std::string& message) {
@@ -37,6 +55,7 @@ const std::vector<std::string> kScopes = {"compute", "kernel", "end_to_end", "tr
 }
 
 std::map<std::string, std::string> parse_knob_text(const std::string& file, int line,
+                                                   const std::string& column,
                                                    const std::string& text) {
     std::map<std::string, std::string> knobs;
     std::stringstream in(text);
@@ -46,28 +65,82 @@ std::map<std::string, std::string> parse_knob_text(const std::string& file, int 
             continue;
         const auto eq = pair.find('=');
         if (eq == std::string::npos || eq == 0)
-            row_error(file, line, "knobs", fmt::format("expected key=value, got '{}'", pair));
+            row_error(file, line, column,
+                      fmt::format("expected key=value, got '{}'", sim::csv_shown(pair)));
         if (!knobs.emplace(pair.substr(0, eq), pair.substr(eq + 1)).second)
-            row_error(file, line, "knobs",
-                      fmt::format("knob '{}' is given twice in '{}'", pair.substr(0, eq), text));
+            row_error(file, line, column,
+                      fmt::format("knob '{}' is given twice in '{}'",
+                                  sim::csv_shown(pair.substr(0, eq)), sim::csv_shown(text)));
     }
     return knobs;
 }
 
-double positive_field(const std::string& file, int line, const std::string& column,
-                      const std::string& text) {
-    double value = 0.0;
-    std::size_t used = 0;
-    try {
-        value = std::stod(text, &used);
-    } catch (const std::exception&) {
-        used = 0;
+// "a=1;b=2" in key order: rows that list the same knobs in another order are the same row.
+std::string knob_key(const std::map<std::string, std::string>& knobs) {
+    std::string key;
+    for (const auto& [name, value] : knobs)
+        key += name + "=" + value + ";";
+    return key;
+}
+
+// Refuses a knob outside `allowed`; `takes` says what the row's workload takes instead.
+void expect_knobs(const std::string& file, int line, const std::string& column,
+                  const std::map<std::string, std::string>& knobs,
+                  const std::vector<std::string>& allowed, const std::string& takes) {
+    for (const auto& [name, value] : knobs) {
+        if (std::find(allowed.begin(), allowed.end(), name) == allowed.end())
+            row_error(
+                file, line, column,
+                fmt::format("'{}' is not a knob of this row: {}", sim::csv_shown(name), takes));
     }
-    if (used == 0 || used != text.size() || !std::isfinite(value))
-        row_error(file, line, column, fmt::format("expected a number, got '{}'", text));
-    if (!(value > 0.0))
-        row_error(file, line, column, fmt::format("must be > 0, got {}", text));
-    return value;
+}
+
+// A knob holding a whole number from 1 to 2^53 ("bytes=4096").
+std::int64_t whole_knob(const std::string& file, int line, const std::string& column,
+                        const std::string& name, const std::string& text) {
+    const auto value = sim::csv_integer(text);
+    if (!value || *value < 1 || *value > kMaxWholeKnob)
+        row_error(file, line, column,
+                  fmt::format("{} must be a whole number from 1 to 2^53 ({}), got '{}'", name,
+                              kMaxWholeKnob, sim::csv_shown(text)));
+    return *value;
+}
+
+// A cell that must be a decimal number > 0 within [min, max]; `range` says what that range is
+// when a value falls outside it.
+double positive_field(const std::string& file, int line, const std::string& column,
+                      const std::string& text, double min = 0.0,
+                      double max = std::numeric_limits<double>::max(),
+                      const std::string& range = "") {
+    const sim::CsvDecimal d = sim::csv_decimal(text);
+    const std::string shown = sim::csv_shown(text);
+    if (d.status == sim::CsvDecimal::Status::not_decimal) {
+        const bool spaced =
+            !text.empty() && (std::isspace(static_cast<unsigned char>(text.front())) != 0 ||
+                              std::isspace(static_cast<unsigned char>(text.back())) != 0);
+        row_error(file, line, column,
+                  spaced ? fmt::format("expected a decimal number without spaces, got '{}'", shown)
+                         : fmt::format("expected a decimal number such as 2, 0.5 or 4.5e-06, got "
+                                       "'{}'",
+                                       shown));
+    }
+    if (d.status == sim::CsvDecimal::Status::ok && !(d.value > 0.0))
+        row_error(file, line, column, fmt::format("must be > 0, got {}", shown));
+    if (d.status == sim::CsvDecimal::Status::out_of_range || d.value < min || d.value > max) {
+        row_error(
+            file, line, column,
+            fmt::format("'{}' is out of range: {}", shown,
+                        range.empty() ? "expected a number from 2.2e-308 to 1.8e+308" : range));
+    }
+    return d.value;
+}
+
+double time_field(const std::string& file, int line, const std::string& column,
+                  const std::string& text) {
+    return positive_field(file, line, column, text, kMinTime_s, kMaxTime_s,
+                          fmt::format("expected seconds from 1e-12 (1 ps) to {:.3g} (2^62 ps), "
+                                      "the simulator's time range",
+                                      kMaxTime_s));
 }
 
 bool is_graph_file(const std::string& workload) {
@@ -75,28 +148,52 @@ bool is_graph_file(const std::string& workload) {
     return ext == ".json" || ext == ".onnx";
 }
 
-// Loads a row's workload: a JSON or ONNX file relative to the CSV, or a model name with knobs.
+// Loads a row's workload: a JSON or ONNX file relative to the CSV, or a model name with knobs
+// (`knobs_column` names the column they came from). The knobs of a graph file are the
+// measurement's (l2), checked by the caller, not the graph's.
 std::shared_ptr<const sim::Graph> load_row_graph(const std::string& file, int line,
                                                  const std::string& workload,
                                                  const std::map<std::string, std::string>& knobs,
-                                                 const std::string& column = "workload") {
+                                                 const std::string& column,
+                                                 const std::string& knobs_column) {
     YAML::Node node;
     if (is_graph_file(workload)) {
         const fs::path path = fs::path(file).parent_path() / workload;
         if (!fs::exists(path))
-            row_error(file, line, column, fmt::format("no such file '{}'", path.string()));
+            row_error(file, line, column,
+                      fmt::format("no such file '{}'", sim::csv_shown(path.string(), 200)));
         // The study's workload mapping resolves the path against the node's file: the CSV.
         node[fs::path(workload).extension() == ".onnx" ? "onnx" : "json"] = workload;
     } else {
         node["model"] = workload;
-        for (const auto& [key, value] : knobs)
+        for (const auto& [key, value] : knobs) {
+            // These are the workload mapping's own keys: `model=resnet` would replace the
+            // workload column's model, `json=...` turn it into a graph file.
+            if (key == "model" || key == "json" || key == "onnx")
+                row_error(file, line, knobs_column,
+                          fmt::format("'{}' is not a model knob: the {} column names the "
+                                      "workload",
+                                      key, column));
             node[key] = value;
+        }
     }
     try {
         std::string label;
         return build_workload(sim::ConfigNode(node, file, "workload"), label);
     } catch (const sim::InputError& e) {
-        row_error(file, line, column, e.message());
+        // A knob's error (an unknown one, a bad value) belongs to the knobs column, and names
+        // the knob when the model's message does not.
+        const std::string& path = e.yaml_path();
+        const std::string prefix = "workload.";
+        const std::string knob =
+            path.rfind(prefix, 0) == 0 ? path.substr(prefix.size()) : std::string();
+        const bool bad_value = knobs.count(knob) > 0;
+        const bool unknown =
+            path == "workload" && !knobs.empty() && e.message().rfind("unknown key", 0) == 0;
+        row_error(file, line, bad_value || unknown ? knobs_column : column,
+                  bad_value && e.message().find("'" + knob + "'") == std::string::npos
+                      ? fmt::format("knob '{}': {}", knob, e.message())
+                      : e.message());
     } catch (const std::exception& e) {
         row_error(file, line, column, e.what());
     }
@@ -108,7 +205,7 @@ int require_device(const sim::Platform& platform, const std::string& file, int l
         return *d;
     const std::string hint = sim::did_you_mean(name, platform.device_names());
     row_error(file, line, column,
-              fmt::format("unknown device '{}'{} (devices: {})", name,
+              fmt::format("unknown device '{}'{} (devices: {})", sim::csv_shown(name),
                           hint.empty() ? "" : fmt::format(", did you mean '{}'?", hint),
                           fmt::join(platform.device_names(), ", ")));
 }
@@ -127,6 +224,18 @@ double graph_time_s(const sim::Platform& platform, int device, const Measurement
         sim::DesEvaluator des(platform, sim::EvalOptions{1});
         return des.evaluate(exec).latency_s;
     }
+    if (scope == "dispatch") {
+        // The wall time per op of `ops` launches of the one op queued back to back: the host
+        // issues each in host_s (what op_time_s adds to kernel_time_s: a GPU's
+        // launch_overhead; nothing on a CPU, whose ops run on the host itself) while the device
+        // runs the one before in device_s, so the slower of the two sets the pace; the first
+        // issue and the last run overlap nothing.
+        const sim::Op& op = graph.op(0);
+        const double device_s = model.kernel_time_s(graph, op);
+        const double host_s = std::max(0.0, model.op_time_s(graph, op) - device_s);
+        const auto ops = static_cast<double>(row.dispatch_ops);
+        return (host_s + device_s + (ops - 1.0) * std::max(host_s, device_s)) / ops;
+    }
     double total = 0.0;
     for (const sim::Op& op : graph.ops())
         total += scope == "kernel" ? model.kernel_time_s(graph, op) : model.op_time_s(graph, op);
@@ -137,6 +246,9 @@ double row_time_s(const sim::Platform& platform, const Measurement& row,
                   const std::string& device_name, bool reference = false) {
     const int device = *platform.find_device(device_name);
     if (row.scope == "transfer") {
+        // host_memory (pinned or pageable) does not enter: the platform has one bandwidth per
+        // link, which a fit on pinned copies sets; pageable copies (an extra staging copy on
+        // the host) are predicted as fast.
         const std::string& host = platform.host_component;
         const std::string& comp = platform.device(device).component;
         const sim::RouteCost cost = row.host_to_device ? sim::route_cost(platform, host, comp)
@@ -144,6 +256,36 @@ double row_time_s(const sim::Platform& platform, const Measurement& row,
         return cost.time_s(row.transfer_bytes);
     }
     return graph_time_s(platform, device, row, reference);
+}
+
+// The platform's prediction for a row: a time, or the ratio time on reference_device / time on
+// device; `check(time_s, device)` sees each time first.
+template <class Check>
+double prediction(const sim::Platform& platform, const Measurement& row, const Check& check) {
+    const double t = row_time_s(platform, row, row.device);
+    check(t, row.device);
+    if (!row.is_ratio())
+        return t;
+    const double reference_t = row_time_s(platform, row, row.reference_device, true);
+    check(reference_t, row.reference_device);
+    return reference_t / t;
+}
+
+// predict(), refusing (naming the row) a time beyond the simulator's range, which the table
+// would print as a meaningless number, and a ratio of a zero time.
+double checked_prediction(const sim::Platform& platform, const std::string& file,
+                          const Measurement& row) {
+    return prediction(platform, row, [&](double t, const std::string& device) {
+        if (!(t >= 0.0 && t <= kMaxTime_s)) {
+            row_error(file, row.line, "",
+                      fmt::format("the platform predicts {:.3g} s on {}, beyond the simulator's "
+                                  "time range ({:.3g} s = 2^62 ps)",
+                                  t, device, kMaxTime_s));
+        }
+        if (row.is_ratio() && t == 0.0)
+            row_error(file, row.line, "",
+                      fmt::format("the platform predicts 0 s on {}: no ratio", device));
+    });
 }
 
 double relative_error(double predicted, double measured) {
@@ -262,7 +404,10 @@ struct BoundedLog {
 };
 
 // The least-squares problem: residual i = sqrt(w_i) (log predicted_i - log measured_i) over
-// the rows in `subset`, as a function of the unconstrained u of the active parameters.
+// the rows in `subset`, as a function of the unconstrained u of the active parameters. The
+// weights w_i are the rows' weights divided by their mean over the subset: the fit's absolute
+// thresholds (which parameter moves a residual, the solver's tolerances) then see residuals
+// of the same size whatever scale the file writes its weights in (x 1e-300 fits as x 1).
 class Problem {
 public:
     Problem(PlatformTemplate& platform, std::vector<ParamSlot> slots,
@@ -272,6 +417,16 @@ public:
             maps_.push_back({std::log(s.info.lower), std::log(s.info.upper)});
             values_.push_back(s.info.initial);
         }
+        // Divided by the largest first, so that the sum cannot overflow (weights up to 1e308).
+        double largest = 0.0;
+        for (const std::size_t i : subset_)
+            largest = std::max(largest, rows_[i].weight);
+        double sum = 0.0;
+        for (const std::size_t i : subset_)
+            sum += rows_[i].weight / largest;
+        const double mean = sum / static_cast<double>(subset_.size());
+        for (const std::size_t i : subset_)
+            sqrt_weights_.push_back(std::sqrt(rows_[i].weight / largest / mean));
     }
 
     std::size_t parameter_count() const { return slots_.size(); }
@@ -308,7 +463,7 @@ public:
             const double log_error = std::isfinite(predicted) && predicted > 0.0
                                          ? std::log(predicted) - std::log(row.measured())
                                          : 50.0;
-            r[static_cast<Eigen::Index>(i)] = std::sqrt(row.weight) * log_error;
+            r[static_cast<Eigen::Index>(i)] = sqrt_weights_[i] * log_error;
         }
         return r;
     }
@@ -331,6 +486,7 @@ private:
     std::vector<ParamSlot> slots_;
     const std::vector<Measurement>& rows_;
     std::vector<std::size_t> subset_;
+    std::vector<double> sqrt_weights_;  // per subset row: sqrt(weight / mean weight)
     std::vector<BoundedLog> maps_;
     std::vector<double> values_;
     std::vector<std::size_t> active_;
@@ -500,58 +656,89 @@ ErrorSummary summarize_errors(std::vector<double> relative_errors) {
     return s;
 }
 
+const std::vector<std::string>& measurement_columns() {
+    return kColumns;
+}
+
+const std::vector<std::string>& measurement_scopes() {
+    return kScopes;
+}
+
+const std::vector<std::string>& check_csv_columns() {
+    // The first five as issue 25 wrote them; the rest name the row (knobs, scope, reference)
+    // and hold a ratio row's values, which are no seconds.
+    static const std::vector<std::string> columns = {
+        "device",          "workload",         "measured_s",
+        "predicted_s",     "relative_error",   "knobs",
+        "scope",           "reference_device", "reference_workload",
+        "reference_knobs", "measured_speedup", "predicted_speedup"};
+    return columns;
+}
+
 MeasurementFile load_measurements(const std::string& csv_path, const sim::Platform& platform) {
-    std::ifstream in(csv_path);
-    if (!in)
-        throw sim::InputError(csv_path, "", 0, "cannot read the measurement file");
-    std::vector<sim::CsvRow> records;
+    std::vector<sim::CsvRecord> records;
     try {
-        records = sim::read_csv(in);
-    } catch (const std::exception& e) {
-        throw sim::InputError(csv_path, "", 0, e.what());
+        // Refused before it is opened: a FIFO would block, a directory fails mid-read.
+        sim::check_input_file(csv_path, "a measurement CSV file");
+        records = sim::read_csv_records(sim::read_text_file(csv_path));
+    } catch (const sim::CsvError& e) {
+        throw sim::InputError(csv_path, "", e.line(), e.reason());
+    } catch (const std::invalid_argument& e) {
+        throw sim::InputError("", "", 0, e.what());  // names the file already
+    } catch (const std::system_error& e) {
+        throw sim::InputError(
+            csv_path, "", 0,
+            fmt::format("cannot read the measurement file: {}", e.code().message()));
     }
     if (records.empty())
         throw sim::InputError(csv_path, "", 1,
                               "empty file: expected the header "
                               "device,workload,time_s");
-    const auto columns = sim::csv_columns(records[0], csv_path);
-    static const std::set<std::string> known = {
-        "device",  "workload",           "time_s",          "knobs",  "scope", "reference_device",
-        "speedup", "reference_workload", "reference_knobs", "weight", "source"};
-    for (const std::string& name : records[0]) {
-        if (known.count(name) == 0) {
-            throw sim::InputError(csv_path, name, 1,
-                                  fmt::format("unknown column '{}' (columns: device, workload, "
-                                              "time_s, knobs, scope, reference_device, speedup, "
-                                              "reference_workload, reference_knobs, weight, "
-                                              "source)",
-                                              name));
+    const sim::CsvRow& header = records[0].cells;
+    const int header_line = records[0].line;
+    // One column holding a tab or a ';': another separator (a spreadsheet's export), whose
+    // columns would otherwise be reported as one unknown name.
+    if (header.size() == 1 && header[0].find_first_of("\t;") != std::string::npos)
+        throw sim::InputError(csv_path, "", header_line,
+                              fmt::format("the header '{}' has no commas: hetsim reads "
+                                          "comma-separated values, not tabs or ';'",
+                                          sim::csv_shown(header[0])));
+    const auto columns = sim::csv_columns(header, csv_path);
+    for (const std::string& name : header) {
+        if (std::find(kColumns.begin(), kColumns.end(), name) == kColumns.end()) {
+            throw sim::InputError(csv_path, sim::csv_shown(name), header_line,
+                                  fmt::format("unknown column '{}' (columns: {})",
+                                              sim::csv_shown(name), fmt::join(kColumns, ", ")));
         }
     }
     for (const char* required : {"device", "workload"}) {
         if (columns.count(required) == 0)
-            throw sim::InputError(csv_path, required, 1,
+            throw sim::InputError(csv_path, required, header_line,
                                   fmt::format("missing column '{}'", required));
     }
     if (columns.count("time_s") == 0 && columns.count("speedup") == 0)
-        throw sim::InputError(csv_path, "time_s", 1, "missing column 'time_s' (or 'speedup')");
+        throw sim::InputError(csv_path, "time_s", header_line,
+                              "missing column 'time_s' (or 'speedup')");
 
     MeasurementFile out;
     out.path = csv_path;
     std::map<std::pair<std::string, std::string>, std::shared_ptr<const sim::Graph>> graphs;
+    // Row identity (device, workload, knobs, scope, reference) -> the line that has it: the same
+    // measurement twice would count twice in a fit, and a table could not tell the rows apart.
+    std::map<std::string, int> seen;
     for (std::size_t r = 1; r < records.size(); ++r) {
-        const sim::CsvRow& rec = records[r];
-        const int line = static_cast<int>(r) + 1;
-        auto field = [&](const std::string& name) -> std::string {
-            const auto it = columns.find(name);
-            return it == columns.end() || it->second >= rec.size() ? std::string()
-                                                                   : rec[it->second];
-        };
-        // A row wider than the header: its last cells would be dropped unread.
-        if (rec.size() > records[0].size())
+        const sim::CsvRow& rec = records[r].cells;
+        const int line = records[r].line;
+        // A row of another width than the header: its cells would be read under the wrong
+        // columns, or dropped unread.
+        if (rec.size() != header.size())
             row_error(csv_path, line, "",
                       fmt::format("{} cells, but the header names {} columns", rec.size(),
-                                  records[0].size()));
+                                  header.size()));
+        auto field = [&](const std::string& name) -> std::string {
+            const auto it = columns.find(name);
+            return it == columns.end() ? std::string() : rec[it->second];
+        };
         Measurement m;
         m.line = line;
         m.device = field("device");
@@ -561,9 +748,9 @@ MeasurementFile load_measurements(const std::string& csv_path, const sim::Platfo
         if (const std::string scope = field("scope"); !scope.empty())
             m.scope = scope;
         if (std::find(kScopes.begin(), kScopes.end(), m.scope) == kScopes.end()) {
-            row_error(
-                csv_path, line, "scope",
-                fmt::format("unknown scope '{}' (scopes: {})", m.scope, fmt::join(kScopes, ", ")));
+            row_error(csv_path, line, "scope",
+                      fmt::format("unknown scope '{}' (scopes: {})", sim::csv_shown(m.scope),
+                                  fmt::join(kScopes, ", ")));
         }
         const int device = require_device(platform, csv_path, line, "device", m.device);
         m.reference_device = field("reference_device");
@@ -571,8 +758,10 @@ MeasurementFile load_measurements(const std::string& csv_path, const sim::Platfo
         m.reference_knobs = field("reference_knobs");
         if ((!m.reference_workload.empty() || !m.reference_knobs.empty()) &&
             m.reference_device.empty())
-            row_error(csv_path, line, "reference_workload",
-                      "a reference workload needs a reference_device");
+            row_error(csv_path, line,
+                      m.reference_workload.empty() ? "reference_knobs" : "reference_workload",
+                      fmt::format("a reference {} needs a reference_device",
+                                  m.reference_workload.empty() ? "knob" : "workload"));
         const std::string time = field("time_s");
         const std::string speedup = field("speedup");
         if (!m.reference_device.empty()) {
@@ -590,34 +779,70 @@ MeasurementFile load_measurements(const std::string& csv_path, const sim::Platfo
                 row_error(csv_path, line, "speedup",
                           "a row with a reference_device needs a "
                           "speedup");
-            m.speedup = positive_field(csv_path, line, "speedup", speedup);
+            if (m.scope == "transfer" || m.scope == "dispatch")
+                row_error(csv_path, line, "scope",
+                          fmt::format("a {} row is a time, not a ratio: give time_s without "
+                                      "reference_device",
+                                      m.scope));
+            // The ratio of two times in the simulator's range.
+            m.speedup = positive_field(
+                csv_path, line, "speedup", speedup, kMinTime_s / kMaxTime_s,
+                kMaxTime_s / kMinTime_s,
+                fmt::format("expected a ratio from {:.3g} to {:.3g}, of two times in the "
+                            "simulator's range (1 ps to 2^62 ps)",
+                            kMinTime_s / kMaxTime_s, kMaxTime_s / kMinTime_s));
         } else {
             if (time.empty())
                 row_error(csv_path, line, "time_s",
                           "missing time (or reference_device and "
                           "speedup)");
-            m.time_s = positive_field(csv_path, line, "time_s", time);
+            m.time_s = time_field(csv_path, line, "time_s", time);
         }
         if (const std::string w = field("weight"); !w.empty())
             m.weight = positive_field(csv_path, line, "weight", w);
         if (m.workload.empty())
             row_error(csv_path, line, "workload", "missing workload");
-        const auto knobs = parse_knob_text(csv_path, line, m.knobs);
+        auto knobs = parse_knob_text(csv_path, line, "knobs", m.knobs);
+        const auto reference_knobs =
+            parse_knob_text(csv_path, line, "reference_knobs", m.reference_knobs);
+        std::string identity = fmt::format(
+            "{}\n{}\n{}\n{}\n{}\n{}\n{}", m.device,
+            is_graph_file(m.workload) ? fs::path(m.workload).lexically_normal().generic_string()
+                                      : m.workload,
+            knob_key(knobs), m.scope, m.reference_device,
+            is_graph_file(m.reference_workload)
+                ? fs::path(m.reference_workload).lexically_normal().generic_string()
+                : m.reference_workload,
+            knob_key(reference_knobs));
+        if (const auto [it, inserted] = seen.emplace(identity, line); !inserted) {
+            row_error(csv_path, line, "",
+                      fmt::format("the same measurement as line {} (device, workload, knobs, "
+                                  "scope and reference): give it once (a weight of 2 counts a "
+                                  "row twice)",
+                                  it->second));
+        }
         if (m.scope == "transfer") {
             if (m.workload != "copy")
                 row_error(csv_path, line, "workload", "a transfer row's workload is 'copy'");
+            // host_memory tells pinned from pageable copies apart (row_time_s: the same time).
+            expect_knobs(csv_path, line, "knobs", knobs, {"bytes", "direction", "host_memory"},
+                         "a copy takes bytes, direction and host_memory");
             const auto bytes = knobs.find("bytes");
             const auto direction = knobs.find("direction");
             if (bytes == knobs.end() || direction == knobs.end())
                 row_error(csv_path, line, "knobs",
                           "a transfer needs bytes=N;direction=host_to_device|device_to_host");
-            m.transfer_bytes =
-                static_cast<std::int64_t>(positive_field(csv_path, line, "knobs", bytes->second));
+            m.transfer_bytes = whole_knob(csv_path, line, "knobs", "bytes", bytes->second);
             if (direction->second != "host_to_device" && direction->second != "device_to_host")
                 row_error(csv_path, line, "knobs",
                           fmt::format("direction must be host_to_device or device_to_host, got "
                                       "'{}'",
-                                      direction->second));
+                                      sim::csv_shown(direction->second)));
+            if (const auto memory = knobs.find("host_memory");
+                memory != knobs.end() && memory->second != "pinned" && memory->second != "pageable")
+                row_error(csv_path, line, "knobs",
+                          fmt::format("host_memory must be pinned or pageable, got '{}'",
+                                      sim::csv_shown(memory->second)));
             m.host_to_device = direction->second == "host_to_device";
             const std::string& comp = platform.device(device).component;
             if (platform.route(platform.host_component, comp) == nullptr ||
@@ -625,14 +850,47 @@ MeasurementFile load_measurements(const std::string& csv_path, const sim::Platfo
                 row_error(csv_path, line, "device",
                           fmt::format("no route between the host and {}", m.device));
         } else {
+            if (m.workload == "copy")
+                row_error(csv_path, line, "scope",
+                          fmt::format("a copy is a transfer: scope=transfer, not '{}'", m.scope));
+            // A graph file is the graph: its knobs can only say how it was measured. `l2`:
+            // tools/measure/gpu.py's memory rows, L2 flushed before each run (cold) or not
+            // (hot). Both predict the same: the GPU model streams every kernel's bytes from
+            // device memory, as a cold L2 does; hot rows show what that leaves out. A model
+            // name's knobs go to the model, which refuses one it does not have.
+            const auto check_graph_knobs = [&](const std::string& workload,
+                                               const std::map<std::string, std::string>& k,
+                                               const std::string& column) {
+                if (!is_graph_file(workload))
+                    return;
+                const bool dispatch = m.scope == "dispatch";
+                expect_knobs(csv_path, line, column, k, {dispatch ? "ops" : "l2"},
+                             dispatch ? "a dispatch row of a graph file takes ops=N only"
+                                      : "a graph file takes l2=cold|hot only; model knobs go "
+                                        "with a model name");
+                if (const auto l2 = k.find("l2");
+                    l2 != k.end() && l2->second != "cold" && l2->second != "hot")
+                    row_error(csv_path, line, column,
+                              fmt::format("l2 must be cold or hot, got '{}'",
+                                          sim::csv_shown(l2->second)));
+            };
+            check_graph_knobs(m.workload, knobs, "knobs");
+            if (m.scope == "dispatch") {
+                const auto ops = knobs.find("ops");
+                if (ops == knobs.end())
+                    row_error(csv_path, line, "knobs",
+                              "a dispatch row needs ops=N: how many launches were queued");
+                m.dispatch_ops = whole_knob(csv_path, line, "knobs", "ops", ops->second);
+                knobs.erase(ops);
+            }
             // A workload's graph and its TVM fusion, loaded once per (workload, knobs).
-            const auto load = [&](const std::string& workload, const std::string& knob_text,
-                                  const char* column) {
-                const auto parsed = parse_knob_text(csv_path, line, knob_text);
-                const std::string key_knobs = is_graph_file(workload) ? "" : knob_text;
+            const auto load = [&](const std::string& workload,
+                                  const std::map<std::string, std::string>& parsed,
+                                  const char* column, const char* knobs_column) {
+                const std::string key_knobs = is_graph_file(workload) ? "" : knob_key(parsed);
                 auto& graph = graphs[{workload, key_knobs}];
                 if (!graph)
-                    graph = load_row_graph(csv_path, line, workload, parsed, column);
+                    graph = load_row_graph(csv_path, line, workload, parsed, column, knobs_column);
                 auto& fused = graphs[{workload, key_knobs + "#fused"}];
                 if (!fused) {
                     try {
@@ -644,22 +902,31 @@ MeasurementFile load_measurements(const std::string& csv_path, const sim::Platfo
                 }
                 return std::make_pair(graph, fused);
             };
-            std::tie(m.graph, m.fused) = load(m.workload, m.knobs, "workload");
-            if (m.reference_workload.empty()) {
+            std::tie(m.graph, m.fused) = load(m.workload, knobs, "workload", "knobs");
+            // reference_knobs alone: the same workload with other knobs.
+            const std::string& reference_workload =
+                m.reference_workload.empty() ? m.workload : m.reference_workload;
+            if (m.reference_workload.empty() && m.reference_knobs.empty()) {
                 m.reference_graph = m.graph;
                 m.reference_fused = m.fused;
             } else {
-                std::tie(m.reference_graph, m.reference_fused) =
-                    load(m.reference_workload, m.reference_knobs, "reference_workload");
+                check_graph_knobs(reference_workload, reference_knobs, "reference_knobs");
+                std::tie(m.reference_graph, m.reference_fused) = load(
+                    reference_workload, reference_knobs, "reference_workload", "reference_knobs");
             }
-            for (const std::string& name : {m.device, m.reference_device}) {
+            for (const auto& [name, reference] :
+                 {std::pair{m.device, false}, std::pair{m.reference_device, true}}) {
                 if (name.empty())
                     continue;
                 const sim::Device& d = platform.device(*platform.find_device(name));
-                const bool reference = name == m.reference_device && name != m.device;
                 const sim::Graph& g = d.compiler == sim::Compiler::tvm
                                           ? (reference ? *m.reference_fused : *m.fused)
                                           : (reference ? *m.reference_graph : *m.graph);
+                if (m.scope == "dispatch" && g.op_count() != 1)
+                    row_error(csv_path, line, "workload",
+                              fmt::format("a dispatch row times one op launched ops={} times; "
+                                          "this workload has {} ops",
+                                          m.dispatch_ops, g.op_count()));
                 for (const sim::Op& op : g.ops()) {
                     const sim::Support s = d.model->supports(g, op);
                     if (!s.ok)
@@ -672,15 +939,24 @@ MeasurementFile load_measurements(const std::string& csv_path, const sim::Platfo
         out.rows.push_back(std::move(m));
     }
     if (out.rows.empty())
-        throw sim::InputError(csv_path, "", 2, "no measurements after the header");
+        throw sim::InputError(csv_path, "", header_line + 1, "no measurements after the header");
+    // Weights are relative; a spread past kMaxWeightSpread is refused at the lightest row.
+    const auto [lightest, heaviest] = std::minmax_element(
+        out.rows.begin(), out.rows.end(),
+        [](const Measurement& a, const Measurement& b) { return a.weight < b.weight; });
+    if (heaviest->weight > kMaxWeightSpread * lightest->weight) {
+        row_error(csv_path, lightest->line, "weight",
+                  fmt::format("{:g} is {:.3g} times less than line {}'s {:g}; weights are "
+                              "relative (the fit divides them by their mean): keep them within "
+                              "a factor of {:g}",
+                              lightest->weight, heaviest->weight / lightest->weight, heaviest->line,
+                              heaviest->weight, kMaxWeightSpread));
+    }
     return out;
 }
 
 double predict(const sim::Platform& platform, const Measurement& row) {
-    const double t = row_time_s(platform, row, row.device);
-    if (!row.is_ratio())
-        return t;
-    return row_time_s(platform, row, row.reference_device, true) / t;
+    return prediction(platform, row, [](double, const std::string&) {});
 }
 
 FitReport fit_platform(const FitRequest& request) {
@@ -735,6 +1011,13 @@ FitReport fit_platform(const FitRequest& request) {
     }
 
     std::vector<ParamSlot> slots = free_slots(templ.root(), initial, components, report.notes);
+    // Checked first: after the first is taken out of the free parameters, the second would
+    // read as a key that is no free parameter.
+    std::set<std::string> fixed_once;
+    for (const std::string& fixed : request.fixed) {
+        if (!fixed_once.insert(fixed).second)
+            throw sim::InputError("", "--fix", 0, fmt::format("'{}' is given twice", fixed));
+    }
     for (const std::string& fixed : request.fixed) {
         const auto it = std::find_if(slots.begin(), slots.end(), [&](const ParamSlot& s) {
             return s.info.component + "." + s.info.key == fixed;
@@ -774,6 +1057,29 @@ FitReport fit_platform(const FitRequest& request) {
             fmt::format("{} free parameters but {} measurement(s): a fit needs at least as many "
                         "rows as parameters",
                         active.size(), data.rows.size()));
+    }
+    // Checked before the fit, so that a refused --folds writes nothing.
+    const int folds = request.folds;
+    const std::size_t train_rows = folds > 1 ? data.rows.size() * (folds - 1) / folds : 0;
+    if (request.folds_given && folds == 1) {
+        throw sim::InputError("--folds 1", "", 0,
+                              "cross-validation needs at least 2 folds (0 for none)");
+    }
+    // Each fold is fitted on the rows outside it (the largest fold leaves the fewest): fewer
+    // than the free parameters cannot be fitted.
+    if (request.folds_given && folds > 1 && train_rows < active.size()) {
+        std::size_t fewest = 0;  // the fewest folds that leave enough rows
+        for (std::size_t k = 2; k <= data.rows.size() && fewest == 0; ++k) {
+            if (data.rows.size() * (k - 1) / k >= active.size())
+                fewest = k;
+        }
+        throw sim::InputError(
+            "--folds " + std::to_string(folds), "", 0,
+            fmt::format("each fold is fitted on as few as {} of the {} rows, fewer than the {} "
+                        "free parameters; {} (0 for none)",
+                        train_rows, data.rows.size(), active.size(),
+                        fewest == 0 ? std::string("no number of folds leaves enough rows")
+                                    : fmt::format("use at least {} folds", fewest)));
     }
     problem.set_active(active);
     const Solution solution = solve(problem);
@@ -833,12 +1139,11 @@ FitReport fit_platform(const FitRequest& request) {
     }
     // k-fold cross-validation: row i is in fold i mod k (the files list shapes in sweeps, so
     // every fold spans them); each fold is fitted from the file's values without its rows.
-    const int folds = request.folds;
-    const std::size_t train_rows = folds > 1 ? data.rows.size() * (folds - 1) / folds : 0;
     if (folds < 2) {
         report.cross_validation_note = "not asked for";
-    } else if (data.rows.size() < static_cast<std::size_t>(2 * folds) ||
-               train_rows < active.size()) {
+    } else if (!request.folds_given && (data.rows.size() < static_cast<std::size_t>(2 * folds) ||
+                                        train_rows < active.size())) {
+        // The default on a short file: said, not refused (a --folds given was checked above).
         report.cross_validation_note =
             fmt::format("too few rows for {}-fold cross-validation ({} rows, {} parameters)", folds,
                         data.rows.size(), active.size());
@@ -929,27 +1234,31 @@ CheckReport check_platform(const std::string& platform_file, const std::string& 
         const Measurement& m = report.measurements.rows[i];
         CheckRow row;
         row.row = i;
-        row.predicted = predict(platform, m);
+        row.predicted = checked_prediction(platform, measurements_file, m);
         row.relative_error = relative_error(row.predicted, m.measured());
         errors.push_back(row.relative_error);
         report.rows.push_back(row);
     }
     report.errors = summarize_errors(errors);
     if (!out_dir.empty()) {
-        std::string csv = "device,workload,measured_s,predicted_s,relative_error\n";
+        std::string csv = fmt::format("{}\n", fmt::join(check_csv_columns(), ","));
         for (const CheckRow& row : report.rows) {
             const Measurement& m = report.measurements.rows[row.row];
-            csv += fmt::format("{},{},{:.6g},{:.6g},{:.6g}\n", sim::csv_field(m.device),
-                               sim::csv_field(m.workload), m.measured(), row.predicted,
-                               row.relative_error);
+            const std::string measured = fmt::format("{:.6g}", m.measured());
+            const std::string predicted = fmt::format("{:.6g}", row.predicted);
+            const bool ratio = m.is_ratio();
+            csv += fmt::format(
+                "{},{},{},{},{:.6g},{},{},{},{},{},{},{}\n", sim::csv_field(m.device),
+                sim::csv_field(m.workload), ratio ? "" : measured, ratio ? "" : predicted,
+                row.relative_error, sim::csv_field(m.knobs), sim::csv_field(m.scope),
+                sim::csv_field(m.reference_device), sim::csv_field(m.reference_workload),
+                sim::csv_field(m.reference_knobs), ratio ? measured : "", ratio ? predicted : "");
         }
         try {
-            fs::create_directories(out_dir);
+            sim::create_output_folder(out_dir);
             sim::write_file_atomically(fs::path(out_dir) / "calibration.csv", csv);
         } catch (const std::exception& e) {
-            throw sim::InputError(
-                "", "--out", 0,
-                fmt::format("cannot write '{}': {}", out_dir, sim::write_failure_reason(e)));
+            throw sim::InputError("", "--out", 0, sim::write_failure_message(e, out_dir));
         }
     }
     return report;
@@ -973,7 +1282,9 @@ std::vector<MeasurementSet> measurement_sets(const std::string& platform_name) {
           {"held out: forward convolutions", "calibration/h100/check_conv.csv"},
           {"held out: LSTM and GRU layers", "calibration/h100/check_rnn.csv"},
           {"held out: memory-bound kernels, cold L2", "calibration/h100/check_memory.csv"},
-          {"held out: eager PyTorch models", "calibration/h100/check_end_to_end.csv"}}},
+          {"held out: eager PyTorch models", "calibration/h100/check_end_to_end.csv"},
+          {"the host's time per queued op (gpu.launch_overhead's source, not fitted)",
+           "calibration/h100/launch.csv"}}},
     };
     const auto it = sets.find(platform_name);
     return it == sets.end() ? std::vector<MeasurementSet>{} : it->second;

@@ -2,19 +2,22 @@
 // constants to measured times, or predict measured times without fitting (issue 25).
 //
 // A measurement file is CSV with the header `device,workload,time_s` and optionally `knobs`,
-// `scope`, `reference_device` + `speedup` (a ratio instead of a time), `weight` and `source`.
-// Scopes: `compute` (every op of the graph on the device, its operands already there: the sum
-// of the ops' times, host dispatch included; fused as the device's `compiler:` fuses), `kernel`
-// (the same, device side only: what CUDA
-// events around kernels issued ahead of time measure), `end_to_end` (a DES run of the graph on
-// the device from the host, transfers included) and `transfer` (workload `copy`, knobs
-// `bytes=N;direction=host_to_device|device_to_host`: one copy over the route).
+// `scope`, `reference_device` + `speedup` (a ratio instead of a time), `reference_workload`,
+// `reference_knobs`, `weight` and `source` (measurement_columns(); usage.md, `hetsim
+// calibrate`, says what each holds). Scopes (measurement_scopes()): `compute` (every op of the
+// graph on the device, its operands already there: the sum of the ops' times, host dispatch
+// included; fused as the device's `compiler:` fuses), `kernel` (the same, device side only: what
+// CUDA events around kernels issued ahead of time measure), `end_to_end` (a DES run of the graph on
+// the device from the host, transfers included), `transfer` (workload `copy`, knobs
+// `bytes=N;direction=host_to_device|device_to_host[;host_memory=pinned|pageable]`: one copy
+// over the route) and `dispatch` (knob `ops=N`: the wall time per op of N launches of a one-op
+// graph queued back to back, the host's per-op cost overlapping the device's).
 //
 // The fit is weighted nonlinear least squares on log time (a relative error: a 10 us kernel
 // counts as much as a 10 ms one), solved by Eigen's Levenberg-Marquardt (MINPACK's lmder),
 // over the free parameters each component type declares (sim::FreeParameter) that the
 // platform file states. Each parameter is fitted on its logarithm through a logistic map onto
-// its bounds, so the solver never leaves them.
+// its bounds, so the solver never leaves them. Weights are relative: divided by their mean.
 #pragma once
 
 #include <cstdint>
@@ -51,6 +54,7 @@ struct Measurement {
     std::shared_ptr<const sim::Graph> reference_fused;
     std::int64_t transfer_bytes = 0;
     bool host_to_device = true;
+    std::int64_t dispatch_ops = 0;  // a dispatch row: the launches queued back to back
 
     bool is_ratio() const { return !reference_device.empty(); }
     double measured() const { return is_ratio() ? speedup : time_s; }
@@ -61,9 +65,14 @@ struct MeasurementFile {
     std::vector<Measurement> rows;
 };
 
+// The columns a measurement file may have, and the scopes a row may name.
+const std::vector<std::string>& measurement_columns();
+const std::vector<std::string>& measurement_scopes();
+
 // Reads and validates a measurement file against a platform: devices exist and run every op,
-// workloads load, times are positive. Bad input throws sim::InputError naming the file, the
-// line and the column (exit 2).
+// workloads load, every knob is one the row's workload takes, times are decimal numbers in the
+// simulator's range, no row repeats another. Bad input throws sim::InputError naming the
+// file, the line and the column (exit 2).
 MeasurementFile load_measurements(const std::string& csv_path, const sim::Platform& platform);
 
 // What the platform predicts for a row: a time in seconds, or the speedup of a ratio row.
@@ -128,7 +137,11 @@ struct CheckReport {
     std::vector<CheckRow> rows;
     ErrorSummary errors;
 };
-// Predicts every row without fitting; with `out_dir`, writes out_dir/calibration.csv.
+// The columns of calibration.csv, one row per measurement: a time row fills measured_s and
+// predicted_s, a ratio row measured_speedup and predicted_speedup (the other pair empty).
+const std::vector<std::string>& check_csv_columns();
+// Predicts every row without fitting; with `out_dir`, writes out_dir/calibration.csv. A
+// prediction beyond the simulator's time range is an InputError naming the row.
 CheckReport check_platform(const std::string& platform_file, const std::string& measurements_file,
                            const std::string& out_dir);
 std::string format_check(const CheckReport& report);

@@ -276,8 +276,7 @@ std::string inspect(const InspectRequest& request) {
             write_file_atomically(request.export_file, sim::workloads::write_json_graph(*graph));
         } catch (const std::exception& e) {
             throw sim::InputError("", "--export", 0,
-                                  fmt::format("cannot write '{}': {}", request.export_file,
-                                              sim::write_failure_reason(e)));
+                                  sim::write_failure_message(e, request.export_file));
         }
     }
     if (request.json)

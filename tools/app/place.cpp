@@ -85,6 +85,31 @@ std::string place(const PlaceRequest& request, std::ostream& progress) {
     if (request.time_limit_s < 0.0 || request.relative_gap < 0.0) {
         throw sim::InputError("", "", 0, "--time-limit and --gap must be >= 0");
     }
+    // Options that this input or solver does not use were silently ignored. (--time-limit is
+    // also the default of searches without a `time=` key, tarnawski.latency's among them.)
+    if (request.processors > 0 || !request.bandwidth.empty()) {
+        throw sim::InputError(request.processors > 0 ? "--processors" : "--bandwidth", "", 0,
+                              "applies to a .stg or WfCommons task graph only");
+    }
+    // The MIP gap is a key of the MIP solvers' specs (ip_latency, ip_throughput).
+    const auto solvers = tw::SplitSolverRegistry::instance().all();
+    const auto takes_gap = [](const tw::SplitSolverInfo* info) {
+        const auto& keys = info->arguments.keys();
+        return std::any_of(keys.begin(), keys.end(), [](const auto& k) { return k.name == "gap"; });
+    };
+    const std::string solver_name = solver->name().substr(0, solver->name().find(':'));
+    const auto chosen = std::find_if(solvers.begin(), solvers.end(),
+                                     [&](const auto* info) { return info->name() == solver_name; });
+    if (request.relative_gap > 0.0 && chosen != solvers.end() && !takes_gap(*chosen)) {
+        std::vector<std::string> mips;
+        for (const auto* info : solvers) {
+            if (takes_gap(info))
+                mips.push_back(info->name());
+        }
+        throw sim::InputError("--gap", "", 0,
+                              fmt::format("'{}' has no MIP gap; --gap applies to {}", solver_name,
+                                          fmt::join(mips, ", ")));
+    }
 
     const bool is_study = request.workload.ends_with(".yaml") || request.workload.ends_with(".yml");
     tw::GraphWorkload converted;

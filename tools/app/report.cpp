@@ -20,8 +20,10 @@
 #include <stdexcept>
 #include <vector>
 
+#include "sim/atomic_file.hpp"
 #include "sim/config.hpp"
 #include "sim/csv.hpp"
+#include "sweep/results_store.hpp"
 #include "tools/app/compare.hpp"
 #include "tools/app/study.hpp"
 
@@ -116,7 +118,14 @@ SweepInfo read_sweep_json(const fs::path& dir) {
         for (const auto& axis : j["axes"]) {
             if (!axis.is_string())
                 throw sim::InputError(file.string(), "axes", 0, "expected a list of column names");
-            info.axes.push_back(axis.get<std::string>());
+            // A sweep refuses an axis set twice; here it would be summarised and plotted twice.
+            const std::string name = axis.get<std::string>();
+            if (std::find(info.axes.begin(), info.axes.end(), name) != info.axes.end())
+                throw sim::InputError(file.string(), "axes", 0,
+                                      fmt::format("lists '{}' twice; a sweep's axes are "
+                                                  "distinct",
+                                                  name));
+            info.axes.push_back(name);
         }
     }
     return info;
@@ -181,6 +190,8 @@ std::vector<PointSummary> read_points(const fs::path& dir, SweepInfo& info) {
 
     std::vector<PointSummary> points;
     std::map<std::string, std::size_t> by_id;
+    // A sweep writes each (point, placer) row once: a repeated one would count twice.
+    std::map<std::pair<std::string, std::string>, std::size_t> first_record;
     for (std::size_t r = 1; r < records.size(); ++r) {
         const auto& cells = records[r];
         if (cells.size() != header.size())
@@ -190,6 +201,20 @@ std::vector<PointSummary> read_points(const fs::path& dir, SweepInfo& info) {
         auto cell = [&](const std::string& column) -> const std::string& {
             return cells[index.at(column)];
         };
+        const auto refuse = [&](const std::string& what) {
+            throw sim::InputError(file.string(), "", 0, fmt::format("record {}: {}", r + 1, what));
+        };
+        if (const std::string problem = sweep::status_problem(cell("status")); !problem.empty())
+            refuse(problem);
+        if (const auto [first, added] =
+                first_record.emplace(std::pair{cell("point"), cell("placer")}, r + 1);
+            !added) {
+            refuse(cell("placer").empty()
+                       ? fmt::format("repeats the row of point {} of record {}", cell("point"),
+                                     first->second)
+                       : fmt::format("repeats the row of point {} and placer '{}' of record {}",
+                                     cell("point"), cell("placer"), first->second));
+        }
         auto [it, added] = by_id.emplace(cell("point"), points.size());
         if (added) {
             PointSummary p;
@@ -202,7 +227,7 @@ std::vector<PointSummary> read_points(const fs::path& dir, SweepInfo& info) {
         }
         PointSummary& point = points[it->second];
         ++point.rows;
-        if (cell("status") != "ok") {
+        if (cell("status") != sweep::kStatusOk) {
             point.failed = true;
             point.error = cell("error").empty() ? cell("status") : cell("error");
             continue;
@@ -216,20 +241,26 @@ std::vector<PointSummary> read_points(const fs::path& dir, SweepInfo& info) {
                                               r + 1, cell("feasible")));
         if (cell("feasible") != "1")
             continue;
-        // A feasible run has both numbers: anything else is a damaged file, not a result.
+        // A feasible run has both numbers, neither negative (a time and a rate), and a speedup
+        // that is a ratio of two such (0 where the baseline is infeasible, empty when not
+        // computed): anything else is a damaged file, not a result, and a negative latency
+        // would be ranked best.
+        const auto refuse_number = [&](const std::string& column) {
+            refuse(fmt::format("column '{}' holds '{}', expected a finite number >= 0", column,
+                               cell(column)));
+        };
         for (const auto& [column, value] :
              {std::pair{"latency_s", latency_s}, std::pair{"throughput_per_s", throughput_per_s}}) {
-            if (!value)
-                throw sim::InputError(
-                    file.string(), "", 0,
-                    fmt::format("record {}: column '{}' holds '{}', expected a finite number",
-                                r + 1, column, cell(column)));
+            if (!value || *value < 0.0)
+                refuse_number(column);
         }
         ++point.feasible_rows;
         PlacerResult result{cell("placer"), *latency_s, *throughput_per_s, std::nullopt};
-        if (index.count("speedup")) {
+        if (index.count("speedup") && !cell("speedup").empty()) {
             const auto speedup = sim::csv_number(cell("speedup"));
-            if (speedup && *speedup > 0.0)
+            if (!speedup || *speedup < 0.0)
+                refuse_number("speedup");
+            else if (*speedup > 0.0)
                 result.speedup = speedup;
         }
         point.results.push_back(result);
@@ -1056,9 +1087,20 @@ std::string write_report(const fs::path& dir, std::ostream& log, const ReportOpt
     const std::optional<std::vector<LeaderboardRow>> leaderboard = read_leaderboard(dir);
     const std::vector<FamilySummary> families =
         leaderboard ? std::vector<FamilySummary>{} : summarise(info, points);
-    const Plots plots = draw_plots(dir, request, plot_context(info, points), log);
     const fs::path md = dir / "report.md";
     const fs::path html = dir / "report.html";
+    // The report's own files are checked before the plots are drawn: a report.md that cannot
+    // be written (a folder of that name) leaves no new plots behind either.
+    for (const fs::path& target : {md, html}) {
+        try {
+            (void)sim::output_target(target);
+        } catch (const std::exception& e) {
+            throw sim::InputError(
+                dir.string(), "", 0,
+                "cannot write the report: " + sim::write_failure_message(e, target));
+        }
+    }
+    const Plots plots = draw_plots(dir, request, plot_context(info, points), log);
     try {
         write_file_atomically(md, render_markdown(info, points, families, plots, leaderboard));
         write_file_atomically(html, render_html(info, points, families, plots, leaderboard));
@@ -1075,7 +1117,7 @@ std::string write_report(const fs::path& dir, std::ostream& log, const ReportOpt
     return fmt::format(
         "Report of sweep '{}' ({}) written to {} and {}: {}, {}, the best placer of each "
         "point with links to its traces and placement, and the failed points with "
-        "their errors.",
+        "their errors.\n",
         info.name, counts_line(counts), md.string(), html.string(),
         leaderboard ? "the leaderboard"
                     : fmt::format("a summary of {} point famil{}", families.size(),

@@ -37,9 +37,12 @@ ColumnLabel column_label(const std::string& column);
 // point is the lowest latency_s among its ok, feasible rows when its objective is `latency`, the
 // highest throughput_per_s when it is `throughput`. plot.py's own output goes to
 // DIR/plots/plot.log; `log` gets a line when the plots could not be drawn.
-// Returns a one-paragraph summary of what was written.
-// Throws sim::InputError when DIR has no readable results.csv of the sweep format, or when an
-// option names an axis or column that it lacks (the message lists those it has).
+// Returns a one-paragraph summary of what was written, a line ending in '\n'.
+// Throws sim::InputError when DIR has no readable results.csv of the sweep format (a status
+// other than ok or failed, a (point, placer) row twice, a negative or non-finite number where a
+// feasible row has a time, rate or speedup, an axis twice in sweep.json included), when an
+// option names an axis or column that it lacks (the message lists those it has), or when
+// report.md or report.html cannot be written (checked before the plots are drawn).
 std::string write_report(const std::filesystem::path& dir, std::ostream& log,
                          const ReportOptions& options = {});
 

@@ -263,6 +263,8 @@ StudyConfig parse_study(const sim::ConfigNode& root) {
     if (study.samples < 1)
         root["samples"].fail("must be >= 1");
     study.point = root.get_string("point", "default");
+    if (study.point.empty())
+        root.at("point").fail("expected a non-empty label for the design point");
     // In a YAML flow list `[priority:CPU_P,PIM,CPU_S, random]` the commas of a priority
     // spec split it into items; an item that is a device name (and no placer) continues
     // the spec before it, as usage.md writes it.
@@ -279,6 +281,14 @@ StudyConfig parse_study(const sim::ConfigNode& root) {
     }
     if (study.placers.empty())
         root["placers"].fail("a study needs at least one placer");
+    // A spec listed twice ran twice and wrote two rows for one placer (a sweep's --resume then
+    // refuses the duplicate rows).
+    for (std::size_t i = 0; i < study.placers.size(); ++i) {
+        if (std::find(study.placers.begin(), study.placers.begin() + static_cast<long>(i),
+                      study.placers[i]) != study.placers.begin() + static_cast<long>(i))
+            root["placers"].fail(
+                fmt::format("placer '{}' is listed twice; each runs once", study.placers[i]));
+    }
     study.baseline = root.get_string("baseline", study.placers.front());
     // Every placer spec must parse now, before anything runs or is written: the listed ones in
     // order, then a baseline the study names (one it does not name is the first placer, whose
@@ -364,6 +374,12 @@ std::vector<StudyConfig> load_points(const std::string& file,
     const sim::ConfigNode base(raw, file, "");
     if (!base.has("points"))
         return {parse_study(base)};
+    // With `points:` each point is labelled by its axis values; a `point:` label beside them
+    // was silently dropped.
+    if (base.has("point"))
+        base.at("point").fail(
+            "`point:` labels a study without `points:`; with `points:` each "
+            "point's label is its axis values");
 
     // Grid over the axes, the last axis changing fastest.
     const sim::ConfigNode axes = base.at("points");
@@ -373,6 +389,10 @@ std::vector<StudyConfig> load_points(const std::string& file,
     std::vector<std::pair<std::string, std::vector<std::string>>> grid;
     for (const auto& path : axes.keys()) {
         const sim::ConfigNode values = axes.at(path);
+        // `points` and `point` are the grid and its labels: an axis setting them ran points
+        // labelled `points=a`.
+        if (path == "points" || path == "point" || path.starts_with("points."))
+            values.fail(fmt::format("an axis cannot set '{}': it is the grid itself", path));
         values.expect_sequence();
         if (values.size() == 0)
             values.fail("an axis needs at least one value");
@@ -458,7 +478,18 @@ std::vector<StudyConfig> load_study_points(const std::string& file,
 }
 
 StudyConfig load_study(const std::string& file, const std::vector<std::string>& overrides) {
-    return load_study_points(file, overrides).front();
+    std::vector<StudyConfig> points = load_study_points(file, overrides);
+    // agree, check-partition, inspect and place run one point: the others of `points:` were
+    // silently dropped.
+    if (points.size() > 1) {
+        throw sim::InputError(
+            file, "points", 0,
+            fmt::format("this command runs one design point, and `points:` makes {}; run them "
+                        "with `hetsim run` (or as a sweep), or give each axis one value with "
+                        "--set",
+                        points.size()));
+    }
+    return std::move(points.front());
 }
 
 StudyResult run_study(const StudyConfig& study, bool record_traces, std::ostream* progress,
@@ -810,13 +841,15 @@ void write_outputs(const std::vector<PointRun>& runs, const fs::path& out_dir, b
         "# resolved by " + sim::version_line() + "\n" + std::string(emitter.c_str()) + "\n";
 
     try {
-        fs::create_directories(out_dir);
+        // Every target is checked before the first is written: one that cannot be (a folder
+        // named results.csv) leaves no placement file behind either.
+        for (const auto& [path, content] : files)
+            (void)sim::output_target(path);
+        sim::create_output_folder(out_dir);
         for (const auto& [path, content] : files)
             write_file_atomically(path, content);
     } catch (const std::exception& e) {
-        throw sim::InputError(
-            "", "--out", 0,
-            fmt::format("cannot write the results into '{}': {}", out_dir.string(), e.what()));
+        throw sim::InputError("", "--out", 0, sim::write_failure_message(e, out_dir));
     }
 }
 

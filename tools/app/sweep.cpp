@@ -5,8 +5,11 @@
 #include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <set>
 
+#include "sim/atomic_file.hpp"
 #include "sim/config.hpp"
+#include "sim/digest.hpp"
 #include "sim/progress.hpp"
 #include "sim/version.hpp"
 #include "sweep/design_space.hpp"
@@ -31,8 +34,49 @@ void write_sweep_manifest(const fs::path& out, const SweepManifest& m) {
     manifest["points"] = m.points;
     manifest["removed_by_where"] = m.removed_by_where;
     manifest["sampling"] = m.sampling;
-    fs::create_directories(out);
-    write_file_atomically(out / "sweep.json", manifest.dump(2) + "\n");
+    if (!m.study_digests.empty()) {
+        nlohmann::ordered_json digests = nlohmann::ordered_json::object();
+        for (const auto& [id, digest] : m.study_digests)
+            digests[id] = digest;
+        manifest["study_digests"] = digests;
+    }
+    try {
+        sim::create_output_folder(out);
+        write_file_atomically(out / "sweep.json", manifest.dump(2) + "\n");
+    } catch (const std::exception& e) {
+        throw sim::InputError("", "--out", 0, sim::write_failure_message(e, out));
+    }
+}
+
+std::string study_digest(const StudyConfig& config) {
+    YAML::Emitter text;
+    text << config.resolved;
+    return fmt::format("{:016x}", sim::fnv1a_64(text.c_str()));
+}
+
+sweep::RunOptions::Recorded read_recorded_studies(const fs::path& out) {
+    sweep::RunOptions::Recorded recorded;
+    recorded.manifest = out / "sweep.json";
+    nlohmann::json j;
+    try {
+        if (!fs::is_regular_file(recorded.manifest))
+            return recorded;
+        j = nlohmann::json::parse(sim::read_text_file(recorded.manifest));
+    } catch (const std::exception&) {
+        return recorded;  // unreadable: nothing recorded
+    }
+    if (!j.is_object())
+        return recorded;
+    recorded.found = true;
+    if (j.contains("study") && j["study"].is_string())
+        recorded.study = j["study"].get<std::string>();
+    if (j.contains("study_digests") && j["study_digests"].is_object()) {
+        for (const auto& [id, digest] : j["study_digests"].items()) {
+            if (digest.is_string())
+                recorded.digests[id] = digest.get<std::string>();
+        }
+    }
+    return recorded;
 }
 
 sweep::RunOptions worker_options(const fs::path& out, int jobs, bool resume,
@@ -78,7 +122,7 @@ ManifestWrite::~ManifestWrite() {
 std::string run_sweep(const SweepRequest& request, std::ostream& progress, bool terminal,
                       int& exit_code) {
     const sweep::SweepSpec spec = sweep::load_sweep(request.file);
-    const sweep::DesignSpace space = sweep::enumerate_points(spec);
+    sweep::DesignSpace space = sweep::enumerate_points(spec);
     // The base study with the first point's values: a bad study or axis path is bad input now.
     const std::string study_file = spec.study.string();
     {
@@ -98,7 +142,7 @@ std::string run_sweep(const SweepRequest& request, std::ostream& progress, bool 
     std::size_t last_tenth = 0;
     bool shown = false;
     for (std::size_t i = 0; i < space.points.size(); ++i) {
-        const sweep::DesignPoint& point = space.points[i];
+        sweep::DesignPoint& point = space.points[i];
         if (i % 64 == 0 && i > 0) {
             const auto now = std::chrono::steady_clock::now();
             const double elapsed = std::chrono::duration<double>(now - check_start).count();
@@ -124,6 +168,7 @@ std::string run_sweep(const SweepRequest& request, std::ostream& progress, bool 
             const StudyConfig config = load_study(study_file, point.assignments);
             if (i == 0)
                 first_name = config.name;
+            point.study_digest = study_digest(config);
         } catch (const sim::InputError& e) {
             if (shown)
                 progress << "\r\033[K" << std::flush;
@@ -147,12 +192,33 @@ std::string run_sweep(const SweepRequest& request, std::ostream& progress, bool 
     }
 
     const fs::path out = request.out.empty() ? fs::path("out") / spec.name : fs::path(request.out);
+    const bool resume = request.resume || request.retry_failed;
     std::optional<ManifestWrite> manifest;
+    std::optional<sweep::RunOptions::Recorded> recorded;
     std::string banner;
     if (sweep::writes_results()) {
-        manifest.emplace(out, SweepManifest{spec.name, spec.file.string(), spec.study.string(),
-                                            spec.axis_paths(), space.points.size(), space.skipped,
-                                            sweep::to_string(spec.sampling)});
+        SweepManifest m{spec.name,
+                        spec.file.string(),
+                        spec.study.string(),
+                        spec.axis_paths(),
+                        space.points.size(),
+                        space.skipped,
+                        sweep::to_string(spec.sampling)};
+        for (const sweep::DesignPoint& point : space.points)
+            m.study_digests.emplace_back(point.id, point.study_digest);
+        if (resume) {
+            // Read before this run's manifest replaces it. The points of an earlier version of
+            // the sweep keep their rows (ResultsStore::sort), and their digests with them.
+            recorded = read_recorded_studies(out);
+            std::set<std::string> ids;
+            for (const sweep::DesignPoint& point : space.points)
+                ids.insert(point.id);
+            for (const auto& [id, digest] : recorded->digests) {
+                if (!ids.count(id))
+                    m.study_digests.emplace_back(id, digest);
+            }
+        }
+        manifest.emplace(out, m);
         banner =
             fmt::format("sweep {}: {} points ({}{}) of {}, {} worker(s){}\n", spec.name,
                         space.points.size(), sweep::to_string(spec.sampling),
@@ -160,9 +226,10 @@ std::string run_sweep(const SweepRequest& request, std::ostream& progress, bool 
                         study_file, request.jobs, sweep::under_mpi() ? " per MPI rank" : "");
     }
 
-    sweep::RunOptions options = worker_options(
-        out, request.jobs, request.resume || request.retry_failed, first_name, progress, terminal);
+    sweep::RunOptions options =
+        worker_options(out, request.jobs, resume, first_name, progress, terminal);
     options.banner = std::move(banner);
+    options.recorded = std::move(recorded);
     options.retry_failed = request.retry_failed;
     if (request.deterministic)
         options.worker_arguments.push_back("--deterministic");

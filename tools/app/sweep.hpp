@@ -6,11 +6,14 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sweep/runner.hpp"
 
 namespace hetsim::app {
+
+struct StudyConfig;
 
 struct SweepRequest {
     std::string file;
@@ -31,8 +34,20 @@ struct SweepManifest {
     std::size_t points = 0, removed_by_where = 0;
     std::string sampling;
     bool compare = false;  // written by `hetsim compare` (the report adds its leaderboard)
+    // `study_digests`: point id -> the digest of the study it runs (study_digest), in the
+    // sweep's order; what `--resume` checks. Left out of the file when empty.
+    std::vector<std::pair<std::string, std::string>> study_digests = {};
 };
 void write_sweep_manifest(const std::filesystem::path& out, const SweepManifest& manifest);
+
+// A point's study as sweep.json records it: a digest of the resolved study (the point's axis
+// values set, the platform inlined, as study.resolved.yaml shows it). A file the study names by
+// path (a JSON or ONNX workload) counts by its path, not by its content.
+std::string study_digest(const StudyConfig& config);
+
+// What DIR/sweep.json recorded before this run (the runner's --resume check); `found` is false
+// when it is missing or not a JSON object.
+sweep::RunOptions::Recorded read_recorded_studies(const std::filesystem::path& out);
 
 // Writes DIR/sweep.json and, unless kept, puts back what was there (the old file, or none) when
 // it goes out of scope: a sweep refused after the manifest was written leaves no trace.

@@ -54,6 +54,37 @@ struct Dataset {
     std::vector<std::string> skipped;  // "name: reason"
 };
 
+// The graph file of the manifest's graphs[index]: a path relative to the dataset folder, as
+// `hetsim dataset build` writes it (graphs/<name>.json), that must stay inside the folder once
+// `..` and symlinks are resolved. A manifest is input like any other: "../../etc/passwd" is
+// refused, not opened.
+fs::path graph_file(const fs::path& dir, const fs::path& manifest_file, std::size_t index,
+                    const nlohmann::json& entry) {
+    const std::string where = fmt::format("graphs[{}].file", index);
+    const auto refuse = [&](const std::string& why) {
+        throw sim::InputError(manifest_file.string(), where, 0,
+                              why + "; expected a file inside the dataset folder '" + dir.string() +
+                                  "', such as graphs/<name>.json");
+    };
+    if (!entry.is_object() || !entry.contains("file") || !entry["file"].is_string())
+        refuse("missing, or not a string");
+    const fs::path relative = entry["file"].get<std::string>();
+    if (relative.empty())
+        refuse("empty");
+    if (relative.is_absolute())
+        refuse(fmt::format("'{}' is an absolute path", relative.string()));
+    std::error_code ec;
+    const fs::path root = fs::weakly_canonical(dir, ec);
+    const fs::path file = ec ? fs::path() : fs::weakly_canonical(dir / relative, ec);
+    if (ec)
+        refuse(fmt::format("'{}' cannot be resolved: {}", relative.string(), ec.message()));
+    const fs::path inside = file.lexically_relative(root);
+    if (inside.empty() || *inside.begin() == ".." || inside == ".")
+        refuse(fmt::format("'{}' resolves to '{}', outside the dataset folder", relative.string(),
+                           file.string()));
+    return dir / relative;
+}
+
 Dataset load_dataset(const TrainRequest& request, const sim::Platform& platform) {
     const fs::path dir = request.dataset;
     const fs::path manifest_file = dir / "manifest.json";
@@ -72,13 +103,14 @@ Dataset load_dataset(const TrainRequest& request, const sim::Platform& platform)
     }
     if (!manifest.contains("graphs") || !manifest["graphs"].is_array())
         throw sim::InputError(manifest_file.string(), "graphs", 0, "missing list of graphs");
-    for (const auto& entry : manifest["graphs"]) {
+    for (std::size_t index = 0; index < manifest["graphs"].size(); ++index) {
+        const nlohmann::json& entry = manifest["graphs"][index];
+        const fs::path file = graph_file(dir, manifest_file, index, entry);
         const std::string split = entry.value("split", "");
         if (split != "train" && split != "validation")
             continue;
         Task task;
         task.name = entry.value("name", "");
-        const fs::path file = dir / entry.value("file", "");
         task.graph = std::make_unique<sim::Graph>(sim::workloads::load_json_graph(file.string()));
         try {
             task.problem = std::make_unique<McmProblem>(*task.graph, platform);
@@ -326,10 +358,10 @@ class CreatedFolder {
 public:
     explicit CreatedFolder(const fs::path& folder) : created_(sim::first_missing_folder(folder)) {
         try {
-            fs::create_directories(folder);
-        } catch (...) {
+            sim::create_output_folder(folder);
+        } catch (const std::exception& e) {
             remove();
-            throw;
+            throw sim::InputError("", "--out", 0, sim::write_failure_message(e, folder));
         }
     }
     ~CreatedFolder() { remove(); }

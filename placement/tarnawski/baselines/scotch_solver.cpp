@@ -4,12 +4,14 @@
 #include "placement/tarnawski/baselines/baseline_solvers.hpp"
 
 // scotch.h uses FILE and the fixed-width integer types without including their headers.
+#include <unistd.h>
 #include <cstdint>
 #include <cstdio>
 
 #include <scotch/scotch.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -25,6 +27,36 @@
 namespace hetsim::placement::tarnawski {
 
 namespace {
+
+// Runs `call` (true: it failed) with file descriptor 2 sent to a temporary file, and returns
+// the first line written there. libscotch reports a bad strategy by printing several lines on
+// stderr (SCOTCH_errorPrint, from the libscotcherr Debian links) before hetsim's one error
+// line; caught, its first line goes into hetsim's message instead.
+template <typename Call>
+std::pair<bool, std::string> with_stderr_caught(Call&& call) {
+    std::fflush(stderr);
+    std::FILE* sink = std::tmpfile();
+    const int saved = sink != nullptr ? ::dup(2) : -1;
+    if (saved < 0) {
+        if (sink != nullptr)
+            std::fclose(sink);
+        return {call(), ""};
+    }
+    ::dup2(::fileno(sink), 2);
+    const bool failed = call();
+    std::fflush(stderr);
+    ::dup2(saved, 2);
+    ::close(saved);
+    std::rewind(sink);
+    std::array<char, 512> line{};
+    std::string first = std::fgets(line.data(), static_cast<int>(line.size()), sink) != nullptr
+                            ? std::string(line.data())
+                            : std::string();
+    std::fclose(sink);
+    while (!first.empty() && (first.back() == '\n' || first.back() == '\r'))
+        first.pop_back();
+    return {failed, first};
+}
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 // The published code scaled times by 10^6 before handing them to gpart.
@@ -117,9 +149,12 @@ std::vector<SCOTCH_Num> run_scotch(const std::vector<SCOTCH_Num>& verttab,
         throw SolverError("tarnawski.scotch: cannot bind the graph to a libscotch context");
     ScotchStrat strat;
     if (!options.strategy.empty()) {
-        if (SCOTCH_stratGraphMap(&strat.strat, options.strategy.c_str()) != 0)
-            throw SolverError(fmt::format("tarnawski.scotch: libscotch rejected the strategy '{}'",
-                                          options.strategy));
+        const auto [rejected, complaint] = with_stderr_caught(
+            [&] { return SCOTCH_stratGraphMap(&strat.strat, options.strategy.c_str()) != 0; });
+        if (rejected)
+            throw SolverError(
+                fmt::format("tarnawski.scotch: libscotch rejected the strategy '{}'{}",
+                            options.strategy, complaint.empty() ? "" : " (" + complaint + ")"));
     } else if (options.preset != ScotchPreset::library_default) {
         SCOTCH_Num flags = SCOTCH_STRATDEFAULT;
         if (options.preset == ScotchPreset::quality)
@@ -128,8 +163,14 @@ std::vector<SCOTCH_Num> run_scotch(const std::vector<SCOTCH_Num>& verttab,
             flags = SCOTCH_STRATSPEED;
         else if (options.preset == ScotchPreset::balance)
             flags = SCOTCH_STRATBALANCE;
-        if (SCOTCH_stratGraphMapBuild(&strat.strat, flags, parts, options.imbalance) != 0)
-            throw SolverError("tarnawski.scotch: cannot build the libscotch strategy");
+        const auto [failed, complaint] = with_stderr_caught([&] {
+            return SCOTCH_stratGraphMapBuild(&strat.strat, flags, parts, options.imbalance) != 0;
+        });
+        if (failed)
+            throw SolverError(
+                fmt::format("tarnawski.scotch: cannot build the libscotch "
+                            "strategy{}",
+                            complaint.empty() ? "" : " (" + complaint + ")"));
     }
     if (SCOTCH_graphPart(&bound.graph, parts, &strat.strat, part.data()) != 0)
         throw SolverError("tarnawski.scotch: SCOTCH_graphPart failed");

@@ -113,21 +113,8 @@ json read_json_file(const std::filesystem::path& path) {
 }
 
 void write_text_atomically(const std::string& text, const std::filesystem::path& path) {
-    const std::filesystem::path tmp = path.string() + ".tmp";
-    {
-        std::ofstream out(tmp);
-        if (!out)
-            throw WorkloadError(fmt::format("{}: cannot write file", path.string()));
-        out << text << '\n';
-        if (!out)
-            throw WorkloadError(fmt::format("{}: write failed", path.string()));
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) {
-        std::filesystem::remove(tmp, ec);
-        throw WorkloadError(fmt::format("{}: cannot write file", path.string()));
-    }
+    // sim::WriteError names the file and why (an output path is the user's input: exit 2).
+    sim::write_file_atomically(path, text + '\n');
 }
 
 // Bytes as the file would write them: whole numbers without a fraction or an exponent.

@@ -55,6 +55,27 @@ TEST(TarnawskiBaselines, ScotchReturnsValidSplitsOnSmallGraphs) {
     }
 }
 
+// A strategy libscotch rejects is one error line: libscotch's own complaint, which it prints on
+// stderr, is caught into the message instead of preceding it.
+TEST(TarnawskiBaselines, ScotchRejectedStrategyIsOneMessage) {
+    const Workload w = make_branching_workload(2, 3, 2, 1, false, 3, 1);
+    ScotchOptions o;
+    o.strategy = "garbage!!";
+    ::testing::internal::CaptureStderr();
+    try {
+        (void)partition_with_scotch(w, o);
+        ADD_FAILURE() << "expected a SolverError";
+    } catch (const SolverError& e) {
+        EXPECT_NE(std::string(e.what()).find("libscotch rejected the strategy 'garbage!!' ("),
+                  std::string::npos)
+            << e.what();
+    }
+    EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+    register_split_solvers();
+    EXPECT_THROW((void)SplitSolverRegistry::instance().create("tarnawski.scotch:imbalance=inf"),
+                 PlacementError);
+}
+
 TEST(TarnawskiBaselines, ScotchRepairsMemory) {
     // a: p^acc 10, 1 byte; b..e: p^acc 1, 10 bytes each; M = 25, two accelerators. Balancing
     // time alone puts b..e (40 bytes) together; the repair must move classes until both fit.
