@@ -224,6 +224,14 @@ TEST(CliTrain, BadRequestsExitTwo) {
     o = f.train(f.dir.path() / "z", 16, "--risk-epsilon 1.5");
     EXPECT_EQ(o.exit_code, 2);
     EXPECT_THAT(o.output, HasSubstr("--risk-epsilon must be in (0, 1]"));
+    // A folder named last.pt left the first checkpoint, the logs and last.pt.tmp behind.
+    const fs::path blocked = f.dir.path() / "blocked";
+    fs::create_directories(blocked / "last.pt");
+    o = f.train(blocked, 16);
+    EXPECT_EQ(o.exit_code, 2) << o.output;
+    EXPECT_THAT(o.output, HasSubstr("--out: cannot write '" + (blocked / "last.pt").string() +
+                                    "': is a directory"));
+    EXPECT_EQ(std::distance(fs::directory_iterator(blocked), fs::directory_iterator()), 1);
 }
 
 // Campaign 5 (tr05): a manifest's "file" of "../../etc/passwd" was opened as a graph. A graph

@@ -422,6 +422,16 @@ std::string train(const TrainRequest& request, std::ostream& progress, bool term
     config.policy.chips = data.train.front().problem->chip_count();
     if (!request.resume)
         check_policy_size(config.policy);
+    // The files every run writes, checked before the first is: a folder named last.pt had
+    // left the first checkpoint, the logs and last.pt.tmp behind (the checkpoints'
+    // ckpt_NNNN.pt are new names each time).
+    for (const char* name : {"last.pt", "best.pt", "train_log.csv", "validation.csv"}) {
+        try {
+            (void)sim::output_target(out / name);
+        } catch (const std::exception& e) {
+            throw sim::InputError("", "--out", 0, sim::write_failure_message(e, out / name));
+        }
+    }
     CreatedFolder folder(out);
 
     // The agent: fresh, or the run's last checkpoint with its state.
