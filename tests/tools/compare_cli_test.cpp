@@ -3,7 +3,9 @@
 // listing what `all` expands to, bad compare files refused with exit 2 before anything runs,
 // and `hetsim report` leading with the leaderboard.
 #include <gmock/gmock.h>
+
 #include <gtest/gtest.h>
+#include <algorithm>
 
 #include <cmath>
 #include <filesystem>
@@ -175,6 +177,30 @@ TEST(CompareCli, DryRunListsWhatAllExpandsTo) {
     EXPECT_THAT(o.output, HasSubstr("  not run  replay: needs arguments (replay:<file>)"));
     EXPECT_THAT(o.output, Not(HasSubstr("run      exhaustive")));
     EXPECT_FALSE(fs::exists(out));
+}
+
+// A resumed compare kept the rows of a study whose file had changed since (the run ids name the
+// study and placer, not its content); sweep.json records what each run ran, as a sweep's does.
+TEST(CompareCli, ResumeRefusesRunsOfAStudyThatChanged) {
+    TempDir dir;
+    const std::string study_text =
+        "study: rt\nplatform: " + kStudies +
+        "../platforms/table4.yaml\nworkload: {model: random_taskgraph, tasks: 6, processors: "
+        "2, seed: 1}\nobjective: latency\nplacers: [heft]\n";
+    const fs::path study = dir.write("rt.yaml", study_text);
+    const fs::path file = dir.write(
+        "c.yaml", "compare: t\nstudies:\n  - study: " + study.string() + "\n    placers: [heft]\n");
+    const fs::path out = dir.path() / "out";
+    const std::string command = "compare " + file.string() + " --out " + out.string();
+    ASSERT_EQ(run_hetsim(command).exit_code, 0);
+    const Outcome same = run_hetsim(command + " --resume");
+    EXPECT_EQ(same.exit_code, 0) << same.output;
+    dir.write("rt.yaml", study_text.substr(0, study_text.find("seed: 1")) + "seed: 2}\n" +
+                             study_text.substr(study_text.find("objective")));
+    const Outcome changed = run_hetsim(command + " --resume");
+    EXPECT_EQ(changed.exit_code, 2) << changed.output;
+    EXPECT_THAT(changed.output, HasSubstr((out / "sweep.json").string()));
+    EXPECT_EQ(std::count(changed.output.begin(), changed.output.end(), '\n'), 1) << changed.output;
 }
 
 TEST(CompareCli, BadCompareFilesExitTwoBeforeAnythingRuns) {

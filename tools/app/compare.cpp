@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <yaml-cpp/yaml.h>
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -15,6 +16,7 @@
 #include "sim/atomic_file.hpp"
 #include "sim/config.hpp"
 #include "sim/csv.hpp"
+#include "sim/digest.hpp"
 #include "sweep/design_space.hpp"
 #include "sweep/results_store.hpp"
 #include "sweep/runner.hpp"
@@ -38,6 +40,7 @@ struct CompareStudy {
     std::vector<std::string> overrides;
     std::vector<std::string> placers;                          // to run, in order
     std::vector<std::pair<std::string, std::string>> not_run;  // (placer, why)
+    std::string digest;  // of what its points run (compare_study_digest)
 };
 
 struct CompareSpec {
@@ -114,6 +117,17 @@ void check_paper_family(const sim::ConfigNode& node, const std::string& paper) {
     node.fail(fmt::format("no placer family '{}'{}; a study's paper is one of: {}", paper,
                           hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint),
                           fmt::join(families, ", ")));
+}
+
+// What a compare's points run of a study, for `--resume` (sweep::RunOptions::recorded): the
+// resolved study less its placers and baseline, which each point sets itself.
+std::string compare_study_digest(const StudyConfig& config) {
+    YAML::Node resolved = YAML::Clone(config.resolved);
+    resolved.remove("placers");
+    resolved.remove("baseline");
+    YAML::Emitter text;
+    text << resolved;
+    return fmt::format("{:016x}", sim::fnv1a_64(text.c_str()));
 }
 
 CompareSpec load_compare(const fs::path& file) {
@@ -207,6 +221,7 @@ CompareSpec load_compare(const fs::path& file) {
         study.name = config.name;
         if (!names.insert(study.name).second)
             where.fail(fmt::format("study '{}' is listed twice", study.name));
+        study.digest = compare_study_digest(config);
         study.platform = config.platform.name;
         study.objective =
             config.objective == placement::Objective::latency ? "latency" : "throughput";
@@ -284,6 +299,7 @@ sweep::DesignSpace compare_points(const CompareSpec& spec) {
             p.id = sweep::point_id(identity);
             p.study = study.file;
             p.study_name = study.name;
+            p.study_digest = study.digest;
             space.points.push_back(std::move(p));
         }
     }
@@ -725,6 +741,7 @@ std::string run_compare(const CompareRequest& request, std::ostream& progress, b
     for (const auto& s : spec.studies)
         not_run += s.not_run.size();
     std::optional<ManifestWrite> manifest_write;
+    std::optional<sweep::RunOptions::Recorded> recorded;
     std::string banner;
     if (sweep::writes_results()) {
         SweepManifest manifest{spec.name,
@@ -735,6 +752,20 @@ std::string run_compare(const CompareRequest& request, std::ostream& progress, b
                                0,
                                "compare"};
         manifest.compare = true;
+        for (const sweep::DesignPoint& point : space.points)
+            manifest.study_digests.emplace_back(point.id, point.study_digest);
+        if (request.resume) {
+            // Read before this run's manifest replaces it; the runs of studies no longer listed
+            // keep their rows, and their digests with them.
+            recorded = read_recorded_studies(out);
+            std::set<std::string> ids;
+            for (const sweep::DesignPoint& point : space.points)
+                ids.insert(point.id);
+            for (const auto& [id, digest] : recorded->digests) {
+                if (!ids.count(id))
+                    manifest.study_digests.emplace_back(id, digest);
+            }
+        }
         manifest_write.emplace(out, manifest);
         // Printed once the results folder is open (RunOptions::banner): a refused --resume
         // prints its one error line and nothing before it.
@@ -748,6 +779,7 @@ std::string run_compare(const CompareRequest& request, std::ostream& progress, b
     sweep::RunOptions options = worker_options(out, request.jobs, request.resume,
                                                spec.studies.front().name, progress, terminal);
     options.banner = std::move(banner);
+    options.recorded = std::move(recorded);
     options.worker_arguments = {"--keep-infeasible"};
     if (request.deterministic)
         options.worker_arguments.push_back("--deterministic");
