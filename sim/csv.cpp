@@ -1,5 +1,7 @@
 #include "sim/csv.hpp"
 
+#include "sim/names.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -148,12 +150,7 @@ std::string csv_field(std::string_view field) {
 }
 
 std::string csv_shown(std::string_view cell, std::size_t max_chars) {
-    std::string shown;
-    for (const char c : cell.substr(0, max_chars)) {
-        const auto byte = static_cast<unsigned char>(c);
-        shown += byte >= 0x20 && byte < 0x7f ? std::string(1, c) : fmt::format("\\x{:02x}", byte);
-    }
-    return cell.size() > max_chars ? shown + "..." : shown;
+    return shown_bytes(cell, max_chars);
 }
 
 std::unordered_map<std::string, std::size_t> csv_columns(const CsvRow& header,

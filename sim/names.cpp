@@ -7,6 +7,15 @@
 
 namespace hetsim::sim {
 
+std::string shown_bytes(std::string_view text, std::size_t max_chars) {
+    std::string shown;
+    for (const char c : text.substr(0, max_chars)) {
+        const auto byte = static_cast<unsigned char>(c);
+        shown += byte >= 0x20 && byte < 0x7f ? std::string(1, c) : fmt::format("\\x{:02x}", byte);
+    }
+    return text.size() > max_chars ? shown + "..." : shown;
+}
+
 std::string plain_name_problem(const std::string& name) {
     constexpr std::size_t kMaxLength = 64;
     const bool plain =
@@ -16,13 +25,8 @@ std::string plain_name_problem(const std::string& name) {
         });
     if (plain)
         return "";
-    std::string shown;
-    for (const char c : name.substr(0, kMaxLength)) {
-        const auto byte = static_cast<unsigned char>(c);
-        shown += std::isprint(byte) ? std::string(1, c) : fmt::format("\\x{:02x}", byte);
-    }
-    return fmt::format("'{}{}' is not 1 to 64 ASCII letters, digits, '_' or '-'", shown,
-                       name.size() > kMaxLength ? "..." : "");
+    return fmt::format("'{}' is not 1 to 64 ASCII letters, digits, '_' or '-'",
+                       shown_bytes(name, kMaxLength));
 }
 
 }  // namespace hetsim::sim

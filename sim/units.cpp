@@ -1,5 +1,7 @@
 #include "sim/units.hpp"
 
+#include "sim/names.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -232,14 +234,8 @@ double parse_quantity(std::string_view text, Quantity quantity) {
     if (unit == nullptr) {
         // A non-breaking space or another invisible character would print like an accepted
         // unit (' GB/s'): shown as its bytes.
-        std::string shown;
-        bool invisible = false;
-        for (const char c : unit_text) {
-            const auto byte = static_cast<unsigned char>(c);
-            invisible = invisible || byte >= 0x80 || byte < 0x20;
-            shown +=
-                byte >= 0x80 || byte < 0x20 ? fmt::format("\\x{:02x}", byte) : std::string(1, c);
-        }
+        const std::string shown = shown_bytes(unit_text);
+        const bool invisible = shown != unit_text;
         throw UnitError(fmt::format("unknown unit '{}' in '{}'{}; a {} takes one of: {}", shown,
                                     trimmed,
                                     invisible ? " (it has a non-ASCII or control character, such "
