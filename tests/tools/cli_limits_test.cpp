@@ -243,6 +243,15 @@ TEST(CliLimitsPlatform, OutputsAreRegularFilesAndARefusedOneLeavesNothing) {
                                     "': is a FIFO (named pipe), not a regular file"));
     EXPECT_EQ(fs::symlink_status(fifo).type(), fs::file_type::fifo);
 
+    // place checks its --out before the solver runs (its progress line came first).
+    const std::string graph =
+        std::string(HETSIM_SOURCE_DIR) + "/configs/sweeps/duet_fig14.yaml --placer tarnawski.dp";
+    expect_one_line_error(run_hetsim("place " + graph + " --out " + fifo.string()),
+                          "--out: cannot write '" + fifo.string() + "': is a FIFO");
+    expect_one_line_error(
+        run_hetsim("place " + graph + " --out " + (dir.path() / "nodir" / "x.json").string()),
+        "its folder '" + (dir.path() / "nodir").string() + "' does not exist");
+
     const fs::path target = dir.path() / "target.json";
     const fs::path link = dir.path() / "link.json";
     fs::create_symlink(target, link);  // dangling: the write creates its target

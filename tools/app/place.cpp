@@ -14,6 +14,7 @@
 #include "placement/tarnawski/tarnawski_placer.hpp"
 #include "placement/tarnawski/workload/graph_workload.hpp"
 #include "placement/tarnawski/workload/workload.hpp"
+#include "sim/atomic_file.hpp"
 #include "sim/config.hpp"
 #include "sim/evaluator.hpp"
 #include "sim/exec_graph.hpp"
@@ -71,6 +72,20 @@ std::string describe_split(const tw::Workload& w, const tw::Split& split) {
 
 std::string place(const PlaceRequest& request, std::ostream& progress) {
     register_all();
+    // An --out that cannot be written is refused before the solver runs, not after it printed.
+    if (!request.out.empty()) {
+        try {
+            (void)sim::output_target(request.out);
+        } catch (const std::exception& e) {
+            throw sim::InputError("", "--out", 0, sim::write_failure_message(e, request.out));
+        }
+        const fs::path folder = fs::path(request.out).parent_path();
+        if (!folder.empty() && !fs::is_directory(folder)) {
+            throw sim::InputError("", "--out", 0,
+                                  fmt::format("cannot write '{}': its folder '{}' does not exist",
+                                              request.out, folder.string()));
+        }
+    }
     // A classic task-graph instance ({"processors", "tasks", "edges"}): any placer of the
     // registry, simulated on table processors (tools/app/task_graph.hpp).
     if (is_task_graph_instance(request.workload))
