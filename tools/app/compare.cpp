@@ -752,20 +752,7 @@ std::string run_compare(const CompareRequest& request, std::ostream& progress, b
                                0,
                                "compare"};
         manifest.compare = true;
-        for (const sweep::DesignPoint& point : space.points)
-            manifest.study_digests.emplace_back(point.id, point.study_digest);
-        if (request.resume) {
-            // Read before this run's manifest replaces it; the runs of studies no longer listed
-            // keep their rows, and their digests with them.
-            recorded = read_recorded_studies(out);
-            std::set<std::string> ids;
-            for (const sweep::DesignPoint& point : space.points)
-                ids.insert(point.id);
-            for (const auto& [id, digest] : recorded->digests) {
-                if (!ids.count(id))
-                    manifest.study_digests.emplace_back(id, digest);
-            }
-        }
+        recorded = record_study_digests(out, space.points, request.resume, manifest);
         manifest_write.emplace(out, manifest);
         // Printed once the results folder is open (RunOptions::banner): a refused --resume
         // prints its one error line and nothing before it.

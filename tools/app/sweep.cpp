@@ -54,6 +54,26 @@ std::string study_digest(const StudyConfig& config) {
     return fmt::format("{:016x}", sim::fnv1a_64(text.c_str()));
 }
 
+std::optional<sweep::RunOptions::Recorded> record_study_digests(
+    const fs::path& out, const std::vector<sweep::DesignPoint>& points, bool resume,
+    SweepManifest& manifest) {
+    for (const sweep::DesignPoint& point : points)
+        manifest.study_digests.emplace_back(point.id, point.study_digest);
+    if (!resume)
+        return std::nullopt;
+    // The points of an earlier version of the sweep keep their rows (ResultsStore::sort), and
+    // their digests with them.
+    sweep::RunOptions::Recorded recorded = read_recorded_studies(out);
+    std::set<std::string> ids;
+    for (const sweep::DesignPoint& point : points)
+        ids.insert(point.id);
+    for (const auto& [id, digest] : recorded.digests) {
+        if (!ids.count(id))
+            manifest.study_digests.emplace_back(id, digest);
+    }
+    return recorded;
+}
+
 sweep::RunOptions::Recorded read_recorded_studies(const fs::path& out) {
     sweep::RunOptions::Recorded recorded;
     recorded.manifest = out / "sweep.json";
@@ -204,20 +224,7 @@ std::string run_sweep(const SweepRequest& request, std::ostream& progress, bool 
                         space.points.size(),
                         space.skipped,
                         sweep::to_string(spec.sampling)};
-        for (const sweep::DesignPoint& point : space.points)
-            m.study_digests.emplace_back(point.id, point.study_digest);
-        if (resume) {
-            // Read before this run's manifest replaces it. The points of an earlier version of
-            // the sweep keep their rows (ResultsStore::sort), and their digests with them.
-            recorded = read_recorded_studies(out);
-            std::set<std::string> ids;
-            for (const sweep::DesignPoint& point : space.points)
-                ids.insert(point.id);
-            for (const auto& [id, digest] : recorded->digests) {
-                if (!ids.count(id))
-                    m.study_digests.emplace_back(id, digest);
-            }
-        }
+        recorded = record_study_digests(out, space.points, resume, m);
         manifest.emplace(out, m);
         banner =
             fmt::format("sweep {}: {} points ({}{}) of {}, {} worker(s){}\n", spec.name,

@@ -49,6 +49,13 @@ std::string study_digest(const StudyConfig& config);
 // when it is missing or not a JSON object.
 sweep::RunOptions::Recorded read_recorded_studies(const std::filesystem::path& out);
 
+// The study digests of a run's manifest: each of `points`'s, and with `resume` (read before
+// this run's manifest replaces DIR/sweep.json) the recorded ones of points no longer run, whose
+// rows stay in results.csv. Returns what was recorded when resuming (RunOptions::recorded).
+std::optional<sweep::RunOptions::Recorded> record_study_digests(
+    const std::filesystem::path& out, const std::vector<sweep::DesignPoint>& points, bool resume,
+    SweepManifest& manifest);
+
 // Writes DIR/sweep.json and, unless kept, puts back what was there (the old file, or none) when
 // it goes out of scope: a sweep refused after the manifest was written leaves no trace.
 class ManifestWrite {
