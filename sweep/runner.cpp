@@ -366,15 +366,15 @@ ResultsStore::ResumeCheck reuse_check(const SweepSpec& spec, const DesignSpace& 
                     fmt::format("does not record which study {} ran (written by an older "
                                 "hetsim?), so its rows in results.csv cannot be checked",
                                 point)};
-            // sweep.json records the study's absolute path.
+            // sweep.json records the study's absolute path (a compare's: its compare file).
             const std::string study = fs::absolute(p.study.empty() ? spec.study : p.study).string();
             return ResultsStore::Refusal{
                 recorded.manifest,
-                fmt::format(
-                    "{} ran another study than it runs now: {}", point,
-                    recorded.study != study
-                        ? fmt::format("the sweep's study was '{}', now '{}'", recorded.study, study)
-                        : fmt::format("'{}' or its platform changed since", study))};
+                fmt::format("{} ran another study than it runs now: {}", point,
+                            recorded.study != recorded.current_study
+                                ? fmt::format("the sweep's study was '{}', now '{}'",
+                                              recorded.study, recorded.current_study)
+                                : fmt::format("'{}' or its platform changed since", study))};
         }
         return std::nullopt;
     };

@@ -42,9 +42,10 @@ struct RunOptions {
     // study it runs now, else the resume is refused (exit 2) naming `manifest`. Absent: not
     // checked (a caller that records no digests).
     struct Recorded {
-        std::filesystem::path manifest;              // DIR/sweep.json
-        bool found = false;                          // it existed and was a sweep's manifest
-        std::string study;                           // its base study's path
+        std::filesystem::path manifest;  // DIR/sweep.json
+        bool found = false;              // it existed and was a sweep's manifest
+        std::string study;               // its base study's path
+        std::string current_study;       // the path this run's manifest records (same form)
         std::map<std::string, std::string> digests;  // point id -> study digest
     };
     std::optional<Recorded> recorded;

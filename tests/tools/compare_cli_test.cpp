@@ -200,6 +200,7 @@ TEST(CompareCli, ResumeRefusesRunsOfAStudyThatChanged) {
     const Outcome changed = run_hetsim(command + " --resume");
     EXPECT_EQ(changed.exit_code, 2) << changed.output;
     EXPECT_THAT(changed.output, HasSubstr((out / "sweep.json").string()));
+    EXPECT_THAT(changed.output, HasSubstr("'" + study.string() + "' or its platform changed"));
     EXPECT_EQ(std::count(changed.output.begin(), changed.output.end(), '\n'), 1) << changed.output;
 }
 

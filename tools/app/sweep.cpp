@@ -64,6 +64,7 @@ std::optional<sweep::RunOptions::Recorded> record_study_digests(
     // The points of an earlier version of the sweep keep their rows (ResultsStore::sort), and
     // their digests with them.
     sweep::RunOptions::Recorded recorded = read_recorded_studies(out);
+    recorded.current_study = fs::absolute(manifest.study).string();
     std::set<std::string> ids;
     for (const sweep::DesignPoint& point : points)
         ids.insert(point.id);
