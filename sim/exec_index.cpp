@@ -58,8 +58,8 @@ ExecIndex::ExecIndex(const ExecGraph& exec) {
                 1, std::llround(static_cast<double>(t.flow_ps) / alone_progress));
         }
         tasks.push_back(TaskFacts{t.duration_ps, t.fixed_ps, t.flow_ps, t.bytes, alone_progress,
-                                  alone_flow_ps, t.resource, t.units, t.fills_buffer,
-                                  t.predecessor_count, t.kind, link, unread, flows});
+                                  alone_flow_ps, t.resource, t.units, t.fills_buffer, t.kind, link,
+                                  unread, flows});
         predecessor_counts.push_back(t.predecessor_count);
         if (t.predecessor_count == 0)
             sources.push_back(static_cast<std::int32_t>(tasks.size() - 1));

@@ -7,7 +7,7 @@
 // evaluators read a handful of its fields at scattered times, so each read was a cache miss
 // (des_bench under perf: the largest cost after the SystemC kernel's own). Each consumer also
 // walked the tasks once more to pack its own copy, and check_run_limits once more to sum the
-// durations. Here one sequential pass reads every Task once; the runs touch 72-byte records
+// durations. Here one sequential pass reads every Task once; the runs touch 64-byte records
 // and contiguous index lists.
 #pragma once
 
@@ -32,10 +32,9 @@ struct ExecIndex {
         // once: per run it was a max-min fair share and a division per task.
         double alone_progress;
         std::int64_t alone_flow_ps;
-        std::int32_t resource;           // Task::resource (slot)
-        std::int32_t units;              // Task::units
-        std::int32_t fills_buffer;       // Task::fills_buffer (-1: none)
-        std::int32_t predecessor_count;  // Task::predecessor_count
+        std::int32_t resource;      // Task::resource (slot)
+        std::int32_t units;         // Task::units
+        std::int32_t fills_buffer;  // Task::fills_buffer (-1: none)
         TaskKind kind;
         bool link_transfer;  // a transfer on a link slot (the trace's link counters)
         bool fills_unread;   // fills a buffer that no task reads (freed when it finishes)
@@ -48,6 +47,7 @@ struct ExecIndex {
         bool persistent;
     };
 
+    static_assert(sizeof(TaskFacts) == 64, "one cache line per task");
     std::vector<TaskFacts> tasks;
     std::vector<BufferFacts> buffers;
     // Task t's successors successors[first_successor[t] .. first_successor[t + 1]), the
@@ -59,7 +59,7 @@ struct ExecIndex {
     // The shared resources of task t's flow phase: shared[first_shared[t] ..].
     std::vector<std::int32_t> first_shared, shared;
 
-    // Each task's predecessor count (TaskFacts::predecessor_count, contiguous: the Dispatcher
+    // Each task's predecessor count (Task::predecessor_count, contiguous: the Dispatcher
     // copies it per run), and the tasks with none, in Task order.
     std::vector<std::int32_t> predecessor_counts, sources;
     // The buffers resident before the first task (persistent, with no producer: the weights).
@@ -67,7 +67,7 @@ struct ExecIndex {
 
     double duration_sum_ps = 0.0;  // Σ Task::duration_ps (check_run_limits)
 
-    // The counts, kept: tasks.size() divides by a 72-byte stride, and the runs ask per task.
+    // The counts, kept: the runs ask per task, and buffers.size() divides by a 24-byte stride.
     std::size_t task_count() const { return task_count_; }
     std::size_t buffer_count() const { return buffer_count_; }
     // Whether it still describes `exec` (the same task and buffer counts: an ExecGraph is not
