@@ -1,18 +1,27 @@
 // GPU / PCIe accelerator: `type: gpu`. One device per component (its own memory, reached over
 // a link such as PCIe). The op cost is a kernel model kept physical (spec/simulator.md "GPU",
 // issue 25): SMs, clock, FLOP per cycle, memory bandwidth, a launch cost and a kernel floor,
-// with the efficiency a function of the shape through three mechanisms only:
+// with the efficiency a function of the shape through these mechanisms only:
 //
 //   GEMM and convolution (implicit GEMM): the output is cut into tiles of tm x tn, one thread
-//   block each, optionally split along K into s slices (split-K). Blocks run in waves over the
-//   SMs, so a wave that is one block over costs a whole block time (wave quantisation), and
-//   edge tiles are computed whole (tile quantisation). One block costs, per K step,
-//       2 tm tn / (FLOP/cycle x compute_efficiency)  +  (tm + tn) x bytes / tile_load_Bpc
-//   cycles (the FMAs and the operand loads that feed them share the SM's issue slots, so a
-//   small tile, with fewer FMAs per loaded operand, runs further below peak), plus a fixed
-//   block_overhead_cycles (prologue, epilogue). As cuBLAS's heuristic does, the tile and split
-//   with the least time are taken. The kernel cannot beat streaming its operands once from
-//   device memory.
+//   block of `warps` warps each, optionally split along K into s slices (split-K). Edge tiles
+//   are computed whole (tile quantisation). The blocks are spread evenly over the SMs, so the
+//   busiest SM holds q = ceil(blocks / SMs) of them (wave quantisation), and an SM keeps r of
+//   them resident at once, as its registers, threads, shared memory and block slots allow (an
+//   occupancy calculator over the datasheet limits). Per K step a block costs
+//       F = 2 tm tn / (FLOP/cycle x compute_efficiency)   the FMAs, at the SM's rate
+//       L = (rows + columns it really loads) x bytes / tile_load_Bpc   feeding them
+//   cycles. The SM runs its q blocks in ceil(q / r) rounds of resident blocks:
+//       max(q K F / u, q K L) + ceil(q / r) block_overhead_cycles
+//   where u = min(1, resident warps / warps_to_saturate) is how busy the resident warps keep
+//   the FMA pipes (a lone 4-warp block cannot hide its own latencies; several can). As
+//   cuBLAS's heuristic does, the tile and split with the least time are taken. The kernel
+//   cannot beat streaming its operands once from device memory at the peak bandwidth.
+//   A split-K pays a second kernel that reduces the fp32 partial sums (written and re-read
+//   while they sit in L2: at the peak bandwidth).
+//
+//   A matrix-vector product (m = 1 or n = 1) is what BLAS runs it as: a GEMV, a streaming
+//   kernel.
 //
 //   Memory-bound kernels stream their bytes at memory_bandwidth x bandwidth_efficiency
 //   (achievable versus peak), or run at the FLOP rate if that is slower.
@@ -39,6 +48,7 @@ namespace hetsim::devices {
 struct GpuTile {
     int m = 128;
     int n = 128;
+    int warps = 4;  // warps per thread block (CUTLASS's 128 x 64 tile: 2 x 2 warps)
 };
 
 struct GpuParams {
@@ -51,18 +61,28 @@ struct GpuParams {
     double launch_overhead_s = 0.0;     // per kernel, host side
     // The free parameters (devices/register.cpp declares their bounds for `calibrate --fit`);
     // the defaults make a plain roofline.
-    double compute_efficiency = 1.0;        // fraction of FLOP/cycle the GEMM inner loop reaches
-    double bandwidth_efficiency = 1.0;      // achievable / peak memory bandwidth
-    double tile_load_Bpc = 0.0;             // operand bytes per cycle per SM feeding FMAs; 0 = free
-    double block_overhead_cycles = 0.0;     // per thread block
-    double kernel_latency_s = 0.0;          // per kernel, device side
-    double recurrent_step_latency_s = 0.0;  // per recurrent step inside a fused RNN kernel
-    std::vector<GpuTile> gemm_tiles;        // candidate tiles; empty = default_gemm_tiles()
+    double compute_efficiency = 1.0;     // fraction of FLOP/cycle the GEMM inner loop reaches
+    double bandwidth_efficiency = 1.0;   // achievable / peak memory bandwidth
+    double tile_load_Bpc = 0.0;          // operand bytes per cycle per SM feeding FMAs; 0 = free
+    double block_overhead_cycles = 0.0;  // per thread block
+    double kernel_latency_s = 0.0;       // per kernel, device side
+    // Resident warps that keep an SM's FMA pipes busy; 1 = any block does (a plain roofline).
+    double warps_to_saturate = 1.0;
+    double recurrent_step_latency_s = 0.0;        // per recurrent step inside a fused RNN kernel
+    std::vector<GpuTile> gemm_tiles;              // candidate tiles; empty = default_gemm_tiles()
     std::vector<int> split_k = {1, 2, 4, 8, 16};  // candidate K splits
-    std::int64_t memory_bytes = 0;                // 0 = unlimited
-    std::set<std::string> unsupported_ops;        // op types the accelerator cannot run
+    // What an SM holds at once [datasheet]; the defaults are Volta's to Hopper's (an H100 has
+    // 228 KiB of shared memory per SM, a V100 96 KiB; a Turing SM 1024 threads and 16 blocks).
+    int registers_per_sm = 65536;
+    int max_threads_per_sm = 2048;
+    int max_blocks_per_sm = 32;
+    double shared_memory_per_sm_bytes = 96.0 * 1024.0;
+    std::int64_t memory_bytes = 0;          // 0 = unlimited
+    std::set<std::string> unsupported_ops;  // op types the accelerator cannot run
 
     double peak_flops() const { return sms * clock_hz * fp32_flops_per_cycle_per_sm; }
+    // Blocks of `tile` an SM keeps resident (at least 1); see resident_blocks() in gpu.cpp.
+    int resident_blocks(const GpuTile& tile) const;
     double flops_per_cycle_per_sm(sim::DType dtype) const;
     double achievable_bandwidth_Bps() const { return memory_bandwidth_Bps * bandwidth_efficiency; }
 };
@@ -72,11 +92,14 @@ const std::vector<GpuTile>& default_gemm_tiles();
 
 // One GEMM kernel's choice and cost, for tests and explanations.
 struct GemmKernelCost {
+    bool gemv = false;  // run as a matrix-vector product: a streaming kernel, no tiles
     GpuTile tile;
     int split_k = 1;
     double blocks = 0.0;
-    double waves = 0.0;
-    double compute_s = 0.0;  // the waves of blocks
+    double waves = 0.0;      // blocks on the busiest SM: ceil(blocks / SMs)
+    double resident = 0.0;   // blocks an SM keeps resident at once
+    double rounds = 0.0;     // ceil(waves / resident)
+    double compute_s = 0.0;  // the busiest SM's rounds of blocks
     double memory_s = 0.0;   // the operands streamed once
     double total_s = 0.0;    // device side, without kernel_latency
 };

@@ -34,8 +34,9 @@ void register_components(sim::ComponentRegistry& registry) {
     registry.add(
         {"gpu",
          "device",
-         "GPU / PCIe accelerator: roofline behind kernel launches, minimum-occupancy "
-         "efficiency curve, one kernel per timestep for recurrent ops",
+         "GPU / PCIe accelerator: kernels of thread-block tiles in waves over the SMs, with "
+         "occupancy, split-K and GEMV; memory-bound kernels at the achievable bandwidth; "
+         "fused recurrent ops as one GEMM per step",
          &build_gpu,
          // What `hetsim calibrate --fit` may fit (issue 25): the efficiencies and
          // latencies of the kernel model; SMs, clock, FLOP/cycle and the peak
@@ -46,6 +47,8 @@ void register_components(sim::ComponentRegistry& registry) {
           {"tile_load_Bpc", std::nullopt, 1.0, 1e5,
            "operand bytes per cycle per SM that feed the FMAs"},
           {"block_overhead_cycles", std::nullopt, 1.0, 1e7, "fixed cycles per thread block"},
+          {"warps_to_saturate", std::nullopt, 1.0, 64.0,
+           "resident warps that keep an SM's FMA pipes busy"},
           {"kernel_latency", sim::Quantity::time, 1e-8, 1e-3, "device-side floor of one kernel"},
           {"launch_overhead", sim::Quantity::time, 1e-8, 1e-2,
            "host-side cost of issuing one kernel"},

@@ -319,6 +319,7 @@ int main(int argc, char** argv) {
     std::string calibrate_file, calibrate_fit, calibrate_check, calibrate_out;
     std::vector<std::string> calibrate_devices, calibrate_fixed;
     int calibrate_folds = 5;
+    int calibrate_starts = 1;
     auto* calibrate = cli.add_subcommand(
         "calibrate",
         "simulated vs published figures of a platform (exit 1 if they do not hold); --fit fits "
@@ -348,6 +349,12 @@ int main(int argc, char** argv) {
         ->add_option("--folds", calibrate_folds,
                      "--fit: cross-validation folds (0: none; at most the rows of the file)")
         ->check(CLI::Range(0, 100'000))
+        ->needs(calibrate_fit_option);
+    calibrate
+        ->add_option("--starts", calibrate_starts,
+                     "--fit: Levenberg-Marquardt runs, from the file's values and from points "
+                     "around them; the best is kept (default 1)")
+        ->check(CLI::Range(1, 1000))
         ->needs(calibrate_fit_option);
 
     std::string check_study, check_file;
@@ -527,7 +534,8 @@ int main(int argc, char** argv) {
                                     calibrate_out,
                                     calibrate_folds,
                                     calibrate_fixed,
-                                    calibrate->count("--folds") > 0};
+                                    calibrate->count("--folds") > 0,
+                                    calibrate_starts};
             const app::FitReport report = app::fit_platform(request);
             std::cout << app::format_fit(report);
             if (!calibrate_out.empty())

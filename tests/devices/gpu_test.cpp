@@ -49,20 +49,88 @@ TEST(GpuModel, GemmRunsInWavesOfWholeTiles) {
     EXPECT_DOUBLE_EQ(gpu.gemm(2, 4, 4, 8, sim::DType::f32).blocks, 8.0);
 }
 
-TEST(GpuModel, OperandLoadsMakeSmallTilesSlowerPerFlop) {
-    // tile_load_Bpc = 4: a K step also loads (tm + tn) x 4 B at 4 B/cycle. The 2 x 2 tile:
-    // 2 + 4 = 6 cycles per step, 48 per block, 2 waves = 96 ns; the 4 x 4 tile: 8 + 8 = 16
-    // per step, 128 ns in one wave. The model takes the faster, as cuBLAS's heuristic does.
+TEST(GpuModel, AKStepCostsItsFmasOrItsOperandLoadsWhicheverIsSlower) {
+    // tile_load_Bpc = 1: a 2 x 2 block's K step loads (2 + 2) x 4 B at 1 B/cycle, 16 cycles
+    // against 2 of FMAs. 4 blocks, 2 on the busiest SM: 2 x 8 steps x 16 = 256 ns.
     GpuParams p = small_gpu();
-    p.gemm_tiles = {{4, 4}, {2, 2}};
-    p.tile_load_Bpc = 4;
-    const GemmKernelCost k = GpuModel(p).gemm(1, 4, 4, 8, sim::DType::f32);
-    EXPECT_EQ(k.tile.m, 2);
-    EXPECT_NEAR(k.total_s, 96e-9, 1e-18);
-    // Halve the compute efficiency: the 2 x 2 tile's FMAs take 4 cycles a step, (4 + 4) x 8
-    // x 2 waves = 128 ns; the 4 x 4 tile (16 + 8) x 8 = 192 ns.
+    p.tile_load_Bpc = 1;
+    EXPECT_NEAR(GpuModel(p).gemm(1, 4, 4, 8, sim::DType::f32).total_s, 256e-9, 1e-18);
+    // At 8 B/cycle the loads take 2 cycles, as the FMAs do: 32 ns, as with free loads.
+    p.tile_load_Bpc = 8;
+    EXPECT_NEAR(GpuModel(p).gemm(1, 4, 4, 8, sim::DType::f32).total_s, 32e-9, 1e-18);
+    // Edge tiles compute whole but load only the rows that exist: m = 3 is 2 row tiles of 1.5
+    // rows on average, (1.5 + 2) x 4 B = 14 cycles a step at 1 B/cycle; 2 x 8 x 14 = 224 ns.
+    p.tile_load_Bpc = 1;
+    EXPECT_NEAR(GpuModel(p).gemm(1, 3, 4, 8, sim::DType::f32).total_s, 224e-9, 1e-18);
+    // Halving the compute efficiency doubles the FMA cycles, 4 a step: with free loads 64 ns.
+    p.tile_load_Bpc = 0;
     p.compute_efficiency = 0.5;
-    EXPECT_NEAR(GpuModel(p).gemm(1, 4, 4, 8, sim::DType::f32).total_s, 128e-9, 1e-18);
+    EXPECT_NEAR(GpuModel(p).gemm(1, 4, 4, 8, sim::DType::f32).total_s, 64e-9, 1e-18);
+}
+
+TEST(GpuModel, TooFewResidentWarpsLeaveTheFmaPipesIdle) {
+    // warps_to_saturate = 16: the busiest SM holds 2 resident blocks of 4 warps, 8 warps, so
+    // its FMAs run at half rate: 2 x 8 x 2 / 0.5 = 64 ns. A lone block (a 2 x 2 output, one
+    // block) has 4 warps of 16: 8 x 2 / 0.25 = 64 ns on its SM as well.
+    GpuParams p = small_gpu();
+    p.warps_to_saturate = 16;
+    const GemmKernelCost two = GpuModel(p).gemm(1, 4, 4, 8, sim::DType::f32);
+    EXPECT_DOUBLE_EQ(two.resident, 2.0);
+    EXPECT_NEAR(two.total_s, 64e-9, 1e-18);
+    EXPECT_NEAR(GpuModel(p).gemm(1, 2, 2, 8, sim::DType::f32).total_s, 64e-9, 1e-18);
+    // 8 warps saturate: the two blocks run at full rate, 32 ns.
+    p.warps_to_saturate = 8;
+    EXPECT_NEAR(GpuModel(p).gemm(1, 4, 4, 8, sim::DType::f32).total_s, 32e-9, 1e-18);
+}
+
+TEST(GpuModel, RegistersThreadsAndSharedMemoryLimitTheResidentBlocks) {
+    GpuParams p = small_gpu();
+    // 128 x 128, 8 warps: 256 threads of 128 x 128 / 256 + 40 = 104 registers each, so 65536
+    // / (104 x 256) = 2.46: 2 blocks; threads would allow 8, shared memory 96 KiB / (3 x 32 B x
+    // 256 rows) = 4.
+    EXPECT_EQ(p.resident_blocks({128, 128, 8}), 2);
+    // 256 x 128, 8 warps: 168 registers a thread, 1.52: one block.
+    EXPECT_EQ(p.resident_blocks({256, 128, 8}), 1);
+    // 32 x 32, 2 warps: registers allow 65536 / (56 x 64) = 18, threads 32, block slots 32,
+    // shared memory 96 KiB / 6 KiB = 16 of them; with Hopper's 228 KiB, 38: the registers' 18.
+    EXPECT_EQ(p.resident_blocks({32, 32, 2}), 16);
+    p.shared_memory_per_sm_bytes = 228.0 * 1024.0;
+    EXPECT_EQ(p.resident_blocks({32, 32, 2}), 18);
+    // A Turing SM: 1024 threads and 16 block slots.
+    p.max_threads_per_sm = 1024;
+    p.max_blocks_per_sm = 16;
+    EXPECT_EQ(p.resident_blocks({32, 32, 2}), 16);
+    p.max_blocks_per_sm = 4;
+    EXPECT_EQ(p.resident_blocks({32, 32, 2}), 4);
+}
+
+TEST(GpuModel, EachRoundOfResidentBlocksPaysTheBlockOverhead) {
+    // 100 cycles a block: the busiest SM's 2 blocks are resident together, one round, 32 + 100
+    // = 132 ns. With one block slot per SM they run in 2 rounds: 32 + 200 = 232 ns.
+    GpuParams p = small_gpu();
+    p.block_overhead_cycles = 100;
+    const GemmKernelCost one_round = GpuModel(p).gemm(1, 4, 4, 8, sim::DType::f32);
+    EXPECT_DOUBLE_EQ(one_round.rounds, 1.0);
+    EXPECT_NEAR(one_round.total_s, 132e-9, 1e-18);
+    p.max_blocks_per_sm = 1;
+    const GemmKernelCost two_rounds = GpuModel(p).gemm(1, 4, 4, 8, sim::DType::f32);
+    EXPECT_DOUBLE_EQ(two_rounds.rounds, 2.0);
+    EXPECT_NEAR(two_rounds.total_s, 232e-9, 1e-18);
+}
+
+TEST(GpuModel, AMatrixVectorProductStreamsAsAGemv) {
+    // (1 x 64) x (64 x 32): every weight is used once, so BLAS streams it: (64 + 2048 + 32)
+    // x 4 B = 8576 B at 80 GB/s x 0.5 = 214.4 ns, whatever the tiles (its 4096 FLOPs take 32
+    // ns at 2 x 64 FLOP/cycle).
+    GpuParams p = small_gpu();
+    p.fp32_flops_per_cycle_per_sm = 64;
+    p.bandwidth_efficiency = 0.5;
+    const GemmKernelCost row = GpuModel(p).gemm(1, 1, 32, 64, sim::DType::f32);
+    EXPECT_TRUE(row.gemv);
+    EXPECT_NEAR(row.total_s, 214.4e-9, 1e-15);
+    // The same with one output column (n = 1), and not with two.
+    EXPECT_TRUE(GpuModel(p).gemm(1, 32, 1, 64, sim::DType::f32).gemv);
+    EXPECT_FALSE(GpuModel(p).gemm(1, 32, 2, 64, sim::DType::f32).gemv);
 }
 
 TEST(GpuModel, SplitKSpreadsALongReductionOverIdleSms) {
@@ -101,10 +169,11 @@ TEST(GpuModel, MemoryBoundKernelStreamsAtTheAchievableBandwidthAfterItsFloor) {
 TEST(GpuModel, FusedLstmIsAProjectionGemmThenOneGemmPerStep) {
     // LSTM, 5 steps, batch 1, input 8, hidden 16 (4 gates: 64 columns); 64 x 64 tiles:
     //   projection (5 x 8) x (8 x 64): one block of 8 steps x 2048 cycles = 16.384 us;
-    //   each step (1 x 16) x (16 x 64): one block of 16 x 2048 cycles = 32.768 us, plus the
-    //   gates, (64 + 3 x 16) x 4 B = 448 B at 80 GB/s = 5.6 ns, plus the 1 us step latency;
-    //   two kernels of 2 us floor each: 4 + 16.384 + 5 x 33.7736 = 189.252 us on the GPU,
-    //   and two launches of 1 us on the host.
+    //   each step (1 x 16) x (16 x 64), a matrix-vector product at batch 1: a GEMV, whose
+    //   2 x 16 x 64 FLOPs at 8 GFLOP/s (256 ns) outlast its (16 + 1024 + 64) x 4 B at 80 GB/s
+    //   (55.2 ns); plus the gates, (64 + 3 x 16) x 4 B = 448 B at 80 GB/s = 5.6 ns, plus the
+    //   1 us step latency; two kernels of 2 us floor each: 4 + 16.384 + 5 x 1.2616 = 26.692 us
+    //   on the GPU, and two launches of 1 us on the host.
     sim::Graph graph("rnn");
     const int x = graph.add_tensor("x", {5, 1, 8}, sim::DType::f32, sim::TensorKind::input);
     const int w = graph.add_tensor("w", {1, 64, 8}, sim::DType::f32, sim::TensorKind::weight);
@@ -119,8 +188,8 @@ TEST(GpuModel, FusedLstmIsAProjectionGemmThenOneGemmPerStep) {
     p.recurrent_step_latency_s = 1e-6;
     const GpuOpCost c = GpuModel(p).cost(graph, graph.op(op));
     EXPECT_DOUBLE_EQ(c.kernels, 2.0);
-    EXPECT_NEAR(c.device_s, 189.252e-6, 1e-12);
-    EXPECT_NEAR(c.total_s, 191.252e-6, 1e-12);
+    EXPECT_NEAR(c.device_s, 26.692e-6, 1e-12);
+    EXPECT_NEAR(c.total_s, 28.692e-6, 1e-12);
 }
 
 TEST(GpuModel, ConvIsAnImplicitGemmOverOutputPixels) {
@@ -146,6 +215,63 @@ TEST(GpuModel, UnsupportedOpsAreRefusedWithTheReason) {
     const GpuModel gpu(p);
     EXPECT_FALSE(gpu.supports(g.graph, g.get()).ok);
     EXPECT_THAT(gpu.supports(g.graph, g.get()).reason, ::testing::HasSubstr("unsupported_ops"));
+}
+
+std::string gpu_platform(const std::string& extra) {
+    return R"(
+name: g
+host: cpu
+components:
+)" + hetsim::testing::one_core_cpu_component() +
+           R"(  gpu:
+    type: gpu
+    device: G
+    sms: 2
+    clock: 1 GHz
+    fp32_flops_per_cycle_per_sm: 4
+    memory_bandwidth: 80 GB/s
+)" + extra +
+           R"(
+  pcie:
+    type: pcie
+    endpoints: [cpu, gpu]
+    bandwidth: 1 GB/s
+)";
+}
+
+TEST(GpuYaml, ReadsTilesWithWarpsAndTheSmLimits) {
+    const sim::Platform p = hetsim::testing::parse_platform_yaml(
+        gpu_platform("    gemm_tiles: [[64, 32, 2], [128, 128]]\n"
+                     "    warps_to_saturate: 6\n"
+                     "    registers_per_sm: 32768\n"
+                     "    max_threads_per_sm: 1024\n"
+                     "    max_blocks_per_sm: 16\n"
+                     "    shared_memory_per_sm: 64 KiB\n"));
+    const auto* gpu = dynamic_cast<const GpuModel*>(p.device(*p.find_device("G")).model.get());
+    ASSERT_NE(gpu, nullptr);
+    const GpuParams& g = gpu->params();
+    ASSERT_EQ(g.gemm_tiles.size(), 2U);
+    EXPECT_EQ(g.gemm_tiles[0].warps, 2);
+    EXPECT_EQ(g.gemm_tiles[1].warps, 4);  // [rows, columns] alone: 4 warps
+    EXPECT_DOUBLE_EQ(g.warps_to_saturate, 6.0);
+    EXPECT_EQ(g.registers_per_sm, 32768);
+    EXPECT_EQ(g.max_threads_per_sm, 1024);
+    EXPECT_EQ(g.max_blocks_per_sm, 16);
+    EXPECT_DOUBLE_EQ(g.shared_memory_per_sm_bytes, 65536.0);
+}
+
+TEST(GpuYaml, RefusesBadWarpsAndLimits) {
+    using hetsim::testing::platform_yaml_error;
+    EXPECT_THAT(platform_yaml_error(gpu_platform("    gemm_tiles: [[64, 32, 0]]\n")),
+                ::testing::HasSubstr("a block has 1..32 warps, got 0"));
+    EXPECT_THAT(platform_yaml_error(gpu_platform("    gemm_tiles: [[64, 32, 2, 1]]\n")),
+                ::testing::HasSubstr("[rows, columns, warps]"));
+    EXPECT_THAT(platform_yaml_error(gpu_platform("    warps_to_saturate: 0.5\n")),
+                ::testing::HasSubstr("must be in [1, 1024] warps"));
+    EXPECT_THAT(platform_yaml_error(gpu_platform("    max_blocks_per_sm: 0\n")),
+                ::testing::HasSubstr("must be an integer in 1..1000000"));
+    EXPECT_THAT(platform_yaml_error(gpu_platform("    shared_memory_per_sm: 0 KiB\n")),
+                ::testing::HasSubstr("shared_memory_per_sm"));
 }
 
 TEST(CpuPinned, EachPinnedDeviceIsACoreOfItsOwn) {

@@ -28,21 +28,10 @@ TEST(DmaLinkModel, LatencyPlusBytesOverBandwidthPerDirection) {
 
 // A two-component platform with the link written by the test.
 std::string platform_yaml(const std::string& link) {
-    return R"(
-name: t
-host: cpu
-components:
-  cpu:
-    type: cpu
-    devices: {CPU_S: serial}
-    cores: 1
-    clock: 1 GHz
-    flops_per_cycle: 1
-    l1d: 32 KiB
-    l2: 1 MiB
-    dram_bandwidth: 1 GB/s
-    convert_bandwidth: 1 GB/s
-  pim:
+    return "name: t\nhost: cpu\ncomponents:\n" +
+           hetsim::testing::one_core_cpu_component("{CPU_S: serial}",
+                                                   "    convert_bandwidth: 1 GB/s\n") +
+           R"(  pim:
     type: silent_pim
     device: PIM
     memspec: ddr4-2400

@@ -98,11 +98,13 @@ TEST(CalibrationData, EveryShippedMeasurementFileLoadsAgainstItsPlatform) {
     const fs::path calibration = fs::path(HETSIM_SOURCE_DIR) / "configs" / "calibration";
     const fs::path platforms = fs::path(HETSIM_SOURCE_DIR) / "configs" / "platforms";
     const std::map<std::string, std::string> platform_of = {{"h100", "h100.yaml"},
+                                                            {"h100_fresh", "h100.yaml"},
                                                             {"lee2022", "zynq_silentpim.yaml"},
                                                             {"duet", "xeon_titanv.yaml"},
                                                             {"eop", "i7_rtx2060.yaml"}};
     // Not a measurement file: every h100 row again with its spread and extras (README.md).
-    const std::set<std::string> not_measurements = {"h100/stats.csv"};
+    const std::set<std::string> not_measurements = {"h100/stats.csv", "h100_fresh/stats.csv",
+                                                    "h100_fresh/repeat_gemm_fp32_stats.csv"};
     std::size_t files = 0;
     for (const auto& set : fs::directory_iterator(calibration)) {
         if (!set.is_directory())
@@ -124,7 +126,7 @@ TEST(CalibrationData, EveryShippedMeasurementFileLoadsAgainstItsPlatform) {
             ++files;
         }
     }
-    EXPECT_EQ(files, 19u);  // h100: 15, lee2022: 1, duet: 2, eop: 1
+    EXPECT_EQ(files, 21u);  // h100: 15, h100_fresh: 2, lee2022: 1, duet: 2, eop: 1
 }
 
 TEST(CalibrationData, CopiesGrowWithSizeAndPinnedBeatsPageableAtOneGigabyte) {
@@ -144,17 +146,18 @@ TEST(CalibrationData, CopiesGrowWithSizeAndPinnedBeatsPageableAtOneGigabyte) {
     }
 }
 
-TEST(CalibrationData, TheScriptsDryRunReproducesTheGraphsAndRows) {
-    const std::string python = "/usr/bin/python3";
-    if (run_command(python + " -c 'import torch, torchvision'").exit_code != 0)
-        GTEST_SKIP() << python << " cannot import torch and torchvision (tools/setup.sh "
-                     << "installs python3-torch and python3-torchvision)";
+// Runs gpu.py's dry run with `arguments` and compares what it writes with the shipped
+// `shipped` folder: the graphs byte for byte (and no more of them), and each file's rows in
+// order, everything but the measured time.
+void expect_dry_run_reproduces(const fs::path& shipped, const std::string& arguments,
+                               const std::vector<std::string>& files) {
     TempDir dir;
-    const auto out = run_command(python + " " + HETSIM_SOURCE_DIR +
-                                 "/tools/measure/gpu.py --dry-run --out " + dir.path().string());
+    const auto out = run_command("/usr/bin/python3 " + std::string(HETSIM_SOURCE_DIR) +
+                                 "/tools/measure/gpu.py --dry-run " + arguments + " --out " +
+                                 dir.path().string());
     ASSERT_EQ(out.exit_code, 0) << out.output;
     std::size_t graphs = 0;
-    for (const auto& entry : fs::directory_iterator(data_dir / "graphs")) {
+    for (const auto& entry : fs::directory_iterator(shipped / "graphs")) {
         const fs::path regenerated = dir.path() / "graphs" / entry.path().filename();
         ASSERT_TRUE(fs::exists(regenerated)) << entry.path().filename();
         EXPECT_EQ(read_file(entry.path()), read_file(regenerated)) << entry.path().filename();
@@ -164,16 +167,48 @@ TEST(CalibrationData, TheScriptsDryRunReproducesTheGraphsAndRows) {
     for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir.path() / "graphs"))
         ++regenerated_graphs;
     EXPECT_EQ(graphs, regenerated_graphs);
-    for (const auto& name : measurement_files) {
-        const auto shipped = read_rows(data_dir / (name + ".csv"));
+    for (const auto& name : files) {
+        const auto rows = read_rows(shipped / (name + ".csv"));
         const auto dry = read_rows(dir.path() / (name + ".csv"));
-        ASSERT_EQ(shipped.size(), dry.size()) << name;
-        for (std::size_t i = 0; i < shipped.size(); ++i) {
+        ASSERT_EQ(rows.size(), dry.size()) << name;
+        for (std::size_t i = 0; i < rows.size(); ++i) {
             // Everything but the measured time.
-            EXPECT_EQ(sim::CsvRow(shipped[i].begin(), shipped[i].begin() + 4),
+            EXPECT_EQ(sim::CsvRow(rows[i].begin(), rows[i].begin() + 4),
                       sim::CsvRow(dry[i].begin(), dry[i].begin() + 4))
                 << name << ".csv row " << i + 1;
         }
+    }
+}
+
+bool python_has_torch() {
+    return run_command("/usr/bin/python3 -c 'import torch, torchvision'").exit_code == 0;
+}
+
+TEST(CalibrationData, TheScriptsDryRunReproducesTheGraphsAndRows) {
+    if (!python_has_torch())
+        GTEST_SKIP() << "/usr/bin/python3 cannot import torch and torchvision (tools/setup.sh "
+                     << "installs python3-torch and python3-torchvision)";
+    expect_dry_run_reproduces(data_dir, "", measurement_files);
+}
+
+// The second fp32 GEMM set (configs/calibration/h100_fresh, measured after issue 25's tile
+// and occupancy model was fitted, to test it on shapes it never saw) is `--only
+// gemm_fp32_fresh`'s output: 180 shapes of its own seed, none of them in the first set.
+TEST(CalibrationData, TheFreshGemmSetIsTheScriptsSecondSet) {
+    if (!python_has_torch())
+        GTEST_SKIP() << "/usr/bin/python3 cannot import torch and torchvision (tools/setup.sh "
+                     << "installs python3-torch and python3-torchvision)";
+    const fs::path fresh = data_dir.parent_path() / "h100_fresh";
+    expect_dry_run_reproduces(fresh, "--only gemm_fp32_fresh", {"gemm_fp32_fresh"});
+    const auto first = read_rows(data_dir / "gemm_fp32.csv");
+    std::set<std::string> first_shapes;
+    for (std::size_t i = 1; i < first.size(); ++i)
+        first_shapes.insert(first[i][1]);
+    const auto rows = read_rows(fresh / "gemm_fp32_fresh.csv");
+    EXPECT_EQ(rows.size(), 181U);
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+        EXPECT_EQ(first_shapes.count(rows[i][1]), 0U) << rows[i][1] << " is in both sets";
+        EXPECT_GT(std::stod(rows[i][4]), 0.0) << rows[i][1];
     }
 }
 

@@ -10,6 +10,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <random>
 #include <set>
 #include <sstream>
 #include <unsupported/Eigen/NonLinearOptimization>
@@ -448,6 +449,19 @@ public:
             u[static_cast<Eigen::Index>(i)] = maps_[active_[i]].u_of(values_[active_[i]]);
         return u;
     }
+    // A start around the file's values: each active parameter's log moved by up to
+    // +-spread (e^1.2 = x3.3), within its bounds.
+    Eigen::VectorXd perturbed_start(std::mt19937_64& rng, double spread) const {
+        std::uniform_real_distribution<double> step(-spread, spread);
+        Eigen::VectorXd u(static_cast<Eigen::Index>(active_.size()));
+        for (std::size_t i = 0; i < active_.size(); ++i) {
+            const BoundedLog& map = maps_[active_[i]];
+            const double log_value =
+                std::clamp(std::log(values_[active_[i]]) + step(rng), map.log_lo, map.log_hi);
+            u[static_cast<Eigen::Index>(i)] = map.u_of(std::exp(log_value));
+        }
+        return u;
+    }
     double slope(std::size_t active_index, double u) const {
         return maps_[active_[active_index]].slope(u);
     }
@@ -535,21 +549,38 @@ std::string lm_status(int info) {
     }
 }
 
-Solution solve(Problem& problem) {
-    Solution s;
-    s.u = problem.start();
-    if (s.u.size() > 0) {
+// Levenberg-Marquardt from the file's values, then from starts - 1 points around them (the
+// same points on every call: a fixed seed), keeping the least sum of squares. The tile, wave
+// and split choices make the error surface a staircase with local minima, in which one
+// descent from one point can stop well short (on the H100 GEMMs: 11 % against 7 % median).
+Solution solve(Problem& problem, int starts) {
+    Solution best;
+    best.u = problem.start();
+    if (best.u.size() == 0) {
+        best.status = "nothing to fit";
+        best.values = problem.values_of(best.u);
+        return best;
+    }
+    std::mt19937_64 rng(25);
+    double best_cost = std::numeric_limits<double>::infinity();
+    for (int start = 0; start < std::max(1, starts); ++start) {
+        Solution s;
+        s.u = start == 0 ? problem.start() : problem.perturbed_start(rng, 1.2);
         LmFunctor functor{problem};
         Eigen::LevenbergMarquardt<LmFunctor, double> lm(functor);
         lm.parameters.maxfev = 200;
         lm.parameters.xtol = 1e-8;
         lm.parameters.ftol = 1e-10;
         s.status = lm_status(static_cast<int>(lm.minimize(s.u)));
-    } else {
-        s.status = "nothing to fit";
+        s.values = problem.values_of(s.u);
+        const double cost = problem.residuals(s.values).squaredNorm();
+        // Strictly less: a tie keeps the earlier start, the file's own values first.
+        if (cost < best_cost) {
+            best_cost = cost;
+            best = std::move(s);
+        }
     }
-    s.values = problem.values_of(s.u);
-    return s;
+    return best;
 }
 
 // Parameters no row depends on are left out of the fit: moving one to either bound changes no
@@ -1082,7 +1113,9 @@ FitReport fit_platform(const FitRequest& request) {
                                     : fmt::format("use at least {} folds", fewest)));
     }
     problem.set_active(active);
-    const Solution solution = solve(problem);
+    report.starts = std::max(1, request.starts);
+    const Solution solution = solve(problem, request.starts);
+    report.objective = problem.residuals(solution.values).squaredNorm();
     report.solver_status = solution.status;
 
     // Standard errors from the Jacobian at the optimum, in log p: cov = s^2 (J^T J)^-1 with
@@ -1156,7 +1189,7 @@ FitReport fit_platform(const FitRequest& request) {
                     .push_back(i);
             Problem fold(templ, slots, data.rows, train);
             fold.set_active(active);
-            const Solution s = solve(fold);
+            const Solution s = solve(fold, request.starts);
             const sim::Platform p = templ.build(slots, s.values);
             for (std::size_t i : test)
                 errors[i] = relative_error(predict(p, data.rows[i]), data.rows[i].measured());
@@ -1188,8 +1221,9 @@ std::string format_fit(const FitReport& report) {
         fitted += p.fitted ? 1 : 0;
     out << fmt::format(
         "fit of {} to {}: {} rows, {} free parameters (Eigen Levenberg-Marquardt "
-        "on log time, {} evaluations, {})\n",
+        "on log time{}, {} evaluations, {})\n",
         report.platform_file, report.measurements_file, report.in_sample.rows, fitted,
+        report.starts > 1 ? fmt::format(", best of {} starts", report.starts) : std::string(),
         report.evaluations, report.solver_status);
     out << fmt::format("  {:<36} {:>14} {:>14} {:>22}\n", "parameter", "initial", "fitted",
                        "std. error");
@@ -1278,6 +1312,9 @@ std::vector<MeasurementSet> measurement_sets(const std::string& platform_name) {
         {"h100",
          {{"fit set (every other fp32 GEMM, pinned copies)", "calibration/h100/fit.csv"},
           {"held out: the other fp32 GEMMs", "calibration/h100/check_gemm_fp32.csv"},
+          {"held out: 180 fresh fp32 GEMMs (h100_fresh), first compared with the model after "
+           "its fit",
+           "calibration/h100_fresh/check_gemm_fp32_fresh.csv"},
           {"held out: bf16 GEMMs (tensor cores)", "calibration/h100/check_gemm_bf16.csv"},
           {"held out: forward convolutions", "calibration/h100/check_conv.csv"},
           {"held out: LSTM and GRU layers", "calibration/h100/check_rnn.csv"},

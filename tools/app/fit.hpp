@@ -107,6 +107,9 @@ struct FitRequest {
     int folds = 5;                     // cross-validation folds; 0: none
     std::vector<std::string> fixed;    // "component.key": kept as written, not fitted
     bool folds_given = false;          // --folds was on the command line (else the default)
+    // Levenberg-Marquardt runs from the file's values and from starts - 1 more points around
+    // them; the best is kept (a tile and wave model's error surface has steps and local minima).
+    int starts = 1;
 };
 
 struct FitReport {
@@ -119,6 +122,8 @@ struct FitReport {
     std::optional<ErrorSummary> cross_validated;
     std::string cross_validation_note;  // why there is none
     int evaluations = 0;
+    int starts = 1;
+    double objective = 0.0;  // the fit's sum of squared weighted log errors
     std::string solver_status;
     std::string fitted_text;  // the platform file with the fitted values
 };

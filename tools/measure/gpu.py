@@ -68,9 +68,13 @@ FIT_COLUMNS = ["device", "workload", "knobs", "scope", "time_s"]
 STATS_COLUMNS = ["file", "device", "workload", "knobs", "scope", "time_s", "min_s", "p10_s",
                  "p90_s", "max_s", "runs", "extra"]
 SECTIONS = ["gemm_fp32", "gemm_bf16", "conv", "rnn", "memory", "launch", "copy", "end_to_end"]
+# Sections run only when --only names them (a dry run of the default set leaves them out, so
+# the shipped h100 folder stays what the default run writes).
+EXTRA_SECTIONS = ["gemm_fp32_fresh"]
 # Seconds of the budget each section may use, as shares of --budget-s (the rest is start-up).
 SECTION_SHARE = {"gemm_fp32": 0.15, "gemm_bf16": 0.08, "conv": 0.22, "rnn": 0.10,
-                 "memory": 0.08, "launch": 0.02, "copy": 0.12, "end_to_end": 0.15}
+                 "memory": 0.08, "launch": 0.02, "copy": 0.12, "end_to_end": 0.15,
+                 "gemm_fp32_fresh": 0.5}
 KB = 1024
 MEMORY_SIZES = [4 * KB * 2 ** k for k in range(19)]  # 4 KB .. 1 GB
 HOT_LIMIT_BYTES = 64 * 1024 * KB
@@ -112,12 +116,39 @@ def gemm_shapes():
         m, k, n = (int(round(math.exp(rng.uniform(math.log(16), math.log(8192))))) for _ in
                    range(3))
         shapes.append((m, k, n))
+    return distinct(shapes)
+
+
+def distinct(shapes):
     seen, unique = set(), []
     for s in shapes:
         if s not in seen:
             seen.add(s)
             unique.append(s)
     return unique
+
+
+def fresh_gemm_shapes():
+    """A second fp32 GEMM set, drawn after the model of issue 25 was built, to test it on shapes
+    it never saw (configs/calibration/h100_fresh): its own seed, and sides from 1, so skinny
+    problems of every size come up, not only the structured ones of gemm_shapes()."""
+    rng = random.Random(2027)
+
+    def side(lo, hi):
+        return int(round(math.exp(rng.uniform(math.log(lo), math.log(hi)))))
+
+    shapes = []
+    while len(shapes) < 120:  # every side log-uniform in 16..8192
+        shapes.append((side(16, 8192), side(16, 8192), side(16, 8192)))
+    while len(shapes) < 150:  # one skinny side, 1..64, in turn M, N, K
+        small = side(1, 64)
+        big = (side(256, 8192), side(256, 8192))
+        shapes.append([(small, big[0], big[1]), (big[0], big[1], small),
+                       (big[0], small, big[1])][len(shapes) % 3])
+    while len(shapes) < 180:  # layer-like: rows = batch x tokens, K and N multiples of 64
+        shapes.append((rng.choice([1, 8, 16, 64, 128, 512, 2048, 4096]),
+                       64 * side(4, 128), 64 * side(4, 128)))
+    return distinct(shapes)
 
 
 def conv_layers():
@@ -350,7 +381,9 @@ class Run:
         self.dry = args.dry_run
         self.device_name = args.device_name
         self.graphs = Graphs(self.out)
-        self.rows = {s: [] for s in SECTIONS}
+        self.selected = ([n for n in SECTIONS + EXTRA_SECTIONS if n in args.only.split(",")]
+                         if args.only else SECTIONS)
+        self.rows = {s: [] for s in self.selected}
         self.stats = []
         self.manifest = {"command": [sys.executable] + sys.argv,
                          "cwd": os.getcwd(),
@@ -382,7 +415,7 @@ class Run:
         self.stats.append(row)
 
     def write(self):
-        for section in SECTIONS:
+        for section in self.selected:
             with open(os.path.join(self.out, section + ".csv"), "w", newline="") as f:
                 w = csv.DictWriter(f, FIT_COLUMNS, lineterminator="\n")
                 w.writeheader()
@@ -451,9 +484,7 @@ class Run:
 
     # Sections --------------------------------------------------------------------------------
 
-    def gemm(self, dtype):
-        section = "gemm_fp32" if dtype == torch.float32 else "gemm_bf16"
-
+    def gemm(self, dtype, section, shapes):
         def one(shape):
             m, k, n = shape
             workload = gemm_graph(self.graphs, m, k, n, dtype)
@@ -462,12 +493,30 @@ class Run:
             a = torch.randn(m, k, device=self.device, dtype=dtype)
             b = torch.randn(k, n, device=self.device, dtype=dtype)
             y = torch.empty(m, n, device=self.device, dtype=dtype)
-            times = self.timer.measure(lambda: torch.matmul(a, b, out=y))
+            run = lambda: torch.matmul(a, b, out=y)  # noqa: E731
+            times = self.timer.measure(run)
             s = summary(times)
-            self.add(section, workload, {}, "compute", times,
-                     {"tflops": 2.0 * m * k * n / s["time_s"] / 1e12})
+            extra = {"tflops": 2.0 * m * k * n / s["time_s"] / 1e12}
+            self.add(section, workload, {}, "compute", times, extra)
+            if self.args.kernels:
+                to_profile.append((self.stats[-1], extra, run))
+            else:
+                del a, b, y
 
-        self.section(section, gemm_shapes(), one)
+        to_profile = []
+        self.section(section, shapes, one)
+        if to_profile:
+            # After every timed run, so the profiler never slows them, and in one profiler
+            # session (one per call costs more than the calls): which cuBLAS kernels (tile,
+            # split-K, GEMV) each call ran, and their times, L2 warm.
+            try:
+                for (row, extra, _), kernels in zip(to_profile, kernels_per_call(
+                        [run for _, _, run in to_profile], self.device)):
+                    extra["kernels"] = [[name, round(t * 1e6, 3)] for name, t in kernels]
+                    row["extra"] = json.dumps(extra, sort_keys=True)
+            except Exception as e:
+                self.manifest.setdefault("errors", []).append(f"{section} kernels: {e!r}")
+            self.write()
 
     def conv(self):
         layers = conv_layers()
@@ -653,23 +702,24 @@ class Run:
             torch.manual_seed(30)
         self.provenance()
         self.write()
-        only = set(self.args.only.split(",")) if self.args.only else set(SECTIONS)
-        steps = {"gemm_fp32": lambda: self.gemm(torch.float32),
-                 "gemm_bf16": lambda: self.gemm(torch.bfloat16), "conv": self.conv,
+        steps = {"gemm_fp32": lambda: self.gemm(torch.float32, "gemm_fp32", gemm_shapes()),
+                 "gemm_bf16": lambda: self.gemm(torch.bfloat16, "gemm_bf16", gemm_shapes()),
+                 "gemm_fp32_fresh": lambda: self.gemm(torch.float32, "gemm_fp32_fresh",
+                                                      fresh_gemm_shapes()),
+                 "conv": self.conv,
                  "rnn": self.rnn, "memory": self.memory, "launch": self.launch,
                  "copy": self.copy, "end_to_end": self.end_to_end}
-        for name in SECTIONS:
-            if name in only:
-                try:
-                    steps[name]()
-                except Exception as e:  # keep what the other sections measure
-                    self.manifest.setdefault("errors", []).append(f"{name}: {e!r}")
-                    print(f"{name} failed: {e!r}", flush=True)
+        for name in self.selected:
+            try:
+                steps[name]()
+            except Exception as e:  # keep what the other sections measure
+                self.manifest.setdefault("errors", []).append(f"{name}: {e!r}")
+                print(f"{name} failed: {e!r}", flush=True)
         if self.device.type == "cuda":
             self.manifest["nvidia_smi_after"] = nvidia_smi()
         self.manifest["finished_utc"] = datetime.datetime.now(datetime.timezone.utc).isoformat()
         self.manifest["seconds"] = round(time.monotonic() - self.t0, 1)
-        self.manifest["rows"] = {s: len(self.rows[s]) for s in SECTIONS}
+        self.manifest["rows"] = {s: len(self.rows[s]) for s in self.selected}
         self.write()
         print(json.dumps(self.manifest["rows"]), flush=True)
         for line in self.manifest.get("errors", [])[:20]:
@@ -736,6 +786,37 @@ def profiled_kernels(fn, device, passes):
     return kernels
 
 
+def kernels_per_call(fns, device):
+    """[[(name, seconds)] for each fn]: every fn runs once inside one profiler session, each in
+    a labelled range that ends after a synchronize, so the GPU kernels that start inside a
+    call's range are that call's."""
+    from torch.profiler import ProfilerActivity, profile, record_function
+    activities = [ProfilerActivity.CPU]
+    if device.type == "cuda":
+        activities.append(ProfilerActivity.CUDA)
+    labels = [f"hetsim_call_{i}" for i in range(len(fns))]
+    label_set = set(labels)
+    with profile(activities=activities) as prof:
+        for label, fn in zip(labels, fns):
+            with record_function(label):
+                fn()
+                if device.type == "cuda":
+                    torch.cuda.synchronize(device)
+    ranges = {}
+    kernels = []
+    for e in prof.events():
+        if e.name in label_set:  # the range itself, also shown on the GPU's timeline
+            if not str(getattr(e, "device_type", "")).endswith("CUDA"):
+                ranges[e.name] = (e.time_range.start, e.time_range.end)
+        elif str(getattr(e, "device_type", "")).endswith("CUDA"):
+            kernels.append((e.time_range.start, e.name, e.time_range.elapsed_us() * 1e-6))
+    out = []
+    for label in labels:
+        lo, hi = ranges.get(label, (0, -1))
+        out.append([(name, t) for start, name, t in sorted(kernels) if lo <= start <= hi])
+    return out
+
+
 def kernel_names(fn, device):
     """The distinct kernels one call launches (the cuDNN algorithm the autotuner chose shows
     in them). Never fails the measurement."""
@@ -769,7 +850,10 @@ def main():
     p.add_argument("--target-s", type=float, default=0.05,
                    help="timed runs continue past --min-runs while they fit in this")
     p.add_argument("--flush-mb", type=int, default=256, help="L2 flush buffer (0: none)")
-    p.add_argument("--only", default="", help="comma-separated sections: " + ",".join(SECTIONS))
+    p.add_argument("--only", default="", help="comma-separated sections: " +
+                   ",".join(SECTIONS) + " (default: all of them), or " + ",".join(EXTRA_SECTIONS))
+    p.add_argument("--kernels", action="store_true",
+                   help="GEMM rows also record the kernels one call runs, with their times")
     p.add_argument("--limit", type=int, default=0,
                    help="measure only the first N items of each section (a smoke test)")
     p.add_argument("--quick", action="store_true",
@@ -778,9 +862,10 @@ def main():
     if args.quick:
         args.min_runs, args.max_runs, args.target_s, args.flush_mb = 3, 3, 0.0, 1
     if args.only:
-        unknown = set(args.only.split(",")) - set(SECTIONS)
+        unknown = set(args.only.split(",")) - set(SECTIONS + EXTRA_SECTIONS)
         if unknown:
-            p.error(f"unknown sections {sorted(unknown)}; sections: {','.join(SECTIONS)}")
+            p.error(f"unknown sections {sorted(unknown)}; sections: "
+                    f"{','.join(SECTIONS + EXTRA_SECTIONS)}")
     if args.min_runs < 1 or args.max_runs < args.min_runs or args.budget_s <= 0:
         p.error("need 1 <= --min-runs <= --max-runs and --budget-s > 0")
     if not args.dry_run and args.device.startswith("cuda") and not torch.cuda.is_available():

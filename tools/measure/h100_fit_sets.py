@@ -12,6 +12,9 @@ measured. This script only selects and relabels rows:
   check_rnn.csv        every LSTM/GRU layer: predicted from the GEMM fit alone.
   check_memory.csv     the memory-bound kernels with a cold L2.
   check_end_to_end.csv the model rows, inputs on the GPU (scope compute) and from the host.
+  ../h100_fresh/check_gemm_fp32_fresh.csv
+                       the second GEMM set (gpu.py --only gemm_fp32_fresh), measured after the
+                       model of issue 25 was fitted: never fitted, never looked at before.
 
 Kernel rows were timed with CUDA events around kernels queued ahead of the host (gpu.py's
 head-start spin kernel), so they become scope `kernel`: the device side, without PyTorch's
@@ -58,6 +61,10 @@ def main():
     memory = [r for r in read(os.path.join(d, "memory.csv")) if "l2=cold" in r["knobs"]]
     write(os.path.join(d, "check_memory.csv"), as_kernel(memory))
     write(os.path.join(d, "check_end_to_end.csv"), read(os.path.join(d, "end_to_end.csv")))
+    fresh = os.path.join(os.path.dirname(os.path.normpath(d)), "h100_fresh")
+    if os.path.exists(os.path.join(fresh, "gemm_fp32_fresh.csv")):
+        write(os.path.join(fresh, "check_gemm_fp32_fresh.csv"),
+              as_kernel(read(os.path.join(fresh, "gemm_fp32_fresh.csv"))))
 
 
 if __name__ == "__main__":

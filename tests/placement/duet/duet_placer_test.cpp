@@ -153,20 +153,8 @@ TEST(DuetPlacer, GainOverTheGpuShrinksWithBatchAndRnnDepthCostsTheGpuMost) {
 
 TEST(DuetPlacer, NeedsACpuAndAGpu) {
     app::register_all();
-    const sim::Platform cpu_only = hetsim::testing::parse_platform_yaml(R"(
-name: cpu_only
-host: cpu
-components:
-  cpu:
-    type: cpu
-    devices: {CPU: serial}
-    cores: 1
-    clock: 1 GHz
-    flops_per_cycle: 1
-    l1d: 32 KiB
-    l2: 1 MiB
-    dram_bandwidth: 1 GB/s
-)");
+    const sim::Platform cpu_only = hetsim::testing::parse_platform_yaml(
+        "name: cpu_only\nhost: cpu\ncomponents:\n" + hetsim::testing::one_core_cpu_component());
     const sim::Graph graph = sim::workloads::build_model("siamese_lstm", {{"fused", 1}});
     auto evaluator = sim::make_evaluator("analytic", cpu_only, sim::EvalOptions{1});
     PlacementContext context{graph, cpu_only, *evaluator, Objective::latency, 1};

@@ -21,21 +21,9 @@ namespace {
 // One CPU core (1 GFLOP/s, 1 GB/s) and one accelerator (10 GFLOP/s, 2 us per launch, no
 // Softmax) with `acc_memory`, behind a 1 us + 1 GB/s link.
 std::string platform_yaml(const std::string& acc_memory) {
-    return R"(
-name: one_accelerator
-host: cpu
-components:
-  cpu:
-    type: cpu
-    devices: {C0: serial}
-    pinned: true
-    cores: 1
-    clock: 1 GHz
-    flops_per_cycle: 1
-    l1d: 32 KiB
-    l2: 1 MiB
-    dram_bandwidth: 1 GB/s
-  acc:
+    return "name: one_accelerator\nhost: cpu\ncomponents:\n" +
+           hetsim::testing::one_core_cpu_component("{C0: serial}", "    pinned: true\n") +
+           R"(  acc:
     type: gpu
     device: A0
     unsupported_ops: [Softmax]
