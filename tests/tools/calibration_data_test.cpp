@@ -97,14 +97,14 @@ TEST(CalibrationData, EveryRowIsAPositiveTimeOfAWorkloadHetsimLoads) {
 TEST(CalibrationData, EveryShippedMeasurementFileLoadsAgainstItsPlatform) {
     const fs::path calibration = fs::path(HETSIM_SOURCE_DIR) / "configs" / "calibration";
     const fs::path platforms = fs::path(HETSIM_SOURCE_DIR) / "configs" / "platforms";
-    const std::map<std::string, std::string> platform_of = {{"h100", "h100.yaml"},
-                                                            {"h100_fresh", "h100.yaml"},
-                                                            {"lee2022", "zynq_silentpim.yaml"},
-                                                            {"duet", "xeon_titanv.yaml"},
-                                                            {"eop", "i7_rtx2060.yaml"}};
+    const std::map<std::string, std::string> platform_of = {
+        {"h100", "h100.yaml"},        {"h100_fresh", "h100.yaml"},
+        {"h200", "h200.yaml"},        {"lee2022", "zynq_silentpim.yaml"},
+        {"duet", "xeon_titanv.yaml"}, {"eop", "i7_rtx2060.yaml"}};
     // Not a measurement file: every h100 row again with its spread and extras (README.md).
     const std::set<std::string> not_measurements = {"h100/stats.csv", "h100_fresh/stats.csv",
-                                                    "h100_fresh/repeat_gemm_fp32_stats.csv"};
+                                                    "h100_fresh/repeat_gemm_fp32_stats.csv",
+                                                    "h200/stats.csv"};
     std::size_t files = 0;
     for (const auto& set : fs::directory_iterator(calibration)) {
         if (!set.is_directory())
@@ -126,7 +126,7 @@ TEST(CalibrationData, EveryShippedMeasurementFileLoadsAgainstItsPlatform) {
             ++files;
         }
     }
-    EXPECT_EQ(files, 21u);  // h100: 15, h100_fresh: 2, lee2022: 1, duet: 2, eop: 1
+    EXPECT_EQ(files, 26u);  // h100: 15, h100_fresh: 2, h200: 5, lee2022: 1, duet: 2, eop: 1
 }
 
 TEST(CalibrationData, CopiesGrowWithSizeAndPinnedBeatsPageableAtOneGigabyte) {
@@ -209,6 +209,25 @@ TEST(CalibrationData, TheFreshGemmSetIsTheScriptsSecondSet) {
     for (std::size_t i = 1; i < rows.size(); ++i) {
         EXPECT_EQ(first_shapes.count(rows[i][1]), 0U) << rows[i][1] << " is in both sets";
         EXPECT_GT(std::stod(rows[i][4]), 0.0) << rows[i][1];
+    }
+}
+
+// The H200 folder (configs/calibration/h200) is the script's run of both fp32 GEMM sets on the
+// second card, every time positive.
+TEST(CalibrationData, TheH200SetIsTheScriptsRunOfBothGemmSets) {
+    if (!python_has_torch())
+        GTEST_SKIP() << "/usr/bin/python3 cannot import torch and torchvision (tools/setup.sh "
+                     << "installs python3-torch and python3-torchvision)";
+    const fs::path h200 = data_dir.parent_path() / "h200";
+    expect_dry_run_reproduces(h200, "--only gemm_fp32,gemm_fp32_fresh --device-name h200",
+                              {"gemm_fp32", "gemm_fp32_fresh"});
+    for (const char* name : {"gemm_fp32.csv", "gemm_fp32_fresh.csv"}) {
+        const auto rows = read_rows(h200 / name);
+        EXPECT_EQ(rows.size(), std::string(name) == "gemm_fp32.csv" ? 161U : 181U) << name;
+        for (std::size_t i = 1; i < rows.size(); ++i) {
+            EXPECT_EQ(rows[i][0], "h200");
+            EXPECT_GT(std::stod(rows[i][4]), 0.0) << rows[i][1];
+        }
     }
 }
 

@@ -617,6 +617,21 @@ TEST(CalibrateFit, ShippedH100PlatformIsItsFitOutput) {
 namespace hetsim::app {
 namespace {
 
+// configs/platforms/h200.yaml is what its header's command writes (fp32 GEMMs only).
+TEST(CalibrateFit, ShippedH200PlatformIsItsFitOutput) {
+    register_all();
+    const fs::path root = HETSIM_SOURCE_DIR;
+    const fs::path platform = root / "configs/platforms/h200.yaml";
+    FitRequest request;
+    request.platform_file = platform.string();
+    request.measurements_file = (root / "configs/calibration/h200/fit.csv").string();
+    request.starts = 8;
+    request.folds = 0;
+    const FitReport report = fit_platform(request);
+    EXPECT_EQ(report.fitted_text, read_file(platform));
+    EXPECT_EQ(report.in_sample.rows, 80u);
+}
+
 // configs/platforms/xeon_titanv.yaml is what its header's command writes (the --fix list is
 // the header's): re-running the fit from it reproduces the file.
 TEST(CalibrateFit, ShippedXeonTitanVIsItsFitOutput) {
@@ -703,6 +718,18 @@ TEST(CalibrateFit, H100FitSetsAreWhatTheirScriptDerives) {
             << derived;
     EXPECT_EQ(read_file(tmp.path() / "h100_fresh/check_gemm_fp32_fresh.csv"),
               read_file(fresh / "check_gemm_fp32_fresh.csv"));
+    // The H200 folder holds the fp32 GEMMs alone: the script writes the three files it can.
+    const fs::path h200 = root / "configs/calibration/h200";
+    fs::create_directories(tmp.path() / "h200");
+    for (const char* raw : {"gemm_fp32.csv", "gemm_fp32_fresh.csv"})
+        fs::copy_file(h200 / raw, tmp.path() / "h200" / raw);
+    const auto h200_out = hetsim::testing::run_command(
+        fmt::format("python3 {} --dir {}", (root / "tools/measure/h100_fit_sets.py").string(),
+                    (tmp.path() / "h200").string()));
+    ASSERT_EQ(h200_out.exit_code, 0) << h200_out.output;
+    for (const char* derived : {"fit.csv", "check_gemm_fp32.csv", "check_gemm_fp32_fresh.csv"})
+        EXPECT_EQ(read_file(tmp.path() / "h200" / derived), read_file(h200 / derived)) << derived;
+    EXPECT_FALSE(fs::exists(tmp.path() / "h200/check_conv.csv"));
 }
 
 // Runs a fit-set script into a temporary folder and compares every file it writes with the

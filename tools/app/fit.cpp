@@ -1322,6 +1322,10 @@ std::vector<MeasurementSet> measurement_sets(const std::string& platform_name) {
           {"held out: eager PyTorch models", "calibration/h100/check_end_to_end.csv"},
           {"the host's time per queued op (gpu.launch_overhead's source, not fitted)",
            "calibration/h100/launch.csv"}}},
+        {"h200",
+         {{"fit set (every other fp32 GEMM)", "calibration/h200/fit.csv"},
+          {"held out: the other fp32 GEMMs", "calibration/h200/check_gemm_fp32.csv"},
+          {"held out: 180 fresh fp32 GEMMs", "calibration/h200/check_gemm_fp32_fresh.csv"}}},
     };
     const auto it = sets.find(platform_name);
     return it == sets.end() ? std::vector<MeasurementSet>{} : it->second;

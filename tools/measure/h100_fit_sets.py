@@ -12,9 +12,12 @@ measured. This script only selects and relabels rows:
   check_rnn.csv        every LSTM/GRU layer: predicted from the GEMM fit alone.
   check_memory.csv     the memory-bound kernels with a cold L2.
   check_end_to_end.csv the model rows, inputs on the GPU (scope compute) and from the host.
-  ../h100_fresh/check_gemm_fp32_fresh.csv
-                       the second GEMM set (gpu.py --only gemm_fp32_fresh), measured after the
-                       model of issue 25 was fitted: never fitted, never looked at before.
+  check_gemm_fp32_fresh.csv
+                       the second GEMM set (gpu.py --only gemm_fp32_fresh), in the same folder
+                       (h200) or, for h100, in ../h100_fresh: never fitted.
+
+Any folder of gpu.py output works (--dir configs/calibration/h200: the fp32 GEMMs alone); a
+derived file is written when its raw file is there.
 
 Kernel rows were timed with CUDA events around kernels queued ahead of the host (gpu.py's
 head-start spin kernel), so they become scope `kernel`: the device side, without PyTorch's
@@ -51,18 +54,32 @@ def main():
     ap.add_argument("--dir", default="configs/calibration/h100")
     args = ap.parse_args()
     d = args.dir
-    gemm = as_kernel(read(os.path.join(d, "gemm_fp32.csv")))
-    copies = [r for r in read(os.path.join(d, "copy.csv")) if "host_memory=pinned" in r["knobs"]]
+
+    def raw(name):
+        path = os.path.join(d, name)
+        return read(path) if os.path.exists(path) else None
+
+    # Each derived file is written when its raw file is there (configs/calibration/h200 holds
+    # the fp32 GEMMs only).
+    gemm = as_kernel(raw("gemm_fp32.csv"))
+    copy_rows = raw("copy.csv") or []
+    copies = [r for r in copy_rows if "host_memory=pinned" in r["knobs"]]
     write(os.path.join(d, "fit.csv"), gemm[0::2] + copies)
     write(os.path.join(d, "check_gemm_fp32.csv"), gemm[1::2])
-    write(os.path.join(d, "check_gemm_bf16.csv"), as_kernel(read(os.path.join(d, "gemm_bf16.csv"))))
-    write(os.path.join(d, "check_conv.csv"), as_kernel(read(os.path.join(d, "conv.csv"))))
-    write(os.path.join(d, "check_rnn.csv"), as_kernel(read(os.path.join(d, "rnn.csv"))))
-    memory = [r for r in read(os.path.join(d, "memory.csv")) if "l2=cold" in r["knobs"]]
-    write(os.path.join(d, "check_memory.csv"), as_kernel(memory))
-    write(os.path.join(d, "check_end_to_end.csv"), read(os.path.join(d, "end_to_end.csv")))
+    for name in ("gemm_bf16", "conv", "rnn", "gemm_fp32_fresh"):
+        rows = raw(name + ".csv")
+        if rows is not None:
+            write(os.path.join(d, "check_" + name + ".csv"), as_kernel(rows))
+    memory = raw("memory.csv")
+    if memory is not None:
+        write(os.path.join(d, "check_memory.csv"),
+              as_kernel([r for r in memory if "l2=cold" in r["knobs"]]))
+    end_to_end = raw("end_to_end.csv")
+    if end_to_end is not None:
+        write(os.path.join(d, "check_end_to_end.csv"), end_to_end)
     fresh = os.path.join(os.path.dirname(os.path.normpath(d)), "h100_fresh")
-    if os.path.exists(os.path.join(fresh, "gemm_fp32_fresh.csv")):
+    if os.path.basename(os.path.normpath(d)) == "h100" and \
+            os.path.exists(os.path.join(fresh, "gemm_fp32_fresh.csv")):
         write(os.path.join(fresh, "check_gemm_fp32_fresh.csv"),
               as_kernel(read(os.path.join(fresh, "gemm_fp32_fresh.csv"))))
 
