@@ -26,9 +26,14 @@ DIR/graphs/ (hetsim's format, sim/workloads/json_graph.hpp), a model name with i
                     GPU, whole pass between two events) and scope=end_to_end (pageable host
                     inputs copied in, the output copied back)
     stats.csv       every row with its spread (min, p10, p90, max, runs) and extras: the
-                    cuDNN kernels chosen, the profiler's kernel-time sum and kernel count
+                    cuDNN kernels chosen, the profiler's kernel-time sum and kernel count, and
+                    with --kernels the cuBLAS kernels each GEMM row ran, with their times
     manifest.json   GPU, driver, clocks, library versions, the exact command line, what each
                     section took and anything it skipped
+
+    gemm_fp32_fresh.csv (only with --only gemm_fp32_fresh) a second fp32 GEMM set of 180 shapes
+                    drawn with its own seed, none in gemm_fp32.csv: GEMMs a model fitted on
+                    the first set has never seen (configs/calibration/h100_fresh, h200)
 
 Timing rules (METHOD.md of the device tool, issue 30): CUDA events around each run, warm-up
 runs first, the median of at least 20 runs (more for short kernels, up to --max-runs). For
