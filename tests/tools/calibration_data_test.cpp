@@ -97,14 +97,17 @@ TEST(CalibrationData, EveryRowIsAPositiveTimeOfAWorkloadHetsimLoads) {
 TEST(CalibrationData, EveryShippedMeasurementFileLoadsAgainstItsPlatform) {
     const fs::path calibration = fs::path(HETSIM_SOURCE_DIR) / "configs" / "calibration";
     const fs::path platforms = fs::path(HETSIM_SOURCE_DIR) / "configs" / "platforms";
-    const std::map<std::string, std::string> platform_of = {
-        {"h100", "h100.yaml"},        {"h100_fresh", "h100.yaml"},
-        {"h200", "h200.yaml"},        {"lee2022", "zynq_silentpim.yaml"},
-        {"duet", "xeon_titanv.yaml"}, {"eop", "i7_rtx2060.yaml"}};
+    const std::map<std::string, std::string> platform_of = {{"h100", "h100.yaml"},
+                                                            {"h100_fresh", "h100.yaml"},
+                                                            {"h100_reserve", "h100.yaml"},
+                                                            {"h200", "h200.yaml"},
+                                                            {"lee2022", "zynq_silentpim.yaml"},
+                                                            {"duet", "xeon_titanv.yaml"},
+                                                            {"eop", "i7_rtx2060.yaml"}};
     // Not a measurement file: every h100 row again with its spread and extras (README.md).
     const std::set<std::string> not_measurements = {"h100/stats.csv", "h100_fresh/stats.csv",
                                                     "h100_fresh/repeat_gemm_fp32_stats.csv",
-                                                    "h200/stats.csv"};
+                                                    "h200/stats.csv", "h100_reserve/stats.csv"};
     std::size_t files = 0;
     for (const auto& set : fs::directory_iterator(calibration)) {
         if (!set.is_directory())
@@ -126,7 +129,8 @@ TEST(CalibrationData, EveryShippedMeasurementFileLoadsAgainstItsPlatform) {
             ++files;
         }
     }
-    EXPECT_EQ(files, 26u);  // h100: 15, h100_fresh: 2, h200: 5, lee2022: 1, duet: 2, eop: 1
+    // h100: 15, h100_fresh: 2, h100_reserve: 1, h200: 5, lee2022: 1, duet: 2, eop: 1
+    EXPECT_EQ(files, 27u);
 }
 
 TEST(CalibrationData, CopiesGrowWithSizeAndPinnedBeatsPageableAtOneGigabyte) {
@@ -210,6 +214,27 @@ TEST(CalibrationData, TheFreshGemmSetIsTheScriptsSecondSet) {
         EXPECT_EQ(first_shapes.count(rows[i][1]), 0U) << rows[i][1] << " is in both sets";
         EXPECT_GT(std::stod(rows[i][4]), 0.0) << rows[i][1];
     }
+}
+
+// The reserve set (configs/calibration/h100_reserve, kept unseen for the next GPU-model change)
+// is `--only gemm_fp32_reserve`'s output: 180 shapes, none in the first or the fresh set.
+TEST(CalibrationData, TheReserveGemmSetIsTheScriptsThirdSet) {
+    if (!python_has_torch())
+        GTEST_SKIP() << "/usr/bin/python3 cannot import torch and torchvision (tools/setup.sh "
+                     << "installs python3-torch and python3-torchvision)";
+    const fs::path reserve = data_dir.parent_path() / "h100_reserve";
+    expect_dry_run_reproduces(reserve, "--only gemm_fp32_reserve", {"gemm_fp32_reserve"});
+    std::set<std::string> other_shapes;
+    for (const fs::path& file :
+         {data_dir / "gemm_fp32.csv", data_dir.parent_path() / "h100_fresh/gemm_fp32_fresh.csv"}) {
+        const auto rows = read_rows(file);
+        for (std::size_t i = 1; i < rows.size(); ++i)
+            other_shapes.insert(rows[i][1]);
+    }
+    const auto rows = read_rows(reserve / "gemm_fp32_reserve.csv");
+    EXPECT_EQ(rows.size(), 181U);
+    for (std::size_t i = 1; i < rows.size(); ++i)
+        EXPECT_EQ(other_shapes.count(rows[i][1]), 0U) << rows[i][1] << " is in another set";
 }
 
 // The H200 folder (configs/calibration/h200) is the script's run of both fp32 GEMM sets on the

@@ -34,6 +34,9 @@ DIR/graphs/ (hetsim's format, sim/workloads/json_graph.hpp), a model name with i
     gemm_fp32_fresh.csv (only with --only gemm_fp32_fresh) a second fp32 GEMM set of 180 shapes
                     drawn with its own seed, none in gemm_fp32.csv: GEMMs a model fitted on
                     the first set has never seen (configs/calibration/h100_fresh, h200)
+    gemm_fp32_reserve.csv (only with --only gemm_fp32_reserve) a third set, seed 2028, sharing
+                    no shape with the other two: kept unseen for the next model change
+                    (configs/calibration/h100_reserve)
 
 Timing rules (METHOD.md of the device tool, issue 30): CUDA events around each run, warm-up
 runs first, the median of at least 20 runs (more for short kernels, up to --max-runs). For
@@ -75,11 +78,11 @@ STATS_COLUMNS = ["file", "device", "workload", "knobs", "scope", "time_s", "min_
 SECTIONS = ["gemm_fp32", "gemm_bf16", "conv", "rnn", "memory", "launch", "copy", "end_to_end"]
 # Sections run only when --only names them (a dry run of the default set leaves them out, so
 # the shipped h100 folder stays what the default run writes).
-EXTRA_SECTIONS = ["gemm_fp32_fresh"]
+EXTRA_SECTIONS = ["gemm_fp32_fresh", "gemm_fp32_reserve"]
 # Seconds of the budget each section may use, as shares of --budget-s (the rest is start-up).
 SECTION_SHARE = {"gemm_fp32": 0.15, "gemm_bf16": 0.08, "conv": 0.22, "rnn": 0.10,
                  "memory": 0.08, "launch": 0.02, "copy": 0.12, "end_to_end": 0.15,
-                 "gemm_fp32_fresh": 0.5}
+                 "gemm_fp32_fresh": 0.5, "gemm_fp32_reserve": 0.5}
 KB = 1024
 MEMORY_SIZES = [4 * KB * 2 ** k for k in range(19)]  # 4 KB .. 1 GB
 HOT_LIMIT_BYTES = 64 * 1024 * KB
@@ -133,11 +136,12 @@ def distinct(shapes):
     return unique
 
 
-def fresh_gemm_shapes():
+def fresh_gemm_shapes(seed=2027):
     """A second fp32 GEMM set, drawn after the model of issue 25 was built, to test it on shapes
     it never saw (configs/calibration/h100_fresh): its own seed, and sides from 1, so skinny
-    problems of every size come up, not only the structured ones of gemm_shapes()."""
-    rng = random.Random(2027)
+    problems of every size come up, not only the structured ones of gemm_shapes(). Seed 2028
+    draws the reserve set (configs/calibration/h100_reserve), kept for the next model change."""
+    rng = random.Random(seed)
 
     def side(lo, hi):
         return int(round(math.exp(rng.uniform(math.log(lo), math.log(hi)))))
@@ -153,6 +157,9 @@ def fresh_gemm_shapes():
     while len(shapes) < 180:  # layer-like: rows = batch x tokens, K and N multiples of 64
         shapes.append((rng.choice([1, 8, 16, 64, 128, 512, 2048, 4096]),
                        64 * side(4, 128), 64 * side(4, 128)))
+    if seed != 2027:  # the reserve set shares no shape with the other two
+        taken = set(gemm_shapes()) | set(fresh_gemm_shapes())
+        shapes = [x for x in shapes if x not in taken]
     return distinct(shapes)
 
 
@@ -711,6 +718,8 @@ class Run:
                  "gemm_bf16": lambda: self.gemm(torch.bfloat16, "gemm_bf16", gemm_shapes()),
                  "gemm_fp32_fresh": lambda: self.gemm(torch.float32, "gemm_fp32_fresh",
                                                       fresh_gemm_shapes()),
+                 "gemm_fp32_reserve": lambda: self.gemm(torch.float32, "gemm_fp32_reserve",
+                                                        fresh_gemm_shapes(2028)),
                  "conv": self.conv,
                  "rnn": self.rnn, "memory": self.memory, "launch": self.launch,
                  "copy": self.copy, "end_to_end": self.end_to_end}
