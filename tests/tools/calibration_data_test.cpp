@@ -184,14 +184,17 @@ void expect_dry_run_reproduces(const fs::path& shipped, const std::string& argum
     }
 }
 
+const char* const kNoTorch =
+    "/usr/bin/python3 cannot import torch and torchvision "
+    "(tools/setup.sh installs python3-torch and python3-torchvision)";
+
 bool python_has_torch() {
     return run_command("/usr/bin/python3 -c 'import torch, torchvision'").exit_code == 0;
 }
 
 TEST(CalibrationData, TheScriptsDryRunReproducesTheGraphsAndRows) {
     if (!python_has_torch())
-        GTEST_SKIP() << "/usr/bin/python3 cannot import torch and torchvision (tools/setup.sh "
-                     << "installs python3-torch and python3-torchvision)";
+        GTEST_SKIP() << kNoTorch;
     expect_dry_run_reproduces(data_dir, "", measurement_files);
 }
 
@@ -200,8 +203,7 @@ TEST(CalibrationData, TheScriptsDryRunReproducesTheGraphsAndRows) {
 // gemm_fp32_fresh`'s output: 180 shapes of its own seed, none of them in the first set.
 TEST(CalibrationData, TheFreshGemmSetIsTheScriptsSecondSet) {
     if (!python_has_torch())
-        GTEST_SKIP() << "/usr/bin/python3 cannot import torch and torchvision (tools/setup.sh "
-                     << "installs python3-torch and python3-torchvision)";
+        GTEST_SKIP() << kNoTorch;
     const fs::path fresh = data_dir.parent_path() / "h100_fresh";
     expect_dry_run_reproduces(fresh, "--only gemm_fp32_fresh", {"gemm_fp32_fresh"});
     const auto first = read_rows(data_dir / "gemm_fp32.csv");
@@ -220,8 +222,7 @@ TEST(CalibrationData, TheFreshGemmSetIsTheScriptsSecondSet) {
 // is `--only gemm_fp32_reserve`'s output: 180 shapes, none in the first or the fresh set.
 TEST(CalibrationData, TheReserveGemmSetIsTheScriptsThirdSet) {
     if (!python_has_torch())
-        GTEST_SKIP() << "/usr/bin/python3 cannot import torch and torchvision (tools/setup.sh "
-                     << "installs python3-torch and python3-torchvision)";
+        GTEST_SKIP() << kNoTorch;
     const fs::path reserve = data_dir.parent_path() / "h100_reserve";
     expect_dry_run_reproduces(reserve, "--only gemm_fp32_reserve", {"gemm_fp32_reserve"});
     std::set<std::string> other_shapes;
@@ -241,8 +242,7 @@ TEST(CalibrationData, TheReserveGemmSetIsTheScriptsThirdSet) {
 // second card, every time positive.
 TEST(CalibrationData, TheH200SetIsTheScriptsRunOfBothGemmSets) {
     if (!python_has_torch())
-        GTEST_SKIP() << "/usr/bin/python3 cannot import torch and torchvision (tools/setup.sh "
-                     << "installs python3-torch and python3-torchvision)";
+        GTEST_SKIP() << kNoTorch;
     const fs::path h200 = data_dir.parent_path() / "h200";
     expect_dry_run_reproduces(h200, "--only gemm_fp32,gemm_fp32_fresh --device-name h200",
                               {"gemm_fp32", "gemm_fp32_fresh"});
