@@ -589,21 +589,25 @@ TEST(CalibrateFit, UsageNamesEveryMeasurementColumnScopeAndCheckColumn) {
         EXPECT_THAT(outputs, ::testing::HasSubstr("`" + column + "`")) << column;
 }
 
+// Re-runs a GPU platform's documented fit (`--fit <csv> --starts 8`, no cross-validation: the
+// file does not depend on it) and returns the report.
+FitReport refit_gpu_platform(const std::string& platform, const std::string& csv) {
+    register_all();
+    const fs::path root = HETSIM_SOURCE_DIR;
+    FitRequest request;
+    request.platform_file = (root / "configs/platforms" / platform).string();
+    request.measurements_file = (root / "configs/calibration" / csv).string();
+    request.starts = 8;  // the header's --starts 8
+    request.folds = 0;
+    return fit_platform(request);
+}
+
 // The shipped H100 platform is what its documented fit command writes (configs/platforms/
 // h100.yaml, header): re-running the fit from it lands on the same constants.
 TEST(CalibrateFit, ShippedH100PlatformIsItsFitOutput) {
-    register_all();
-    const fs::path root = HETSIM_SOURCE_DIR;
-    const fs::path platform = root / "configs/platforms/h100.yaml";
-    const fs::path csv = root / "configs/calibration/h100/fit.csv";
-    FitRequest request;
-    request.platform_file = platform.string();
-    request.measurements_file = csv.string();
-    request.starts = 8;  // the header's --starts 8
-    request.folds = 0;   // the file does not depend on the cross-validation
-    const FitReport report = fit_platform(request);
-    const std::string shipped = read_file(platform);
-    EXPECT_EQ(report.fitted_text, shipped);
+    const FitReport report = refit_gpu_platform("h100.yaml", "h100/fit.csv");
+    EXPECT_EQ(report.fitted_text,
+              read_file(fs::path(HETSIM_SOURCE_DIR) / "configs/platforms/h100.yaml"));
     for (const auto& p : report.parameters) {
         if (p.fitted) {
             EXPECT_NEAR(p.value / p.initial, 1.0, 5e-4) << p.component << "." << p.key;
@@ -611,26 +615,19 @@ TEST(CalibrateFit, ShippedH100PlatformIsItsFitOutput) {
     }
 }
 
+// configs/platforms/h200.yaml is what its header's command writes (fp32 GEMMs only).
+TEST(CalibrateFit, ShippedH200PlatformIsItsFitOutput) {
+    const FitReport report = refit_gpu_platform("h200.yaml", "h200/fit.csv");
+    EXPECT_EQ(report.fitted_text,
+              read_file(fs::path(HETSIM_SOURCE_DIR) / "configs/platforms/h200.yaml"));
+    EXPECT_EQ(report.in_sample.rows, 80u);
+}
+
 }  // namespace
 }  // namespace hetsim::app
 
 namespace hetsim::app {
 namespace {
-
-// configs/platforms/h200.yaml is what its header's command writes (fp32 GEMMs only).
-TEST(CalibrateFit, ShippedH200PlatformIsItsFitOutput) {
-    register_all();
-    const fs::path root = HETSIM_SOURCE_DIR;
-    const fs::path platform = root / "configs/platforms/h200.yaml";
-    FitRequest request;
-    request.platform_file = platform.string();
-    request.measurements_file = (root / "configs/calibration/h200/fit.csv").string();
-    request.starts = 8;
-    request.folds = 0;
-    const FitReport report = fit_platform(request);
-    EXPECT_EQ(report.fitted_text, read_file(platform));
-    EXPECT_EQ(report.in_sample.rows, 80u);
-}
 
 // configs/platforms/xeon_titanv.yaml is what its header's command writes (the --fix list is
 // the header's): re-running the fit from it reproduces the file.
