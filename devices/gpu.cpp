@@ -61,13 +61,13 @@ GpuModel::GpuModel(GpuParams params) : params_(std::move(params)) {
         throw std::invalid_argument("GpuModel: efficiencies must be in (0, 1]");
     }
     if (p.launch_overhead_s < 0.0 || p.kernel_latency_s < 0.0 || p.tile_load_Bpc < 0.0 ||
-        p.block_overhead_cycles < 0.0 || p.recurrent_step_latency_s < 0.0) {
-        throw std::invalid_argument("GpuModel: overheads and latencies must be >= 0");
+        p.block_overhead_cycles < 0.0 || p.k_tile_latency_cycles < 0.0 ||
+        p.chained_kernel_latency_s < 0.0 || p.recurrent_step_latency_s < 0.0) {
+        throw std::invalid_argument("GpuModel: overheads, rates and latencies must be >= 0");
     }
-    if (!(p.warps_to_saturate >= 1.0) || p.registers_per_sm <= 0 || p.max_threads_per_sm <= 0 ||
-        p.max_blocks_per_sm <= 0 || !(p.shared_memory_per_sm_bytes > 0.0)) {
-        throw std::invalid_argument(
-            "GpuModel: warps_to_saturate must be >= 1 and the SM's limits > 0");
+    if (p.registers_per_sm <= 0 || p.max_threads_per_sm <= 0 || p.max_blocks_per_sm <= 0 ||
+        !(p.shared_memory_per_sm_bytes > 0.0)) {
+        throw std::invalid_argument("GpuModel: the SM's limits must be > 0");
     }
     for (const GpuTile& tile : p.gemm_tiles) {
         if (tile.m <= 0 || tile.n <= 0 || tile.warps <= 0)
@@ -75,8 +75,9 @@ GpuModel::GpuModel(GpuParams params) : params_(std::move(params)) {
     }
     if (params_.gemm_tiles.empty())
         params_.gemm_tiles = default_gemm_tiles();
-    if (params_.split_k.empty())
-        params_.split_k = {1};
+    // Not splitting is always a candidate (a list without it could leave no candidate).
+    if (std::find(params_.split_k.begin(), params_.split_k.end(), 1) == params_.split_k.end())
+        params_.split_k.insert(params_.split_k.begin(), 1);
 }
 
 sim::Support GpuModel::supports(const sim::Graph&, const sim::Op& op) const {
@@ -92,37 +93,74 @@ double GpuModel::streaming_s(double bytes, double flops) const {
                     flops / (params_.peak_flops() * params_.compute_efficiency));
 }
 
-GemmKernelCost GpuModel::gemm(double batch, double m, double n, double k, sim::DType dtype) const {
+namespace {
+
+// The K depth of one main-loop step (a pipeline stage): CUTLASS's SIMT fp32 kernels load 8
+// values of K a stage, its 16-bit tensor-op kernels 32 [assumption: their default tiles]. A
+// split-K slice is at least one such step.
+double k_tile_depth(sim::DType dtype) {
+    return dtype == sim::DType::bf16 || dtype == sim::DType::f16 ? 32.0 : 8.0;
+}
+// Outputs of a matrix-vector product one thread block computes (a warp per output, as
+// cuBLAS's gemv kernels split them) [assumption]; it sets how many SMs a short GEMV occupies.
+constexpr double gemv_outputs_per_block = 32.0;
+
+// Cycles the busiest SM needs for its q blocks, r resident at once: rounds of b <= r blocks,
+// each b A + K_s max(L, b C) (devices/gpu.hpp), with C and L per value of K.
+double rounds_cycles(double q, double r, double k_steps, double per_block, double step_latency,
+                     double step_throughput) {
+    const double full = std::floor(q / r);
+    const double rest = q - full * r;
+    auto round = [&](double b) {
+        return b * per_block + k_steps * std::max(step_latency, b * step_throughput);
+    };
+    return full * round(r) + (rest > 0.0 ? round(rest) : 0.0);
+}
+
+}  // namespace
+
+GemmKernelCost GpuModel::gemm(double batch, double m, double n, double k, sim::DType dtype,
+                              bool allow_split_k) const {
     const GpuParams& p = params_;
     const double element_bytes = static_cast<double>(sim::dtype_size_bytes(dtype));
     // A and B read once, C written once.
     const double operand_bytes = batch * (m * k + k * n + m * n) * element_bytes;
+    const double flops = 2.0 * batch * m * n * k;
     GemmKernelCost best;
     if (m <= 1.0 || n <= 1.0) {
         // BLAS runs a matrix-vector product as a GEMV: each operand element is used once, so
-        // it is a streaming kernel (cuBLAS's gemvx / gemv2T), not a tiled GEMM.
+        // it is a streaming kernel (cuBLAS's gemv kernels), not a tiled GEMM. Too few outputs
+        // leave SMs idle, and an SM loads at most tile_load_Bpc.
         best.gemv = true;
-        best.memory_s = operand_bytes / p.achievable_bandwidth_Bps();
-        best.total_s = std::max(best.memory_s, 2.0 * batch * m * n * k / p.peak_flops());
+        best.blocks = std::ceil(batch * std::max(m, n) / gemv_outputs_per_block);
+        double bandwidth_Bps = p.achievable_bandwidth_Bps();
+        if (p.tile_load_Bpc > 0.0) {
+            const double busy_sms = std::min(static_cast<double>(p.sms), best.blocks);
+            bandwidth_Bps = std::min(bandwidth_Bps, busy_sms * p.tile_load_Bpc * p.clock_hz);
+        }
+        best.memory_s = operand_bytes / bandwidth_Bps;
+        best.total_s = std::max(best.memory_s, flops / p.peak_flops());
         return best;
     }
     const double fma_cycles = 2.0 / (p.flops_per_cycle_per_sm(dtype) * p.compute_efficiency);
-    const double memory_s = operand_bytes / p.memory_bandwidth_Bps;
+    const double memory_s = operand_bytes / p.achievable_bandwidth_Bps();
+    const double k_depth = k_tile_depth(dtype);
+    const double step_latency = p.k_tile_latency_cycles / k_depth;
     best.total_s = std::numeric_limits<double>::infinity();
     for (const GpuTile& tile : p.gemm_tiles) {
         const double tm = tile.m, tn = tile.n;
         // Edge tiles are computed whole: ceil, not m / tm ...
         const double row_tiles = std::ceil(m / tm), column_tiles = std::ceil(n / tn);
         const double tiles = batch * row_tiles * column_tiles;
-        const double fma_per_k = tm * tn * fma_cycles;
-        // ... but their loads past the edge are predicated off: a block loads its share of
-        // the rows and columns that exist.
-        const double load_per_k = p.tile_load_Bpc > 0.0 ? (m / row_tiles + n / column_tiles) *
-                                                              element_bytes / p.tile_load_Bpc
-                                                        : 0.0;
+        // ... but their loads past the edge are predicated off: a block loads its share of the
+        // rows and columns that exist.
+        const double rows = m / row_tiles, columns = n / column_tiles;
+        const double step_throughput =
+            tm * tn * fma_cycles +
+            (p.tile_load_Bpc > 0.0 ? (rows + columns) * element_bytes / p.tile_load_Bpc : 0.0);
         const double resident = p.resident_blocks(tile);
         for (int split : p.split_k) {
-            if (split > 1 && k < 2.0 * split)
+            if (split > 1 && (!allow_split_k || k < k_depth * split))
                 continue;
             GemmKernelCost c;
             c.tile = tile;
@@ -131,19 +169,16 @@ GemmKernelCost GpuModel::gemm(double batch, double m, double n, double k, sim::D
             c.waves = std::ceil(c.blocks / p.sms);  // blocks on the busiest SM
             c.resident = std::min(resident, c.waves);
             c.rounds = std::ceil(c.waves / resident);
-            const double busy = std::min(1.0, c.resident * tile.warps / p.warps_to_saturate);
-            const double k_per_block = std::ceil(k / split);
-            c.compute_s = (c.waves * k_per_block * std::max(fma_per_k / busy, load_per_k) +
-                           c.rounds * p.block_overhead_cycles) /
+            c.compute_s = rounds_cycles(c.waves, resident, std::ceil(k / split),
+                                        p.block_overhead_cycles, step_latency, step_throughput) /
                           p.clock_hz;
             c.memory_s = memory_s;
             // Split-K writes the fp32 partial sums of every slice and a second kernel reduces
             // them; they are re-read while still in L2, so at no less than the peak bandwidth.
-            const double reduce_s = split > 1
-                                        ? p.kernel_latency_s + 2.0 * split * batch * m * n * 4.0 /
-                                                                   p.memory_bandwidth_Bps
-                                        : 0.0;
-            c.total_s = std::max(c.compute_s, c.memory_s) + reduce_s;
+            c.reduce_s = split > 1 ? p.chained_kernel_latency_s +
+                                         2.0 * split * batch * m * n * 4.0 / p.memory_bandwidth_Bps
+                                   : 0.0;
+            c.total_s = std::max(c.compute_s, c.memory_s) + c.reduce_s;
             if (c.total_s < best.total_s)
                 best = c;
         }
@@ -163,25 +198,34 @@ GpuOpCost GpuModel::cost(const sim::Graph& graph, const sim::Op& op) const {
     const double op_bytes = static_cast<double>(op.bytes_read + op.bytes_written);
     if (const auto rnn = sim::recurrent_dims(graph, op)) {
         // Per direction: the input projection X W^T for all steps at once (one GEMM kernel),
-        // then the recurrent kernel: per step h R^T (one GEMM) with the gates fused into it.
-        const double gates_h = static_cast<double>(rnn->gates * rnn->hidden);
+        // then the steps (devices/gpu.hpp).
+        const double hidden = static_cast<double>(rnn->hidden);
+        const double gates_h = static_cast<double>(rnn->gates) * hidden;
         const double steps = static_cast<double>(rnn->seq);
         const double batch = static_cast<double>(rnn->batch);
         const double projection =
             gemm(1.0, steps * batch, gates_h, static_cast<double>(rnn->input), dtype).total_s;
-        const double step_gemm =
-            gemm(1.0, batch, gates_h, static_cast<double>(rnn->hidden), dtype).total_s;
         // The gates read the pre-activations and the cell state, write h and c.
-        const double gate_bytes =
-            batch * (gates_h + 3.0 * static_cast<double>(rnn->hidden)) * element_bytes;
-        const double per_step =
-            params_.recurrent_step_latency_s + step_gemm + streaming_s(gate_bytes, 0.0);
+        const double gate_s = streaming_s(batch * (gates_h + 3.0 * hidden) * element_bytes, 0.0);
         const double directions = static_cast<double>(rnn->directions);
-        c.kernels = 2.0 * directions;
-        c.device_s = directions * (2.0 * params_.kernel_latency_s + projection + steps * per_step);
+        if (hidden <= params_.persistent_rnn_max_hidden) {
+            const double step_flops = 2.0 * batch * gates_h * hidden;
+            const double per_step =
+                params_.recurrent_step_latency_s +
+                step_flops / (params_.peak_flops() * params_.compute_efficiency) + gate_s;
+            c.kernels = 2.0 * directions;
+            c.device_s =
+                directions * (2.0 * params_.kernel_latency_s + projection + steps * per_step);
+        } else {
+            const double per_step = 2.0 * params_.chained_kernel_latency_s +
+                                    gemm(1.0, batch, gates_h, hidden, dtype).total_s + gate_s;
+            c.kernels = directions * (1.0 + 2.0 * steps);
+            c.device_s = directions * (params_.kernel_latency_s + projection + steps * per_step);
+        }
     } else if (const auto dims = sim::gemm_dims(graph, op)) {
-        GemmKernelCost k = gemm(dims->batch, dims->m, dims->n, dims->k, dtype);
-        if (op.type == "Conv") {
+        const bool conv = op.type == "Conv";
+        GemmKernelCost k = gemm(dims->batch, dims->m, dims->n, dims->k, dtype, !conv);
+        if (conv) {
             // Implicit GEMM never materialises im2col: device memory sees the op's tensors.
             k.memory_s = op_bytes / params_.memory_bandwidth_Bps;
             k.total_s = std::max(k.total_s, k.memory_s);
@@ -243,6 +287,15 @@ double fraction(const sim::ConfigNode& node, const std::string& key) {
     return v;
 }
 
+double non_negative_cycles(const sim::ConfigNode& node, const std::string& key) {
+    if (!node.has(key))
+        return 0.0;
+    const double v = node.at(key).as_double();
+    if (!(v >= 0.0))
+        node[key].fail(fmt::format("must be >= 0 cycles, got {}", v));
+    return v;
+}
+
 }  // namespace
 
 void build_gpu(const sim::ConfigNode& node, const std::string& name, sim::Platform& platform) {
@@ -257,10 +310,12 @@ void build_gpu(const sim::ConfigNode& node, const std::string& name, sim::Platfo
                                                  "compute_efficiency",
                                                  "tile_load_Bpc",
                                                  "block_overhead_cycles",
+                                                 "k_tile_latency_cycles",
+                                                 "chained_kernel_latency",
                                                  "kernel_latency",
                                                  "launch_overhead",
                                                  "recurrent_step_latency",
-                                                 "warps_to_saturate",
+                                                 "persistent_rnn_max_hidden",
                                                  "registers_per_sm",
                                                  "max_threads_per_sm",
                                                  "max_blocks_per_sm",
@@ -281,16 +336,9 @@ void build_gpu(const sim::ConfigNode& node, const std::string& name, sim::Platfo
     p.compute_efficiency = fraction(node, "compute_efficiency");
     if (node.has("tile_load_Bpc"))
         p.tile_load_Bpc = sim::positive_number(node, "tile_load_Bpc");
-    if (node.has("block_overhead_cycles")) {
-        p.block_overhead_cycles = node.at("block_overhead_cycles").as_double();
-        if (p.block_overhead_cycles < 0.0)
-            node["block_overhead_cycles"].fail("must be >= 0");
-    }
-    if (node.has("warps_to_saturate")) {
-        p.warps_to_saturate = node.at("warps_to_saturate").as_double();
-        if (!(p.warps_to_saturate >= 1.0 && p.warps_to_saturate <= 1024.0))
-            node["warps_to_saturate"].fail("must be in [1, 1024] warps");
-    }
+    p.block_overhead_cycles = non_negative_cycles(node, "block_overhead_cycles");
+    p.k_tile_latency_cycles = non_negative_cycles(node, "k_tile_latency_cycles");
+    p.chained_kernel_latency_s = sim::non_negative_time(node, "chained_kernel_latency");
     if (node.has("registers_per_sm"))
         p.registers_per_sm = sim::positive_int(node, "registers_per_sm");
     if (node.has("max_threads_per_sm"))
@@ -302,6 +350,8 @@ void build_gpu(const sim::ConfigNode& node, const std::string& name, sim::Platfo
     p.launch_overhead_s = sim::non_negative_time(node, "launch_overhead");
     p.kernel_latency_s = sim::non_negative_time(node, "kernel_latency");
     p.recurrent_step_latency_s = sim::non_negative_time(node, "recurrent_step_latency");
+    if (node.has("persistent_rnn_max_hidden"))
+        p.persistent_rnn_max_hidden = sim::positive_int(node, "persistent_rnn_max_hidden");
     if (node.has("gemm_tiles"))
         p.gemm_tiles = parse_tiles(node.at("gemm_tiles"));
     if (node.has("split_k")) {

@@ -8,20 +8,29 @@
 //   are computed whole (tile quantisation). The blocks are spread evenly over the SMs, so the
 //   busiest SM holds q = ceil(blocks / SMs) of them (wave quantisation), and an SM keeps r of
 //   them resident at once, as its registers, threads, shared memory and block slots allow (an
-//   occupancy calculator over the datasheet limits). Per K step a block costs
-//       F = 2 tm tn / (FLOP/cycle x compute_efficiency)   the FMAs, at the SM's rate
-//       L = (rows + columns it really loads) x bytes / tile_load_Bpc   feeding them
-//   cycles. The SM runs its q blocks in ceil(q / r) rounds of resident blocks:
-//       max(q K F / u, q K L) + ceil(q / r) block_overhead_cycles
-//   where u = min(1, resident warps / warps_to_saturate) is how busy the resident warps keep
-//   the FMA pipes (a lone 4-warp block cannot hide its own latencies; several can). As
-//   cuBLAS's heuristic does, the tile and split with the least time are taken. The kernel
-//   cannot beat streaming its operands once from device memory at the peak bandwidth.
-//   A split-K pays a second kernel that reduces the fp32 partial sums (written and re-read
-//   while they sit in L2: at the peak bandwidth).
+//   occupancy calculator over the datasheet limits). The SM runs its q blocks in rounds of up
+//   to r resident blocks. A round of b blocks costs
+//       b A + K_s max(L, b C)
+//   cycles, K_s the values of K in a slice, where
+//       C = 2 tm tn / (FLOP/cycle x compute_efficiency)              the FMAs of one K value
+//           + (rows + columns it really loads) x bytes / tile_load_Bpc   and feeding them:
+//         the SM's throughput per block and K value, shared by the resident blocks;
+//       L = k_tile_latency_cycles / k_tile: how long a block takes per K value however idle
+//         its SM. The main loop moves K in tiles (8 fp32 values a pipeline stage in CUTLASS's
+//         SIMT kernels, 32 16-bit ones in its tensor-op kernels) and cannot start the next
+//         before its operands arrive, so a stage costs about a memory round trip; a few
+//         resident blocks leave the FMA pipes idle;
+//       A = block_overhead_cycles: what a block costs besides its K loop (prologue,
+//         epilogue).
+//   As a library's heuristic does, the tile and split with the least time are taken. The
+//   kernel cannot beat streaming its operands once at the achievable bandwidth. A split-K
+//   pays a second kernel that reduces the fp32 partial sums: chained_kernel_latency plus the
+//   partial sums written and re-read while they sit in L2 (at the peak bandwidth). Convolutions run
+//   as cuDNN's implicit-GEMM kernels, which do not split K.
 //
 //   A matrix-vector product (m = 1 or n = 1) is what BLAS runs it as: a GEMV, a streaming
-//   kernel.
+//   kernel, at the achievable bandwidth or, when its outputs are too few to occupy every SM,
+//   at what the busy SMs load (tile_load_Bpc each).
 //
 //   Memory-bound kernels stream their bytes at memory_bandwidth x bandwidth_efficiency
 //   (achievable versus peak), or run at the FLOP rate if that is slower.
@@ -30,12 +39,18 @@
 //   completion) and launch_overhead on the host that issues it.
 //
 // A fused recurrent op (LSTM, GRU, RNN) is one GEMM for its input projection over all steps,
-// then per step one GEMM of the recurrent weights and the element-wise gates fused into it,
-// each step costing recurrent_step_latency instead of a kernel launch (cuDNN's persistent
-// recurrent kernels; zhang2021 §II: DUET finds small RNNs faster on the CPU).
+// then the steps, each one product with the recurrent weights and the element-wise gates:
+//   - a persistent kernel (hidden <= persistent_rnn_max_hidden; by default every size, as a
+//     compiler's fused RNN kernel): one launch for all steps, the recurrent weights held on
+//     chip, so a step costs recurrent_step_latency (the grid-wide hand-over between steps),
+//     its FMAs at the SMs' rate and its gates' bytes;
+//   - otherwise cuDNN's standard algorithm: per step a GEMM kernel and a gates kernel, each
+//     a chained kernel (chained_kernel_latency).
+// (zhang2021 §II: DUET finds small RNNs faster on the CPU.)
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <set>
 #include <string>
 #include <utility>
@@ -64,13 +79,18 @@ struct GpuParams {
     double compute_efficiency = 1.0;     // fraction of FLOP/cycle the GEMM inner loop reaches
     double bandwidth_efficiency = 1.0;   // achievable / peak memory bandwidth
     double tile_load_Bpc = 0.0;          // operand bytes per cycle per SM feeding FMAs; 0 = free
-    double block_overhead_cycles = 0.0;  // per thread block
-    double kernel_latency_s = 0.0;       // per kernel, device side
-    // Resident warps that keep an SM's FMA pipes busy; 1 = any block does (a plain roofline).
-    double warps_to_saturate = 1.0;
-    double recurrent_step_latency_s = 0.0;        // per recurrent step inside a fused RNN kernel
-    std::vector<GpuTile> gemm_tiles;              // candidate tiles; empty = default_gemm_tiles()
-    std::vector<int> split_k = {1, 2, 4, 8, 16};  // candidate K splits
+    double block_overhead_cycles = 0.0;  // per thread block, besides its K loop
+    double k_tile_latency_cycles = 0.0;  // one K tile (pipeline stage) of a block alone on its SM
+    // A further kernel queued right behind another (a split-K's reduction, a recurrent step's
+    // kernels): its launch gap and floor, besides its body.
+    double chained_kernel_latency_s = 0.0;
+    double kernel_latency_s = 0.0;          // per kernel, device side
+    double recurrent_step_latency_s = 0.0;  // per recurrent step inside a fused RNN kernel
+    // Largest hidden size the library runs as a persistent kernel; larger ones launch kernels
+    // per step. Infinite: every size (a compiler's fused kernel).
+    double persistent_rnn_max_hidden = std::numeric_limits<double>::infinity();
+    std::vector<GpuTile> gemm_tiles;  // candidate tiles; empty = default_gemm_tiles()
+    std::vector<int> split_k = {1, 2, 4, 8, 16, 32, 64};  // candidate K splits
     // What an SM holds at once [datasheet]; the defaults are Volta's to Hopper's (an H100 has
     // 228 KiB of shared memory per SM, a V100 96 KiB; a Turing SM 1024 threads and 16 blocks).
     int registers_per_sm = 65536;
@@ -100,6 +120,7 @@ struct GemmKernelCost {
     double resident = 0.0;   // blocks an SM keeps resident at once
     double rounds = 0.0;     // ceil(waves / resident)
     double compute_s = 0.0;  // the busiest SM's rounds of blocks
+    double reduce_s = 0.0;   // the split-K reduction kernel
     double memory_s = 0.0;   // the operands streamed once
     double total_s = 0.0;    // device side, without kernel_latency
 };
@@ -121,8 +142,9 @@ public:
     double kernel_time_s(const sim::Graph& graph, const sim::Op& op) const override;
     GpuOpCost cost(const sim::Graph& graph, const sim::Op& op) const;
     // Body of one GEMM kernel (batch products of m x k by k x n, operands of `dtype`) at the
-    // best tile and split.
-    GemmKernelCost gemm(double batch, double m, double n, double k, sim::DType dtype) const;
+    // best tile and split (no split when `allow_split_k` is false: convolutions).
+    GemmKernelCost gemm(double batch, double m, double n, double k, sim::DType dtype,
+                        bool allow_split_k = true) const;
     const GpuParams& params() const { return params_; }
 
 private:

@@ -34,8 +34,9 @@ void register_components(sim::ComponentRegistry& registry) {
     registry.add(
         {"gpu",
          "device",
-         "GPU / PCIe accelerator: kernels of thread-block tiles in waves over the SMs, with "
-         "occupancy, split-K and GEMV; memory-bound kernels at the achievable bandwidth; "
+         "GPU / PCIe accelerator: kernels of thread-block tiles in rounds of resident blocks "
+         "over the SMs, with occupancy, K-step latency, split-K and GEMV; memory-bound kernels "
+         "at the achievable bandwidth; "
          "fused recurrent ops as one GEMM per step",
          &build_gpu,
          // What `hetsim calibrate --fit` may fit (issue 25): the efficiencies and
@@ -47,9 +48,11 @@ void register_components(sim::ComponentRegistry& registry) {
           {"tile_load_Bpc", std::nullopt, 1.0, 1e5,
            "operand bytes per cycle per SM that feed the FMAs"},
           {"block_overhead_cycles", std::nullopt, 1.0, 1e7,
-           "fixed cycles per round of resident thread blocks"},
-          {"warps_to_saturate", std::nullopt, 1.0, 64.0,
-           "resident warps that keep an SM's FMA pipes busy"},
+           "cycles a thread block costs its SM besides its K loop"},
+          {"k_tile_latency_cycles", std::nullopt, 1.0, 1e5,
+           "cycles one K tile (pipeline stage) takes a block alone on its SM"},
+          {"chained_kernel_latency", sim::Quantity::time, 1e-8, 1e-3,
+           "a further kernel of a chain (split-K reduction, recurrent step), besides its body"},
           {"kernel_latency", sim::Quantity::time, 1e-8, 1e-3, "device-side floor of one kernel"},
           {"launch_overhead", sim::Quantity::time, 1e-8, 1e-2,
            "host-side cost of issuing one kernel"},

@@ -49,37 +49,46 @@ TEST(GpuModel, GemmRunsInWavesOfWholeTiles) {
     EXPECT_DOUBLE_EQ(gpu.gemm(2, 4, 4, 8, sim::DType::f32).blocks, 8.0);
 }
 
-TEST(GpuModel, AKStepCostsItsFmasOrItsOperandLoadsWhicheverIsSlower) {
-    // tile_load_Bpc = 1: a 2 x 2 block's K step loads (2 + 2) x 4 B at 1 B/cycle, 16 cycles
-    // against 2 of FMAs. 4 blocks, 2 on the busiest SM: 2 x 8 steps x 16 = 256 ns.
+TEST(GpuModel, AKValueCostsItsFmasPlusItsOperandLoads) {
+    // tile_load_Bpc = 1: per value of K a 2 x 2 block loads (2 + 2) x 4 B at 1 B/cycle, 16
+    // cycles, on top of its 2 cycles of FMAs (both are instructions the SM issues). 4 blocks,
+    // 2 on the busiest SM: 2 x 8 x 18 = 288 ns.
     GpuParams p = small_gpu();
     p.tile_load_Bpc = 1;
-    EXPECT_NEAR(GpuModel(p).gemm(1, 4, 4, 8, sim::DType::f32).total_s, 256e-9, 1e-18);
-    // At 8 B/cycle the loads take 2 cycles, as the FMAs do: 32 ns, as with free loads.
+    EXPECT_NEAR(GpuModel(p).gemm(1, 4, 4, 8, sim::DType::f32).total_s, 288e-9, 1e-18);
+    // At 8 B/cycle the loads take 2 cycles: 2 x 8 x 4 = 64 ns.
     p.tile_load_Bpc = 8;
-    EXPECT_NEAR(GpuModel(p).gemm(1, 4, 4, 8, sim::DType::f32).total_s, 32e-9, 1e-18);
+    EXPECT_NEAR(GpuModel(p).gemm(1, 4, 4, 8, sim::DType::f32).total_s, 64e-9, 1e-18);
     // Edge tiles compute whole but load only the rows that exist: m = 3 is 2 row tiles of 1.5
-    // rows on average, (1.5 + 2) x 4 B = 14 cycles a step at 1 B/cycle; 2 x 8 x 14 = 224 ns.
+    // rows on average, (1.5 + 2) x 4 B = 14 cycles at 1 B/cycle, + 2: 2 x 8 x 16 = 256 ns.
     p.tile_load_Bpc = 1;
-    EXPECT_NEAR(GpuModel(p).gemm(1, 3, 4, 8, sim::DType::f32).total_s, 224e-9, 1e-18);
-    // Halving the compute efficiency doubles the FMA cycles, 4 a step: with free loads 64 ns.
+    EXPECT_NEAR(GpuModel(p).gemm(1, 3, 4, 8, sim::DType::f32).total_s, 256e-9, 1e-18);
+    // Halving the compute efficiency doubles the FMA cycles, 4 a value: with free loads 64 ns.
     p.tile_load_Bpc = 0;
     p.compute_efficiency = 0.5;
     EXPECT_NEAR(GpuModel(p).gemm(1, 4, 4, 8, sim::DType::f32).total_s, 64e-9, 1e-18);
 }
 
-TEST(GpuModel, TooFewResidentWarpsLeaveTheFmaPipesIdle) {
-    // warps_to_saturate = 16: the busiest SM holds 2 resident blocks of 4 warps, 8 warps, so
-    // its FMAs run at half rate: 2 x 8 x 2 / 0.5 = 64 ns. A lone block (a 2 x 2 output, one
-    // block) has 4 warps of 16: 8 x 2 / 0.25 = 64 ns on its SM as well.
+TEST(GpuModel, FewResidentBlocksWaitOnTheirKTiles) {
+    // k_tile_latency_cycles = 64: an fp32 K tile is 8 values, so a block needs at least 8
+    // cycles per value of K however idle its SM. The busiest SM's 2 blocks would take 2 x 2
+    // = 4 cycles a value: latency-bound, 8 x 8 = 64 ns instead of 32.
     GpuParams p = small_gpu();
-    p.warps_to_saturate = 16;
+    p.k_tile_latency_cycles = 64;
     const GemmKernelCost two = GpuModel(p).gemm(1, 4, 4, 8, sim::DType::f32);
     EXPECT_DOUBLE_EQ(two.resident, 2.0);
     EXPECT_NEAR(two.total_s, 64e-9, 1e-18);
+    // A lone block (a 2 x 2 output) takes as long: 64 ns.
     EXPECT_NEAR(GpuModel(p).gemm(1, 2, 2, 8, sim::DType::f32).total_s, 64e-9, 1e-18);
-    // 8 warps saturate: the two blocks run at full rate, 32 ns.
-    p.warps_to_saturate = 8;
+    // 8 resident blocks on an SM (16 x 4: 16 blocks over 2 SMs) need 8 x 2 = 16 cycles a
+    // value, more than the latency: throughput-bound, 8 x 16 = 128 ns.
+    EXPECT_NEAR(GpuModel(p).gemm(1, 16, 4, 8, sim::DType::f32).total_s, 128e-9, 1e-18);
+    // 16-bit operands move K in tiles of 32: 2 cycles a value. With a tensor rate 4x the fp32
+    // one (half a cycle of FMAs a value), the lone block is latency-bound: 32 x 2 = 64 ns.
+    p.bf16_flops_per_cycle_per_sm = 16;
+    EXPECT_NEAR(GpuModel(p).gemm(1, 2, 2, 32, sim::DType::bf16).total_s, 64e-9, 1e-18);
+    // Without the latency, a round of blocks costs only their throughput: 32 ns.
+    p.k_tile_latency_cycles = 0;
     EXPECT_NEAR(GpuModel(p).gemm(1, 4, 4, 8, sim::DType::f32).total_s, 32e-9, 1e-18);
 }
 
@@ -104,18 +113,26 @@ TEST(GpuModel, RegistersThreadsAndSharedMemoryLimitTheResidentBlocks) {
     EXPECT_EQ(p.resident_blocks({32, 32, 2}), 4);
 }
 
-TEST(GpuModel, EachRoundOfResidentBlocksPaysTheBlockOverhead) {
-    // 100 cycles a block: the busiest SM's 2 blocks are resident together, one round, 32 + 100
-    // = 132 ns. With one block slot per SM they run in 2 rounds: 32 + 200 = 232 ns.
+TEST(GpuModel, EveryBlockPaysTheBlockOverheadAndEveryRoundItsLatency) {
+    // 100 cycles a block: the busiest SM's 2 blocks are resident together, one round, 2 x 100
+    // + 8 x 2 x 2 = 232 ns.
     GpuParams p = small_gpu();
     p.block_overhead_cycles = 100;
     const GemmKernelCost one_round = GpuModel(p).gemm(1, 4, 4, 8, sim::DType::f32);
     EXPECT_DOUBLE_EQ(one_round.rounds, 1.0);
-    EXPECT_NEAR(one_round.total_s, 132e-9, 1e-18);
+    EXPECT_NEAR(one_round.total_s, 232e-9, 1e-18);
+    // With one block slot per SM they run in 2 rounds of one: 2 x (100 + 8 x 2), the same
+    // 232 ns, as long as the FMAs bound a round ...
     p.max_blocks_per_sm = 1;
     const GemmKernelCost two_rounds = GpuModel(p).gemm(1, 4, 4, 8, sim::DType::f32);
     EXPECT_DOUBLE_EQ(two_rounds.rounds, 2.0);
     EXPECT_NEAR(two_rounds.total_s, 232e-9, 1e-18);
+    // ... but each round waits out the K tiles' latency (8 cycles a value): 2 x (100 + 64)
+    // = 328 ns, against 200 + 64 = 264 ns when both blocks share one round.
+    p.k_tile_latency_cycles = 64;
+    EXPECT_NEAR(GpuModel(p).gemm(1, 4, 4, 8, sim::DType::f32).total_s, 328e-9, 1e-18);
+    p.max_blocks_per_sm = 32;
+    EXPECT_NEAR(GpuModel(p).gemm(1, 4, 4, 8, sim::DType::f32).total_s, 264e-9, 1e-18);
 }
 
 TEST(GpuModel, AMatrixVectorProductStreamsAsAGemv) {
@@ -131,6 +148,11 @@ TEST(GpuModel, AMatrixVectorProductStreamsAsAGemv) {
     // The same with one output column (n = 1), and not with two.
     EXPECT_TRUE(GpuModel(p).gemm(1, 32, 1, 64, sim::DType::f32).gemv);
     EXPECT_FALSE(GpuModel(p).gemm(1, 32, 2, 64, sim::DType::f32).gemv);
+    // 32 outputs are one block's: one SM streams them, at tile_load_Bpc = 1 B/cycle = 1 GB/s:
+    // 8576 ns. 64 outputs occupy both SMs: twice the rate, (64 + 4096 + 64) x 4 B / 2 GB/s.
+    p.tile_load_Bpc = 1;
+    EXPECT_NEAR(GpuModel(p).gemm(1, 1, 32, 64, sim::DType::f32).total_s, 8576e-9, 1e-15);
+    EXPECT_NEAR(GpuModel(p).gemm(1, 1, 64, 64, sim::DType::f32).total_s, 8448e-9, 1e-15);
 }
 
 TEST(GpuModel, SplitKSpreadsALongReductionOverIdleSms) {
@@ -143,6 +165,20 @@ TEST(GpuModel, SplitKSpreadsALongReductionOverIdleSms) {
     const GemmKernelCost k = GpuModel(p).gemm(1, 2, 2, 64, sim::DType::f32);
     EXPECT_EQ(k.split_k, 4);
     EXPECT_NEAR(k.total_s, 33.6e-9, 1e-15);
+    // The reduction is a chained kernel: with 100 ns for it, 4 slices cost 133.6 ns and one
+    // block alone (128 ns) wins.
+    p.chained_kernel_latency_s = 100e-9;
+    EXPECT_EQ(GpuModel(p).gemm(1, 2, 2, 64, sim::DType::f32).split_k, 1);
+    // A slice is at least one K tile (8 fp32 values): K = 24 cannot be split in 4, though 4
+    // slices of 6 would beat one block's 48 ns.
+    p.chained_kernel_latency_s = 0;
+    EXPECT_EQ(GpuModel(p).gemm(1, 2, 2, 24, sim::DType::f32).split_k, 1);
+    // Not splitting is a candidate even when the list leaves it out.
+    p.split_k = {4};
+    EXPECT_EQ(GpuModel(p).params().split_k.front(), 1);
+    // cuDNN's implicit-GEMM convolutions do not split K.
+    p.split_k = {1, 4};
+    EXPECT_EQ(GpuModel(p).gemm(1, 2, 2, 64, sim::DType::f32, false).split_k, 1);
 }
 
 TEST(GpuModel, SixteenBitGemmsUseTheTensorRate) {
@@ -168,12 +204,11 @@ TEST(GpuModel, MemoryBoundKernelStreamsAtTheAchievableBandwidthAfterItsFloor) {
 
 TEST(GpuModel, FusedLstmIsAProjectionGemmThenOneGemmPerStep) {
     // LSTM, 5 steps, batch 1, input 8, hidden 16 (4 gates: 64 columns); 64 x 64 tiles:
-    //   projection (5 x 8) x (8 x 64): one block of 8 steps x 2048 cycles = 16.384 us;
-    //   each step (1 x 16) x (16 x 64), a matrix-vector product at batch 1: a GEMV, whose
-    //   2 x 16 x 64 FLOPs at 8 GFLOP/s (256 ns) outlast its (16 + 1024 + 64) x 4 B at 80 GB/s
-    //   (55.2 ns); plus the gates, (64 + 3 x 16) x 4 B = 448 B at 80 GB/s = 5.6 ns, plus the
-    //   1 us step latency; two kernels of 2 us floor each: 4 + 16.384 + 5 x 1.2616 = 26.692 us
-    //   on the GPU, and two launches of 1 us on the host.
+    //   projection (5 x 8) x (8 x 64): one block of 8 values of K x 2048 cycles = 16.384 us;
+    //   a persistent kernel (hidden 16, every size by default) then runs each step's
+    //   2 x 16 x 64 FLOPs at 8 GFLOP/s (256 ns), the gates, (64 + 3 x 16) x 4 B = 448 B at 80
+    //   GB/s = 5.6 ns, and the 1 us step latency; two kernels of 2 us floor each: 4 + 16.384 +
+    //   5 x 1.2616 = 26.692 us on the GPU, and two launches of 1 us on the host.
     sim::Graph graph("rnn");
     const int x = graph.add_tensor("x", {5, 1, 8}, sim::DType::f32, sim::TensorKind::input);
     const int w = graph.add_tensor("w", {1, 64, 8}, sim::DType::f32, sim::TensorKind::weight);
@@ -190,6 +225,16 @@ TEST(GpuModel, FusedLstmIsAProjectionGemmThenOneGemmPerStep) {
     EXPECT_DOUBLE_EQ(c.kernels, 2.0);
     EXPECT_NEAR(c.device_s, 26.692e-6, 1e-12);
     EXPECT_NEAR(c.total_s, 28.692e-6, 1e-12);
+    // A hidden size above persistent_rnn_max_hidden runs cuDNN's standard algorithm: per step
+    // a GEMV kernel (256 ns, as above) and a gates kernel (5.6 ns), each chained (0.5 us):
+    // 1.2616 us a step; one projection kernel first: 2 + 16.384 + 5 x 1.2616 = 24.692 us,
+    // and 11 launches.
+    p.persistent_rnn_max_hidden = 8;
+    p.chained_kernel_latency_s = 0.5e-6;
+    const GpuOpCost s = GpuModel(p).cost(graph, graph.op(op));
+    EXPECT_DOUBLE_EQ(s.kernels, 11.0);
+    EXPECT_NEAR(s.device_s, 24.692e-6, 1e-12);
+    EXPECT_NEAR(s.total_s, 35.692e-6, 1e-12);
 }
 
 TEST(GpuModel, ConvIsAnImplicitGemmOverOutputPixels) {
@@ -242,7 +287,10 @@ components:
 TEST(GpuYaml, ReadsTilesWithWarpsAndTheSmLimits) {
     const sim::Platform p = hetsim::testing::parse_platform_yaml(
         gpu_platform("    gemm_tiles: [[64, 32, 2], [128, 128]]\n"
-                     "    warps_to_saturate: 6\n"
+                     "    k_tile_latency_cycles: 600\n"
+                     "    block_overhead_cycles: 3000\n"
+                     "    chained_kernel_latency: 4 us\n"
+                     "    persistent_rnn_max_hidden: 192\n"
                      "    registers_per_sm: 32768\n"
                      "    max_threads_per_sm: 1024\n"
                      "    max_blocks_per_sm: 16\n"
@@ -253,7 +301,10 @@ TEST(GpuYaml, ReadsTilesWithWarpsAndTheSmLimits) {
     ASSERT_EQ(g.gemm_tiles.size(), 2U);
     EXPECT_EQ(g.gemm_tiles[0].warps, 2);
     EXPECT_EQ(g.gemm_tiles[1].warps, 4);  // [rows, columns] alone: 4 warps
-    EXPECT_DOUBLE_EQ(g.warps_to_saturate, 6.0);
+    EXPECT_DOUBLE_EQ(g.k_tile_latency_cycles, 600.0);
+    EXPECT_DOUBLE_EQ(g.block_overhead_cycles, 3000.0);
+    EXPECT_DOUBLE_EQ(g.chained_kernel_latency_s, 4e-6);
+    EXPECT_DOUBLE_EQ(g.persistent_rnn_max_hidden, 192.0);
     EXPECT_EQ(g.registers_per_sm, 32768);
     EXPECT_EQ(g.max_threads_per_sm, 1024);
     EXPECT_EQ(g.max_blocks_per_sm, 16);
@@ -266,8 +317,13 @@ TEST(GpuYaml, RefusesBadWarpsAndLimits) {
                 ::testing::HasSubstr("a block has 1..32 warps, got 0"));
     EXPECT_THAT(platform_yaml_error(gpu_platform("    gemm_tiles: [[64, 32, 2, 1]]\n")),
                 ::testing::HasSubstr("[rows, columns, warps]"));
-    EXPECT_THAT(platform_yaml_error(gpu_platform("    warps_to_saturate: 0.5\n")),
-                ::testing::HasSubstr("must be in [1, 1024] warps"));
+    EXPECT_THAT(platform_yaml_error(gpu_platform("    k_tile_latency_cycles: -1\n")),
+                ::testing::HasSubstr("must be >= 0 cycles, got -1"));
+    EXPECT_THAT(platform_yaml_error(gpu_platform("    persistent_rnn_max_hidden: 0\n")),
+                ::testing::HasSubstr("persistent_rnn_max_hidden"));
+    // The parameter of an earlier form of the model is refused by name.
+    EXPECT_THAT(platform_yaml_error(gpu_platform("    warps_to_saturate: 4\n")),
+                ::testing::HasSubstr("warps_to_saturate"));
     EXPECT_THAT(platform_yaml_error(gpu_platform("    max_blocks_per_sm: 0\n")),
                 ::testing::HasSubstr("must be an integer in 1..1000000"));
     EXPECT_THAT(platform_yaml_error(gpu_platform("    shared_memory_per_sm: 0 KiB\n")),

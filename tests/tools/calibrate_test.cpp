@@ -59,11 +59,20 @@ TEST(Calibrate, XeonTitanVReproducesDuetFigures) {
     EXPECT_EQ(report.rows.size(), 8u);
     int in_published = 0;
     for (const auto& row : report.rows) {
-        EXPECT_TRUE(row.in_widened_range())
+        // A prediction, not re-tuned: since issue 25's K-tile GPU model (a GEMM's operand
+        // floor at the achievable bandwidth) DUET's gain over TVM-GPU on Wide-and-Deep
+        // predicts 2.88x, just past the widened 1.5-2.3x (README.md, "DUET").
+        const bool known_miss =
+            row.quantity == "DUET speedup over TVM-GPU" && row.point == "Wide-and-Deep";
+        EXPECT_EQ(row.in_widened_range(), !known_miss)
             << row.figure << " " << row.quantity << " " << row.point << ": " << row.simulated;
+        if (known_miss) {
+            EXPECT_GT(row.simulated, 2.3 * 1.25);
+        }
         in_published += row.in_published_range() ? 1 : 0;
     }
     EXPECT_EQ(in_published, 5);
+    EXPECT_FALSE(report.all_within_widened());
     EXPECT_EQ(report.trends.size(), 7u);
     for (const auto& trend : report.trends)
         EXPECT_TRUE(trend.holds) << trend.figure << ": " << trend.statement;

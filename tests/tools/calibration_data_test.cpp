@@ -11,6 +11,8 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "sim/csv.hpp"
@@ -100,14 +102,17 @@ TEST(CalibrationData, EveryShippedMeasurementFileLoadsAgainstItsPlatform) {
     const std::map<std::string, std::string> platform_of = {{"h100", "h100.yaml"},
                                                             {"h100_fresh", "h100.yaml"},
                                                             {"h100_reserve", "h100.yaml"},
+                                                            {"h100_fresh_layers", "h100.yaml"},
+                                                            {"h100_reserve2", "h100.yaml"},
                                                             {"h200", "h200.yaml"},
                                                             {"lee2022", "zynq_silentpim.yaml"},
                                                             {"duet", "xeon_titanv.yaml"},
                                                             {"eop", "i7_rtx2060.yaml"}};
     // Not a measurement file: every h100 row again with its spread and extras (README.md).
-    const std::set<std::string> not_measurements = {"h100/stats.csv", "h100_fresh/stats.csv",
-                                                    "h100_fresh/repeat_gemm_fp32_stats.csv",
-                                                    "h200/stats.csv", "h100_reserve/stats.csv"};
+    const std::set<std::string> not_measurements = {
+        "h100/stats.csv",         "h100_fresh/stats.csv",   "h100_fresh/repeat_gemm_fp32_stats.csv",
+        "h200/stats.csv",         "h100_reserve/stats.csv", "h100_fresh_layers/stats.csv",
+        "h100_reserve2/stats.csv"};
     std::size_t files = 0;
     for (const auto& set : fs::directory_iterator(calibration)) {
         if (!set.is_directory())
@@ -129,8 +134,9 @@ TEST(CalibrationData, EveryShippedMeasurementFileLoadsAgainstItsPlatform) {
             ++files;
         }
     }
-    // h100: 15, h100_fresh: 2, h100_reserve: 1, h200: 5, lee2022: 1, duet: 2, eop: 1
-    EXPECT_EQ(files, 27u);
+    // h100: 15, h100_fresh: 2, h100_reserve: 2, h100_fresh_layers: 4, h100_reserve2: 3, h200:
+    // 5, lee2022: 1, duet: 2, eop: 1
+    EXPECT_EQ(files, 35u);
 }
 
 TEST(CalibrationData, CopiesGrowWithSizeAndPinnedBeatsPageableAtOneGigabyte) {
@@ -218,7 +224,7 @@ TEST(CalibrationData, TheFreshGemmSetIsTheScriptsSecondSet) {
     }
 }
 
-// The reserve set (configs/calibration/h100_reserve, kept unseen for the next GPU-model change)
+// The reserve set (configs/calibration/h100_reserve, kept unseen until the k-tile model's test)
 // is `--only gemm_fp32_reserve`'s output: 180 shapes, none in the first or the fresh set.
 TEST(CalibrationData, TheReserveGemmSetIsTheScriptsThirdSet) {
     if (!python_has_torch())
@@ -236,6 +242,64 @@ TEST(CalibrationData, TheReserveGemmSetIsTheScriptsThirdSet) {
     EXPECT_EQ(rows.size(), 181U);
     for (std::size_t i = 1; i < rows.size(); ++i)
         EXPECT_EQ(other_shapes.count(rows[i][1]), 0U) << rows[i][1] << " is in another set";
+}
+
+// The random layers (configs/calibration/h100_fresh_layers, measured after the conv model's
+// last change, to test it on layers no choice looked at) are `--only conv_fresh,rnn_fresh`'s
+// output: 100 convolutions, none a ResNet-50 or Inception v3 layer of conv.csv, and 60
+// LSTM/GRU layers, none in rnn.csv; every time positive.
+TEST(CalibrationData, TheFreshLayerSetsAreTheScriptsRandomLayers) {
+    if (!python_has_torch())
+        GTEST_SKIP() << kNoTorch;
+    const fs::path layers = data_dir.parent_path() / "h100_fresh_layers";
+    expect_dry_run_reproduces(layers, "--only conv_fresh,rnn_fresh", {"conv_fresh", "rnn_fresh"});
+    for (const auto& [fresh, shipped, count] : {std::tuple{"conv_fresh.csv", "conv.csv", 101U},
+                                                std::tuple{"rnn_fresh.csv", "rnn.csv", 61U}}) {
+        std::set<std::string> shipped_layers;
+        const auto old_rows = read_rows(data_dir / shipped);
+        for (std::size_t i = 1; i < old_rows.size(); ++i)
+            shipped_layers.insert(old_rows[i][1]);
+        const auto rows = read_rows(layers / fresh);
+        EXPECT_EQ(rows.size(), count) << fresh;
+        for (std::size_t i = 1; i < rows.size(); ++i) {
+            EXPECT_EQ(shipped_layers.count(rows[i][1]), 0U) << rows[i][1] << " is in " << shipped;
+            EXPECT_GT(std::stod(rows[i][4]), 0.0) << rows[i][1];
+        }
+    }
+}
+
+// The second reserve (configs/calibration/h100_reserve2) is `--only
+// gemm_fp32_reserve2,rnn_reserve`'s output: 180 GEMM shapes in no earlier set and 60 LSTM/GRU
+// layers in neither rnn.csv nor rnn_fresh.csv.
+TEST(CalibrationData, TheSecondReserveIsTheScriptsFourthGemmSetAndRandomRnns) {
+    if (!python_has_torch())
+        GTEST_SKIP() << kNoTorch;
+    const fs::path calibration = data_dir.parent_path();
+    const fs::path reserve = calibration / "h100_reserve2";
+    expect_dry_run_reproduces(reserve, "--only gemm_fp32_reserve2,rnn_reserve",
+                              {"gemm_fp32_reserve2", "rnn_reserve"});
+    const auto workloads = [](const std::vector<fs::path>& files) {
+        std::set<std::string> names;
+        for (const fs::path& file : files) {
+            const auto rows = read_rows(file);
+            for (std::size_t i = 1; i < rows.size(); ++i)
+                names.insert(rows[i][1]);
+        }
+        return names;
+    };
+    const std::set<std::string> earlier =
+        workloads({data_dir / "gemm_fp32.csv", calibration / "h100_fresh/gemm_fp32_fresh.csv",
+                   calibration / "h100_reserve/gemm_fp32_reserve.csv", data_dir / "rnn.csv",
+                   calibration / "h100_fresh_layers/rnn_fresh.csv"});
+    for (const auto& [file, count] :
+         {std::pair{"gemm_fp32_reserve2.csv", 181U}, std::pair{"rnn_reserve.csv", 61U}}) {
+        const auto rows = read_rows(reserve / file);
+        EXPECT_EQ(rows.size(), count) << file;
+        for (std::size_t i = 1; i < rows.size(); ++i) {
+            EXPECT_EQ(earlier.count(rows[i][1]), 0U) << rows[i][1] << " is in an earlier set";
+            EXPECT_GT(std::stod(rows[i][4]), 0.0) << rows[i][1];
+        }
+    }
 }
 
 // The H200 folder (configs/calibration/h200) is the script's run of both fp32 GEMM sets on the

@@ -403,18 +403,18 @@ TEST(CalibrateFit, OptionsThatCannotBeDoneAreRefused) {
 
 // --starts N keeps the best of N descents: the first from the file's values, so never worse
 // than one start. From rough values on the H100 GEMMs, one descent stops in a local minimum
-// of the tile and wave model's staircase that more starts get below.
+// of the tile and round model's staircase that more starts get below.
 TEST(CalibrateFit, MoreStartsNeverFitWorse) {
     register_all();
     TempDir tmp;
     const fs::path root = HETSIM_SOURCE_DIR;
     std::string text = read_file(root / "configs/platforms/h100.yaml");
     const std::vector<std::pair<std::string, std::string>> rough = {
-        {"compute_efficiency: 0.7791", "compute_efficiency: 0.8   "},
-        {"bandwidth_efficiency: 0.5933", "bandwidth_efficiency: 0.8   "},
-        {"tile_load_Bpc: 7.948", "tile_load_Bpc: 20   "},
-        {"block_overhead_cycles: 7687", "block_overhead_cycles: 3000"},
-        {"warps_to_saturate: 4.595", "warps_to_saturate: 8    "}};
+        {"compute_efficiency: 0.9122", "compute_efficiency: 0.3   "},
+        {"tile_load_Bpc: 34.65", "tile_load_Bpc: 200  "},
+        {"block_overhead_cycles: 3644", "block_overhead_cycles: 1e4 "},
+        {"k_tile_latency_cycles: 604.2", "k_tile_latency_cycles: 100  "},
+        {"chained_kernel_latency: 4.23 us", "chained_kernel_latency: 20 us  "}};
     for (const auto& [fitted, start] : rough) {
         const auto at = text.find(fitted);
         ASSERT_NE(at, std::string::npos) << fitted;

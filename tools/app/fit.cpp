@@ -1316,9 +1316,19 @@ std::vector<MeasurementSet> measurement_sets(const std::string& platform_name) {
           {"held out: 180 fresh fp32 GEMMs (h100_fresh), first compared with the model after "
            "its fit",
            "calibration/h100_fresh/check_gemm_fp32_fresh.csv"},
+          {"held out: 180 reserve fp32 GEMMs (h100_reserve), first compared with the model "
+           "after its fit",
+           "calibration/h100_reserve/check_gemm_fp32_reserve.csv"},
           {"held out: bf16 GEMMs (tensor cores)", "calibration/h100/check_gemm_bf16.csv"},
           {"held out: forward convolutions", "calibration/h100/check_conv.csv"},
+          {"held out: 100 random convolutions (h100_fresh_layers)",
+           "calibration/h100_fresh_layers/check_conv_fresh.csv"},
           {"held out: LSTM and GRU layers", "calibration/h100/check_rnn.csv"},
+          {"held out: 60 random LSTM and GRU layers (h100_fresh_layers)",
+           "calibration/h100_fresh_layers/check_rnn_fresh.csv"},
+          {"held out: 60 more random LSTM and GRU layers (h100_reserve2), first compared with "
+           "the model after its fit",
+           "calibration/h100_reserve2/check_rnn_reserve.csv"},
           {"held out: memory-bound kernels, cold L2", "calibration/h100/check_memory.csv"},
           {"held out: eager PyTorch models", "calibration/h100/check_end_to_end.csv"},
           {"the host's time per queued op (gpu.launch_overhead's source, not fitted)",

@@ -37,6 +37,13 @@ DIR/graphs/ (hetsim's format, sim/workloads/json_graph.hpp), a model name with i
     gemm_fp32_reserve.csv (only with --only gemm_fp32_reserve) a third set, seed 2028, sharing
                     no shape with the other two: kept unseen for the next model change
                     (configs/calibration/h100_reserve)
+    conv_fresh.csv, rnn_fresh.csv (only with --only conv_fresh,rnn_fresh) random forward
+                    convolutions (seed 2029) and LSTM/GRU layers (seed 2030), none of them in
+                    conv.csv or rnn.csv: shapes no model choice looked at
+                    (configs/calibration/h100_fresh_layers)
+    gemm_fp32_reserve2.csv, rnn_reserve.csv (only with --only gemm_fp32_reserve2,rnn_reserve)
+                    a fourth GEMM set (seed 2031) and a second random LSTM/GRU set (seed 2032),
+                    sharing nothing with the earlier ones (configs/calibration/h100_reserve2)
 
 Timing rules (METHOD.md of the device tool, issue 30): CUDA events around each run, warm-up
 runs first, the median of at least 20 runs (more for short kernels, up to --max-runs). For
@@ -78,11 +85,13 @@ STATS_COLUMNS = ["file", "device", "workload", "knobs", "scope", "time_s", "min_
 SECTIONS = ["gemm_fp32", "gemm_bf16", "conv", "rnn", "memory", "launch", "copy", "end_to_end"]
 # Sections run only when --only names them (a dry run of the default set leaves them out, so
 # the shipped h100 folder stays what the default run writes).
-EXTRA_SECTIONS = ["gemm_fp32_fresh", "gemm_fp32_reserve"]
+EXTRA_SECTIONS = ["gemm_fp32_fresh", "gemm_fp32_reserve", "conv_fresh", "rnn_fresh",
+                  "gemm_fp32_reserve2", "rnn_reserve"]
 # Seconds of the budget each section may use, as shares of --budget-s (the rest is start-up).
 SECTION_SHARE = {"gemm_fp32": 0.15, "gemm_bf16": 0.08, "conv": 0.22, "rnn": 0.10,
                  "memory": 0.08, "launch": 0.02, "copy": 0.12, "end_to_end": 0.15,
-                 "gemm_fp32_fresh": 0.5, "gemm_fp32_reserve": 0.5}
+                 "gemm_fp32_fresh": 0.5, "gemm_fp32_reserve": 0.5, "conv_fresh": 0.5,
+                 "rnn_fresh": 0.5, "gemm_fp32_reserve2": 0.5, "rnn_reserve": 0.5}
 KB = 1024
 MEMORY_SIZES = [4 * KB * 2 ** k for k in range(19)]  # 4 KB .. 1 GB
 HOT_LIMIT_BYTES = 64 * 1024 * KB
@@ -157,8 +166,10 @@ def fresh_gemm_shapes(seed=2027):
     while len(shapes) < 180:  # layer-like: rows = batch x tokens, K and N multiples of 64
         shapes.append((rng.choice([1, 8, 16, 64, 128, 512, 2048, 4096]),
                        64 * side(4, 128), 64 * side(4, 128)))
-    if seed != 2027:  # the reserve set shares no shape with the other two
+    if seed != 2027:  # a reserve set shares no shape with the earlier sets
         taken = set(gemm_shapes()) | set(fresh_gemm_shapes())
+        if seed != 2028:
+            taken |= set(fresh_gemm_shapes(2028))
         shapes = [x for x in shapes if x not in taken]
     return distinct(shapes)
 
@@ -193,6 +204,55 @@ def conv_layers():
         for h in handles:
             h.remove()
     return found
+
+
+def fresh_conv_layers(seed=2029):
+    """Random forward convolutions for an unbiased test of the conv model (none is a ResNet-50
+    or Inception v3 layer of conv_layers()), in conv_layers()'s layout: batch 1..32, channels
+    log-uniform, square images 7..112, kernels 1/3/5/7 with 'same' padding, strides 1/2; at
+    most 32 M input values and 50 GFLOP each, so the set runs in about a minute."""
+    rng = random.Random(seed)
+
+    def side(lo, hi):
+        return int(round(math.exp(rng.uniform(math.log(lo), math.log(hi)))))
+
+    taken = {layer[1:] for layer in conv_layers()} if seed == 2029 else set()
+    items = []
+    while len(items) < 100:
+        batch = rng.choice([1, 2, 4, 8, 16, 32])
+        c, o, size = side(3, 1024), side(8, 1024), side(7, 112)
+        k = rng.choice([1, 1, 3, 3, 5, 7])
+        s = rng.choice([1, 1, 2])
+        out = (size + 2 * (k // 2) - k) // s + 1
+        flops = 2 * batch * out * out * o * c * k * k
+        if batch * c * size * size > 32 * 1024 * 1024 or k > size or flops > 50e9:
+            continue
+        layer = ("fresh", (c, size, size), o, (k, k), (s, s), (k // 2, k // 2), (1, 1), 1)
+        if layer[1:] in taken:
+            continue
+        taken.add(layer[1:])
+        items.append((batch, layer))
+    return items
+
+
+def fresh_rnn_configs(seed=2030):
+    """Random one-layer LSTM/GRU layers (input = hidden), none of them in rnn_configs():
+    hidden 32..2048, batch 1..128, sequence 1..200, each log-uniform."""
+    rng = random.Random(seed)
+
+    def side(lo, hi):
+        return int(round(math.exp(rng.uniform(math.log(lo), math.log(hi)))))
+
+    taken = set(rnn_configs())
+    if seed != 2030:  # a reserve set shares no layer with rnn_fresh either
+        taken |= set(fresh_rnn_configs())
+    items = []
+    while len(items) < 60:
+        item = (rng.choice(["LSTM", "GRU"]), side(32, 2048), side(1, 128), side(1, 200))
+        if item not in taken:
+            taken.add(item)
+            items.append(item)
+    return items
 
 
 def rnn_configs():
@@ -530,16 +590,16 @@ class Run:
                 self.manifest.setdefault("errors", []).append(f"{section} kernels: {e!r}")
             self.write()
 
-    def conv(self):
-        layers = conv_layers()
-        items = [(batch, layer) for batch in (1, 16) for layer in layers]
+    def conv(self, section="conv", items=None):
+        if items is None:
+            items = [(batch, layer) for batch in (1, 16) for layer in conv_layers()]
 
         def one(item):
             batch, layer = item
             workload = conv_graph(self.graphs, batch, layer)
             net = layer[0]
             if self.dry:
-                return self.add("conv", workload, {}, "compute", extra={"net": net})
+                return self.add(section, workload, {}, "compute", extra={"net": net})
             _net, (c, h, w), o, kernel, stride, pad, dil, g = layer
             x = torch.randn(batch, c, h, w, device=self.device)
             wt = torch.randn(o, c // g, *kernel, device=self.device)
@@ -548,27 +608,31 @@ class Run:
                 return F.conv2d(x, wt, None, stride, pad, dil, g)
 
             times = self.timer.measure(run)
-            self.add("conv", workload, {}, "compute", times,
+            self.add(section, workload, {}, "compute", times,
                      {"net": net, "kernels": kernel_names(run, self.device)})
 
-        self.section("conv", items, one)
+        self.section(section, items, one)
 
-    def rnn(self):
+    def rnn(self, section="rnn", items=None):
         def one(item):
             cell, hidden, batch, seq = item
             workload = rnn_graph(self.graphs, cell, hidden, batch, seq)
             if self.dry:
-                return self.add("rnn", workload, {}, "compute")
+                return self.add(section, workload, {}, "compute")
             module = (torch.nn.LSTM if cell == "LSTM" else torch.nn.GRU)(hidden, hidden)
             module = module.to(self.device).eval()
             x = torch.randn(seq, batch, hidden, device=self.device)
             with torch.no_grad():
                 times = self.timer.measure(lambda: module(x), lead_cycles=RNN_LEAD_CYCLES)
                 host_bound = self.timer.measure(lambda: module(x), lead_cycles=0)
-            self.add("rnn", workload, {}, "compute", times,
-                     {"no_lead_median_s": summary(host_bound)["time_s"]})
+                extra = {"no_lead_median_s": summary(host_bound)["time_s"]}
+                if section != "rnn":  # the shipped rnn.csv rows predate these fields
+                    extra["kernels"] = kernel_names(lambda: module(x), self.device)
+                    extra["kernel_sum_s"], extra["kernels_per_call"] = kernel_time(
+                        lambda: module(x), self.device, passes=1)
+            self.add(section, workload, {}, "compute", times, extra)
 
-        self.section("rnn", rnn_configs(), one)
+        self.section(section, rnn_configs() if items is None else items, one)
 
     def memory(self):
         items = [(kind, nbytes, l2) for nbytes in MEMORY_SIZES
@@ -721,6 +785,11 @@ class Run:
                  "gemm_fp32_reserve": lambda: self.gemm(torch.float32, "gemm_fp32_reserve",
                                                         fresh_gemm_shapes(2028)),
                  "conv": self.conv,
+                 "conv_fresh": lambda: self.conv("conv_fresh", fresh_conv_layers()),
+                 "rnn_fresh": lambda: self.rnn("rnn_fresh", fresh_rnn_configs()),
+                 "gemm_fp32_reserve2": lambda: self.gemm(torch.float32, "gemm_fp32_reserve2",
+                                                         fresh_gemm_shapes(2031)),
+                 "rnn_reserve": lambda: self.rnn("rnn_reserve", fresh_rnn_configs(2032)),
                  "rnn": self.rnn, "memory": self.memory, "launch": self.launch,
                  "copy": self.copy, "end_to_end": self.end_to_end}
         for name in self.selected:

@@ -15,6 +15,11 @@ measured. This script only selects and relabels rows:
   check_gemm_fp32_fresh.csv
                        the second GEMM set (gpu.py --only gemm_fp32_fresh), in the same folder
                        (h200) or, for h100, in ../h100_fresh: never fitted.
+  check_conv_fresh.csv, check_rnn_fresh.csv
+                       random convolutions and LSTM/GRU layers (gpu.py --only
+                       conv_fresh,rnn_fresh; --dir configs/calibration/h100_fresh_layers).
+  check_rnn_reserve.csv
+                       a second random LSTM/GRU set (--dir configs/calibration/h100_reserve2).
 
 Any folder of gpu.py output works (--dir configs/calibration/h200: the fp32 GEMMs alone); a
 derived file is written when its raw file is there.
@@ -69,7 +74,10 @@ def main():
         write(os.path.join(d, "fit.csv"), gemm[0::2] + copies)
         write(os.path.join(d, "check_gemm_fp32.csv"), gemm[1::2])
     # gemm_fp32_reserve: only when its folder is asked for (h100_reserve's README).
-    for name in ("gemm_bf16", "conv", "rnn", "gemm_fp32_fresh", "gemm_fp32_reserve"):
+    # gemm_fp32_reserve2 (h100_reserve2): never derived here, so that no check reads it by
+    # accident; its README says how to use it once.
+    for name in ("gemm_bf16", "conv", "rnn", "gemm_fp32_fresh", "gemm_fp32_reserve",
+                 "conv_fresh", "rnn_fresh", "rnn_reserve"):
         rows = raw(name + ".csv")
         if rows is not None:
             write(os.path.join(d, "check_" + name + ".csv"), as_kernel(rows))
