@@ -35,8 +35,8 @@ DIR/graphs/ (hetsim's format, sim/workloads/json_graph.hpp), a model name with i
                     drawn with its own seed, none in gemm_fp32.csv: GEMMs a model fitted on
                     the first set has never seen (configs/calibration/h100_fresh, h200)
     gemm_fp32_reserve.csv (only with --only gemm_fp32_reserve) a third set, seed 2028, sharing
-                    no shape with the other two: kept unseen for the next model change
-                    (configs/calibration/h100_reserve)
+                    no shape with the other two: the clean test of issue 25's K-tile model,
+                    used once (configs/calibration/h100_reserve)
     conv_fresh.csv, rnn_fresh.csv (only with --only conv_fresh,rnn_fresh) random forward
                     convolutions (seed 2029) and LSTM/GRU layers (seed 2030), none of them in
                     conv.csv or rnn.csv: shapes no model choice looked at
@@ -149,7 +149,8 @@ def fresh_gemm_shapes(seed=2027):
     """A second fp32 GEMM set, drawn after the model of issue 25 was built, to test it on shapes
     it never saw (configs/calibration/h100_fresh): its own seed, and sides from 1, so skinny
     problems of every size come up, not only the structured ones of gemm_shapes(). Seed 2028
-    draws the reserve set (configs/calibration/h100_reserve), kept for the next model change."""
+    draws the reserve set (configs/calibration/h100_reserve, used once for the K-tile model),
+    seed 2031 the second reserve (configs/calibration/h100_reserve2), kept unseen."""
     rng = random.Random(seed)
 
     def side(lo, hi):
