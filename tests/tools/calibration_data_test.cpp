@@ -11,8 +11,6 @@
 #include <map>
 #include <set>
 #include <string>
-#include <tuple>
-#include <utility>
 #include <vector>
 
 #include "sim/csv.hpp"
@@ -204,6 +202,29 @@ TEST(CalibrationData, TheScriptsDryRunReproducesTheGraphsAndRows) {
     expect_dry_run_reproduces(data_dir, "", measurement_files);
 }
 
+// The workload column of every row of `files` (each a measurement file with its header).
+std::set<std::string> workloads_of(const std::vector<fs::path>& files) {
+    std::set<std::string> names;
+    for (const fs::path& file : files) {
+        const auto rows = read_rows(file);
+        for (std::size_t i = 1; i < rows.size(); ++i)
+            names.insert(rows[i][1]);
+    }
+    return names;
+}
+
+// `file` has `rows` lines with its header, none of its workloads in `earlier`, every time
+// positive.
+void expect_new_positive_rows(const fs::path& file, const std::set<std::string>& earlier,
+                              std::size_t rows_with_header) {
+    const auto rows = read_rows(file);
+    EXPECT_EQ(rows.size(), rows_with_header) << file;
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+        EXPECT_EQ(earlier.count(rows[i][1]), 0U) << rows[i][1] << " is in an earlier set";
+        EXPECT_GT(std::stod(rows[i][4]), 0.0) << rows[i][1];
+    }
+}
+
 // The second fp32 GEMM set (configs/calibration/h100_fresh, measured after issue 25's tile
 // and occupancy model was fitted, to test it on shapes it never saw) is `--only
 // gemm_fp32_fresh`'s output: 180 shapes of its own seed, none of them in the first set.
@@ -212,16 +233,8 @@ TEST(CalibrationData, TheFreshGemmSetIsTheScriptsSecondSet) {
         GTEST_SKIP() << kNoTorch;
     const fs::path fresh = data_dir.parent_path() / "h100_fresh";
     expect_dry_run_reproduces(fresh, "--only gemm_fp32_fresh", {"gemm_fp32_fresh"});
-    const auto first = read_rows(data_dir / "gemm_fp32.csv");
-    std::set<std::string> first_shapes;
-    for (std::size_t i = 1; i < first.size(); ++i)
-        first_shapes.insert(first[i][1]);
-    const auto rows = read_rows(fresh / "gemm_fp32_fresh.csv");
-    EXPECT_EQ(rows.size(), 181U);
-    for (std::size_t i = 1; i < rows.size(); ++i) {
-        EXPECT_EQ(first_shapes.count(rows[i][1]), 0U) << rows[i][1] << " is in both sets";
-        EXPECT_GT(std::stod(rows[i][4]), 0.0) << rows[i][1];
-    }
+    expect_new_positive_rows(fresh / "gemm_fp32_fresh.csv",
+                             workloads_of({data_dir / "gemm_fp32.csv"}), 181U);
 }
 
 // The reserve set (configs/calibration/h100_reserve, kept unseen until the k-tile model's test)
@@ -231,13 +244,8 @@ TEST(CalibrationData, TheReserveGemmSetIsTheScriptsThirdSet) {
         GTEST_SKIP() << kNoTorch;
     const fs::path reserve = data_dir.parent_path() / "h100_reserve";
     expect_dry_run_reproduces(reserve, "--only gemm_fp32_reserve", {"gemm_fp32_reserve"});
-    std::set<std::string> other_shapes;
-    for (const fs::path& file :
-         {data_dir / "gemm_fp32.csv", data_dir.parent_path() / "h100_fresh/gemm_fp32_fresh.csv"}) {
-        const auto rows = read_rows(file);
-        for (std::size_t i = 1; i < rows.size(); ++i)
-            other_shapes.insert(rows[i][1]);
-    }
+    const std::set<std::string> other_shapes = workloads_of(
+        {data_dir / "gemm_fp32.csv", data_dir.parent_path() / "h100_fresh/gemm_fp32_fresh.csv"});
     const auto rows = read_rows(reserve / "gemm_fp32_reserve.csv");
     EXPECT_EQ(rows.size(), 181U);
     for (std::size_t i = 1; i < rows.size(); ++i)
@@ -253,19 +261,9 @@ TEST(CalibrationData, TheFreshLayerSetsAreTheScriptsRandomLayers) {
         GTEST_SKIP() << kNoTorch;
     const fs::path layers = data_dir.parent_path() / "h100_fresh_layers";
     expect_dry_run_reproduces(layers, "--only conv_fresh,rnn_fresh", {"conv_fresh", "rnn_fresh"});
-    for (const auto& [fresh, shipped, count] : {std::tuple{"conv_fresh.csv", "conv.csv", 101U},
-                                                std::tuple{"rnn_fresh.csv", "rnn.csv", 61U}}) {
-        std::set<std::string> shipped_layers;
-        const auto old_rows = read_rows(data_dir / shipped);
-        for (std::size_t i = 1; i < old_rows.size(); ++i)
-            shipped_layers.insert(old_rows[i][1]);
-        const auto rows = read_rows(layers / fresh);
-        EXPECT_EQ(rows.size(), count) << fresh;
-        for (std::size_t i = 1; i < rows.size(); ++i) {
-            EXPECT_EQ(shipped_layers.count(rows[i][1]), 0U) << rows[i][1] << " is in " << shipped;
-            EXPECT_GT(std::stod(rows[i][4]), 0.0) << rows[i][1];
-        }
-    }
+    expect_new_positive_rows(layers / "conv_fresh.csv", workloads_of({data_dir / "conv.csv"}),
+                             101U);
+    expect_new_positive_rows(layers / "rnn_fresh.csv", workloads_of({data_dir / "rnn.csv"}), 61U);
 }
 
 // The second reserve (configs/calibration/h100_reserve2) is `--only
@@ -278,28 +276,12 @@ TEST(CalibrationData, TheSecondReserveIsTheScriptsFourthGemmSetAndRandomRnns) {
     const fs::path reserve = calibration / "h100_reserve2";
     expect_dry_run_reproduces(reserve, "--only gemm_fp32_reserve2,rnn_reserve",
                               {"gemm_fp32_reserve2", "rnn_reserve"});
-    const auto workloads = [](const std::vector<fs::path>& files) {
-        std::set<std::string> names;
-        for (const fs::path& file : files) {
-            const auto rows = read_rows(file);
-            for (std::size_t i = 1; i < rows.size(); ++i)
-                names.insert(rows[i][1]);
-        }
-        return names;
-    };
     const std::set<std::string> earlier =
-        workloads({data_dir / "gemm_fp32.csv", calibration / "h100_fresh/gemm_fp32_fresh.csv",
-                   calibration / "h100_reserve/gemm_fp32_reserve.csv", data_dir / "rnn.csv",
-                   calibration / "h100_fresh_layers/rnn_fresh.csv"});
-    for (const auto& [file, count] :
-         {std::pair{"gemm_fp32_reserve2.csv", 181U}, std::pair{"rnn_reserve.csv", 61U}}) {
-        const auto rows = read_rows(reserve / file);
-        EXPECT_EQ(rows.size(), count) << file;
-        for (std::size_t i = 1; i < rows.size(); ++i) {
-            EXPECT_EQ(earlier.count(rows[i][1]), 0U) << rows[i][1] << " is in an earlier set";
-            EXPECT_GT(std::stod(rows[i][4]), 0.0) << rows[i][1];
-        }
-    }
+        workloads_of({data_dir / "gemm_fp32.csv", calibration / "h100_fresh/gemm_fp32_fresh.csv",
+                      calibration / "h100_reserve/gemm_fp32_reserve.csv", data_dir / "rnn.csv",
+                      calibration / "h100_fresh_layers/rnn_fresh.csv"});
+    expect_new_positive_rows(reserve / "gemm_fp32_reserve2.csv", earlier, 181U);
+    expect_new_positive_rows(reserve / "rnn_reserve.csv", earlier, 61U);
 }
 
 // The H200 folder (configs/calibration/h200) is the script's run of both fp32 GEMM sets on the
