@@ -57,12 +57,15 @@ GpuModel::GpuModel(GpuParams params) : params_(std::move(params)) {
         throw std::invalid_argument("GpuModel: sms, clock, FLOP/cycle and bandwidth must be > 0");
     }
     if (!(p.compute_efficiency > 0.0 && p.compute_efficiency <= 1.0) ||
-        !(p.bandwidth_efficiency > 0.0 && p.bandwidth_efficiency <= 1.0)) {
+        !(p.bandwidth_efficiency > 0.0 && p.bandwidth_efficiency <= 1.0) ||
+        !(std::isnan(p.gemm_bandwidth_efficiency) ||
+          (p.gemm_bandwidth_efficiency > 0.0 && p.gemm_bandwidth_efficiency <= 1.0))) {
         throw std::invalid_argument("GpuModel: efficiencies must be in (0, 1]");
     }
     if (p.launch_overhead_s < 0.0 || p.kernel_latency_s < 0.0 || p.tile_load_Bpc < 0.0 ||
         p.block_overhead_cycles < 0.0 || p.k_tile_latency_cycles < 0.0 ||
-        p.chained_kernel_latency_s < 0.0 || p.recurrent_step_latency_s < 0.0) {
+        p.chained_kernel_latency_s < 0.0 || p.recurrent_step_latency_s < 0.0 ||
+        p.reduction_latency_s < 0.0) {
         throw std::invalid_argument("GpuModel: overheads, rates and latencies must be >= 0");
     }
     if (p.registers_per_sm <= 0 || p.max_threads_per_sm <= 0 || p.max_blocks_per_sm <= 0 ||
@@ -133,7 +136,7 @@ GemmKernelCost GpuModel::gemm(double batch, double m, double n, double k, sim::D
         // leave SMs idle, and an SM loads at most tile_load_Bpc.
         best.gemv = true;
         best.blocks = std::ceil(batch * std::max(m, n) / gemv_outputs_per_block);
-        double bandwidth_Bps = p.achievable_bandwidth_Bps();
+        double bandwidth_Bps = p.gemm_achievable_bandwidth_Bps();
         if (p.tile_load_Bpc > 0.0) {
             const double busy_sms = std::min(static_cast<double>(p.sms), best.blocks);
             bandwidth_Bps = std::min(bandwidth_Bps, busy_sms * p.tile_load_Bpc * p.clock_hz);
@@ -143,7 +146,7 @@ GemmKernelCost GpuModel::gemm(double batch, double m, double n, double k, sim::D
         return best;
     }
     const double fma_cycles = 2.0 / (p.flops_per_cycle_per_sm(dtype) * p.compute_efficiency);
-    const double memory_s = operand_bytes / p.achievable_bandwidth_Bps();
+    const double memory_s = operand_bytes / p.gemm_achievable_bandwidth_Bps();
     const double k_depth = k_tile_depth(dtype);
     const double step_latency = p.k_tile_latency_cycles / k_depth;
     best.total_s = std::numeric_limits<double>::infinity();
@@ -233,6 +236,8 @@ GpuOpCost GpuModel::cost(const sim::Graph& graph, const sim::Op& op) const {
         c.device_s = params_.kernel_latency_s + k.total_s;
     } else {
         c.device_s = params_.kernel_latency_s + streaming_s(op_bytes, op.flops);
+        if (sim::reduces_across_threads(sim::anchor_type(op)))
+            c.device_s += params_.reduction_latency_s;
     }
     c.host_s = c.kernels * params_.launch_overhead_s;
     c.total_s = c.host_s + c.device_s;
@@ -307,12 +312,14 @@ void build_gpu(const sim::ConfigNode& node, const std::string& name, sim::Platfo
                                                  "bf16_flops_per_cycle_per_sm",
                                                  "memory_bandwidth",
                                                  "bandwidth_efficiency",
+                                                 "gemm_bandwidth_efficiency",
                                                  "compute_efficiency",
                                                  "tile_load_Bpc",
                                                  "block_overhead_cycles",
                                                  "k_tile_latency_cycles",
                                                  "chained_kernel_latency",
                                                  "kernel_latency",
+                                                 "reduction_latency",
                                                  "launch_overhead",
                                                  "recurrent_step_latency",
                                                  "persistent_rnn_max_hidden",
@@ -333,6 +340,8 @@ void build_gpu(const sim::ConfigNode& node, const std::string& name, sim::Platfo
     p.memory_bandwidth_Bps =
         node.require_positive_quantity("memory_bandwidth", sim::Quantity::bandwidth);
     p.bandwidth_efficiency = fraction(node, "bandwidth_efficiency");
+    if (node.has("gemm_bandwidth_efficiency"))
+        p.gemm_bandwidth_efficiency = fraction(node, "gemm_bandwidth_efficiency");
     p.compute_efficiency = fraction(node, "compute_efficiency");
     if (node.has("tile_load_Bpc"))
         p.tile_load_Bpc = sim::positive_number(node, "tile_load_Bpc");
@@ -349,6 +358,7 @@ void build_gpu(const sim::ConfigNode& node, const std::string& name, sim::Platfo
         node, "shared_memory_per_sm", sim::Quantity::data_size, p.shared_memory_per_sm_bytes);
     p.launch_overhead_s = sim::non_negative_time(node, "launch_overhead");
     p.kernel_latency_s = sim::non_negative_time(node, "kernel_latency");
+    p.reduction_latency_s = sim::non_negative_time(node, "reduction_latency");
     p.recurrent_step_latency_s = sim::non_negative_time(node, "recurrent_step_latency");
     if (node.has("persistent_rnn_max_hidden"))
         p.persistent_rnn_max_hidden = sim::positive_int(node, "persistent_rnn_max_hidden");

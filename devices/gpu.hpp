@@ -29,11 +29,18 @@
 //   as cuDNN's implicit-GEMM kernels, which do not split K.
 //
 //   A matrix-vector product (m = 1 or n = 1) is what BLAS runs it as: a GEMV, a streaming
-//   kernel, at the achievable bandwidth or, when its outputs are too few to occupy every SM,
-//   at what the busy SMs load (tile_load_Bpc each).
+//   kernel, at the library's achievable bandwidth or, when its outputs are too few to occupy
+//   every SM, at what the busy SMs load (tile_load_Bpc each).
 //
 //   Memory-bound kernels stream their bytes at memory_bandwidth x bandwidth_efficiency
-//   (achievable versus peak), or run at the FLOP rate if that is slower.
+//   (achievable versus peak), or run at the FLOP rate if that is slower. The BLAS library's
+//   GEMV and skinny-GEMM kernels (the operand floor above) may reach less than such an
+//   element-wise kernel, whose loads are all wide and coalesced: gemm_bandwidth_efficiency,
+//   by default the same.
+//
+//   A kernel that reduces across threads (softmax, a norm's statistics, Reduce*:
+//   sim::reduces_across_threads) also pays reduction_latency: its dependent steps of warp
+//   shuffles, shared memory and barriers, and the pass that follows them.
 //
 //   Every kernel pays kernel_latency on the GPU (the floor of an empty kernel: launch to
 //   completion) and launch_overhead on the host that issues it.
@@ -49,6 +56,7 @@
 // (zhang2021 §II: DUET finds small RNNs faster on the CPU.)
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <set>
@@ -76,8 +84,10 @@ struct GpuParams {
     double launch_overhead_s = 0.0;     // per kernel, host side
     // The free parameters (devices/register.cpp declares their bounds for `calibrate --fit`);
     // the defaults make a plain roofline.
-    double compute_efficiency = 1.0;     // fraction of FLOP/cycle the GEMM inner loop reaches
-    double bandwidth_efficiency = 1.0;   // achievable / peak memory bandwidth
+    double compute_efficiency = 1.0;    // fraction of FLOP/cycle the GEMM inner loop reaches
+    double bandwidth_efficiency = 1.0;  // achievable / peak memory bandwidth, streaming kernels
+    // The same for the BLAS library's GEMV and a GEMM's operand floor; NaN = bandwidth_efficiency.
+    double gemm_bandwidth_efficiency = std::numeric_limits<double>::quiet_NaN();
     double tile_load_Bpc = 0.0;          // operand bytes per cycle per SM feeding FMAs; 0 = free
     double block_overhead_cycles = 0.0;  // per thread block, besides its K loop
     double k_tile_latency_cycles = 0.0;  // one K tile (pipeline stage) of a block alone on its SM
@@ -85,6 +95,7 @@ struct GpuParams {
     // kernels): its launch gap and floor, besides its body.
     double chained_kernel_latency_s = 0.0;
     double kernel_latency_s = 0.0;          // per kernel, device side
+    double reduction_latency_s = 0.0;       // further, per kernel that reduces across threads
     double recurrent_step_latency_s = 0.0;  // per recurrent step inside a fused RNN kernel
     // Largest hidden size the library runs as a persistent kernel; larger ones launch kernels
     // per step. Infinite: every size (a compiler's fused kernel).
@@ -105,6 +116,11 @@ struct GpuParams {
     int resident_blocks(const GpuTile& tile) const;
     double flops_per_cycle_per_sm(sim::DType dtype) const;
     double achievable_bandwidth_Bps() const { return memory_bandwidth_Bps * bandwidth_efficiency; }
+    double gemm_achievable_bandwidth_Bps() const {
+        return memory_bandwidth_Bps * (std::isnan(gemm_bandwidth_efficiency)
+                                           ? bandwidth_efficiency
+                                           : gemm_bandwidth_efficiency);
+    }
 };
 
 // CUTLASS's and cuBLAS's usual thread-block tiles.

@@ -207,6 +207,13 @@ OpCategory op_category(std::string_view type) {
     return info == nullptr ? OpCategory::unknown : info->category;
 }
 
+bool reduces_across_threads(std::string_view type) {
+    const OpCategory category = op_category(type);
+    if (category == OpCategory::reduction)
+        return type != "MaxPool" && type != "AveragePool";
+    return category == OpCategory::normalization && type != "BatchNormalization";
+}
+
 std::vector<std::string> known_op_types() {
     std::vector<std::string> types;
     types.reserve(rows().size());

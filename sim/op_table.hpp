@@ -80,6 +80,12 @@ const std::vector<OpInfo>& op_table();
 const OpInfo* find_op_info(std::string_view type);
 // OpCategory::unknown for op types not in the table.
 OpCategory op_category(std::string_view type);
+// Whether the op's kernel combines values that different threads computed (a block-wide
+// reduction: warp shuffles, shared memory, barriers) at inference: Softmax, the Reduce* and
+// ArgMax families, global pooling, CumSum, and the normalizations that compute statistics
+// (LayerNormalization, InstanceNormalization). Not windowed pooling (one thread per output)
+// nor BatchNormalization, whose inference uses running statistics (element-wise).
+bool reduces_across_threads(std::string_view type);
 // The row of `type`; throws GraphError "unknown op type '<type>' (did you mean ...)" when
 // hetsim does not know it (importers call this: an unknown op would silently cost nothing).
 const OpInfo& require_op_info(std::string_view type);

@@ -296,8 +296,8 @@ int main(int argc, char** argv) {
     inspect->add_flag("--patterns", inspect_request.patterns,
                       "EOP's key operators (a study): each one's fitted pattern per device and "
                       "dimension, its fit error and its balanced ratio");
-    auto* inspect_ideals_option = inspect->add_flag(
-        "--ideals", inspect_ideals, "count the ideals of the op DAG (tarnawski.dp's search space)");
+    inspect->add_flag("--ideals", inspect_ideals,
+                      "count the ideals of the op DAG (tarnawski.dp's search space)");
     inspect
         ->add_option("--ideals-limit", inspect_ideals_limit,
                      "stop counting ideals past this many (default 1000000)")

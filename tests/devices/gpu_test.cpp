@@ -14,6 +14,7 @@ namespace {
 
 using hetsim::testing::binary;
 using hetsim::testing::OneOp;
+using hetsim::testing::unary;
 
 // 2 SMs at 1 GHz, 4 FLOP/cycle each (8 GFLOP/s), memory fast enough to stay out of the way
 // unless a test says otherwise; one candidate tile of 2 x 2 and no K split.
@@ -153,6 +154,11 @@ TEST(GpuModel, AMatrixVectorProductStreamsAsAGemv) {
     p.tile_load_Bpc = 1;
     EXPECT_NEAR(GpuModel(p).gemm(1, 1, 32, 64, sim::DType::f32).total_s, 8576e-9, 1e-15);
     EXPECT_NEAR(GpuModel(p).gemm(1, 1, 64, 64, sim::DType::f32).total_s, 8448e-9, 1e-15);
+    // The library's GEMV may reach less than an element-wise kernel: at
+    // gemm_bandwidth_efficiency 0.25, 8576 B at 20 GB/s = 428.8 ns.
+    p.tile_load_Bpc = 0;
+    p.gemm_bandwidth_efficiency = 0.25;
+    EXPECT_NEAR(GpuModel(p).gemm(1, 1, 32, 64, sim::DType::f32).total_s, 428.8e-9, 1e-15);
 }
 
 TEST(GpuModel, SplitKSpreadsALongReductionOverIdleSms) {
@@ -200,6 +206,30 @@ TEST(GpuModel, MemoryBoundKernelStreamsAtTheAchievableBandwidthAfterItsFloor) {
     const GpuModel gpu(p);
     EXPECT_NEAR(gpu.kernel_time_s(g.graph, g.get()), 4e-6, 1e-15);
     EXPECT_NEAR(gpu.op_time_s(g.graph, g.get()), 5e-6, 1e-15);
+    // gemm_bandwidth_efficiency is the BLAS library's, not an element-wise kernel's.
+    p.gemm_bandwidth_efficiency = 0.1;
+    EXPECT_NEAR(GpuModel(p).kernel_time_s(g.graph, g.get()), 4e-6, 1e-15);
+}
+
+TEST(GpuModel, AKernelThatReducesAcrossThreadsPaysTheReductionLatency) {
+    GpuParams p = small_gpu();
+    p.kernel_latency_s = 1e-6;
+    const GpuModel without(p);
+    p.reduction_latency_s = 2.5e-6;
+    const GpuModel with(p);
+    auto extra_s = [&](const OneOp& g) {
+        return with.kernel_time_s(g.graph, g.get()) - without.kernel_time_s(g.graph, g.get());
+    };
+    // Softmax and LayerNormalization reduce each row: 2.5 us more.
+    EXPECT_NEAR(extra_s(unary("Softmax", {8, 128}, {8, 128}, {{"axis", std::int64_t{-1}}})), 2.5e-6,
+                1e-15);
+    EXPECT_NEAR(extra_s(unary("LayerNormalization", {8, 128}, {8, 128})), 2.5e-6, 1e-15);
+    // Element-wise kernels and windowed pooling (a thread per output) do not.
+    EXPECT_EQ(extra_s(unary("Relu", {8, 128}, {8, 128})), 0.0);
+    EXPECT_EQ(extra_s(unary("MaxPool", {1, 2, 8, 8}, {1, 2, 4, 4},
+                            {{"kernel_shape", std::vector<std::int64_t>{2, 2}},
+                             {"strides", std::vector<std::int64_t>{2, 2}}})),
+              0.0);
 }
 
 TEST(GpuModel, FusedLstmIsAProjectionGemmThenOneGemmPerStep) {
@@ -328,6 +358,10 @@ TEST(GpuYaml, RefusesBadWarpsAndLimits) {
                 ::testing::HasSubstr("must be an integer in 1..1000000"));
     EXPECT_THAT(platform_yaml_error(gpu_platform("    shared_memory_per_sm: 0 KiB\n")),
                 ::testing::HasSubstr("shared_memory_per_sm"));
+    EXPECT_THAT(platform_yaml_error(gpu_platform("    gemm_bandwidth_efficiency: 1.5\n")),
+                ::testing::HasSubstr("gemm_bandwidth_efficiency: must be in (0, 1], got 1.5"));
+    EXPECT_THAT(platform_yaml_error(gpu_platform("    reduction_latency: -1 us\n")),
+                ::testing::HasSubstr("reduction_latency"));
 }
 
 TEST(CpuPinned, EachPinnedDeviceIsACoreOfItsOwn) {

@@ -84,6 +84,17 @@ TEST(OpTable, CategoriesOfTheOpsCostModelsTreatDifferently) {
     }
 }
 
+TEST(OpTable, ReductionsAcrossThreadsAreTheRowReductionsAndStatisticNorms) {
+    for (const char* type : {"Softmax", "LogSoftmax", "ReduceMean", "ReduceSum", "ArgMax", "CumSum",
+                             "GlobalAveragePool", "LayerNormalization", "InstanceNormalization"})
+        EXPECT_TRUE(reduces_across_threads(type)) << type;
+    // Windowed pooling computes an output per thread; BatchNormalization at inference applies
+    // running statistics element-wise.
+    for (const char* type : {"MaxPool", "AveragePool", "BatchNormalization", "Add", "Relu",
+                             "MatMul", "Conv", "Transpose", "LSTM", "NoSuchOp"})
+        EXPECT_FALSE(reduces_across_threads(type)) << type;
+}
+
 TEST(OpTable, UnknownOpTypesAreReported) {
     struct Case {
         std::string type;

@@ -1311,7 +1311,9 @@ std::vector<MeasurementSet> measurement_sets(const std::string& platform_name) {
           {"held out (zhang2021 Table II, Siamese): predictions",
            "calibration/duet/held_out.csv"}}},
         {"h100",
-         {{"fit set (every other fp32 GEMM, pinned copies)", "calibration/h100/fit.csv"},
+         {{"fit set (every other fp32 GEMM, pinned copies, memory-bound kernels of every other "
+           "size)",
+           "calibration/h100/fit.csv"},
           {"held out: the other fp32 GEMMs", "calibration/h100/check_gemm_fp32.csv"},
           {"held out: 180 fresh fp32 GEMMs (h100_fresh), first compared with the model after "
            "its fit",
@@ -1329,7 +1331,8 @@ std::vector<MeasurementSet> measurement_sets(const std::string& platform_name) {
           {"held out: 60 more random LSTM and GRU layers (h100_reserve2), first compared with "
            "the model after its fit",
            "calibration/h100_reserve2/check_rnn_reserve.csv"},
-          {"held out: memory-bound kernels, cold L2", "calibration/h100/check_memory.csv"},
+          {"held out: memory-bound kernels of the sizes between, cold L2",
+           "calibration/h100/check_memory.csv"},
           {"held out: eager PyTorch models", "calibration/h100/check_end_to_end.csv"},
           {"the host's time per queued op (gpu.launch_overhead's source, not fitted)",
            "calibration/h100/launch.csv"}}},

@@ -4,13 +4,16 @@
 The raw files (configs/calibration/h100/*.csv, written by tools/measure/gpu.py) stay as
 measured. This script only selects and relabels rows:
 
-  fit.csv              every other fp32 GEMM (rows 0, 2, 4, ... of gemm_fp32.csv) and the
-                       pinned host<->device copies: what `hetsim calibrate --fit` sees.
+  fit.csv              every other fp32 GEMM (rows 0, 2, 4, ... of gemm_fp32.csv), the
+                       pinned host<->device copies and, where memory.csv is there, the
+                       memory-bound kernels (cold L2) of every other size (4 KB, 16 KB, 64 KB,
+                       ...): what `hetsim calibrate --fit` sees.
   check_gemm_fp32.csv  the other half of the fp32 GEMMs (rows 1, 3, 5, ...): held out.
   check_gemm_bf16.csv  every bf16 GEMM (tensor cores): predicted from the fp32 fit.
   check_conv.csv       every forward convolution: predicted from the GEMM fit alone.
   check_rnn.csv        every LSTM/GRU layer: predicted from the GEMM fit alone.
-  check_memory.csv     the memory-bound kernels with a cold L2.
+  check_memory.csv     the memory-bound kernels with a cold L2 of the other sizes (8 KB,
+                       32 KB, ...): held out.
   check_end_to_end.csv the model rows, inputs on the GPU (scope compute) and from the host.
   check_gemm_fp32_fresh.csv
                        the second GEMM set (gpu.py --only gemm_fp32_fresh), in the same folder
@@ -66,12 +69,25 @@ def main():
 
     # Each derived file is written when its raw file is there (configs/calibration/h200 holds
     # the fp32 GEMMs only).
+    # The memory-bound kernels with a cold L2, split by size: every other size is fitted (the
+    # streaming bandwidth and the kernel floor), the sizes between are predicted.
+    memory = raw("memory.csv")
+    memory_fit, memory_check = [], []
+    if memory is not None:
+        sizes = []
+        for r in memory:
+            size = os.path.splitext(r["workload"])[0].rsplit("_", 1)[-1]
+            if size not in sizes:
+                sizes.append(size)
+            if "l2=cold" in r["knobs"]:
+                (memory_fit if sizes.index(size) % 2 == 0 else memory_check).append(r)
+        write(os.path.join(d, "check_memory.csv"), as_kernel(memory_check))
     gemm_rows = raw("gemm_fp32.csv")
     if gemm_rows is not None:
         gemm = as_kernel(gemm_rows)
         copy_rows = raw("copy.csv") or []
         copies = [r for r in copy_rows if "host_memory=pinned" in r["knobs"]]
-        write(os.path.join(d, "fit.csv"), gemm[0::2] + copies)
+        write(os.path.join(d, "fit.csv"), gemm[0::2] + copies + as_kernel(memory_fit))
         write(os.path.join(d, "check_gemm_fp32.csv"), gemm[1::2])
     # gemm_fp32_reserve: only when its folder is asked for (h100_reserve's README).
     # gemm_fp32_reserve2 (h100_reserve2): never derived here, so that no check reads it by
@@ -81,10 +97,6 @@ def main():
         rows = raw(name + ".csv")
         if rows is not None:
             write(os.path.join(d, "check_" + name + ".csv"), as_kernel(rows))
-    memory = raw("memory.csv")
-    if memory is not None:
-        write(os.path.join(d, "check_memory.csv"),
-              as_kernel([r for r in memory if "l2=cold" in r["knobs"]]))
     end_to_end = raw("end_to_end.csv")
     if end_to_end is not None:
         write(os.path.join(d, "check_end_to_end.csv"), end_to_end)
