@@ -202,6 +202,17 @@ std::vector<KnobInfo> transformer_knobs(std::int64_t layers, std::int64_t hidden
     };
 }
 
+// Added after workload labels were recorded: labelled only when set (KnobInfo).
+KnobInfo opset_knob() {
+    KnobInfo k{"opset", 13,
+               "ONNX opset of the export the graph follows: < 17 decomposes LayerNorm into 9 ops "
+               "(lee2022's CG sizes), 17 makes it one LayerNormalization, 20 also GELU one Gelu "
+               "(what eager PyTorch runs: one kernel each)",
+               13, 23};
+    k.labelled_at_default = false;
+    return k;
+}
+
 KnobInfo host_mask_knob() {
     return {"host_mask", 0,
             "1: the extended attention mask is a graph input computed on the host (no mask ops "
@@ -219,6 +230,7 @@ const std::vector<ModelEntry>& registry() {
                            transformer_knobs(4, 512, 8, 2048, 30522, 512)};
             info.knobs.push_back({"classes", 2, "classifier outputs (Table 2: r = 2)"});
             info.knobs.push_back(host_mask_knob());
+            info.knobs.push_back(opset_knob());
             e.push_back({std::move(info), transformer<build_bert>});
         }
         {
@@ -228,6 +240,7 @@ const std::vector<ModelEntry>& registry() {
                            transformer_knobs(12, 768, 12, 3072, 50265, 514)};
             info.knobs.push_back({"classes", 2, "classifier outputs (Table 2: r = 2)"});
             info.knobs.push_back(host_mask_knob());
+            info.knobs.push_back(opset_knob());
             e.push_back({std::move(info), transformer<build_roberta>});
         }
         {
@@ -241,6 +254,7 @@ const std::vector<ModelEntry>& registry() {
                                   0, 1});
             info.knobs.push_back(
                 {"presents", 1, "1: emit the per-layer present key/value outputs (Concat)", 0, 1});
+            info.knobs.push_back(opset_knob());
             e.push_back({std::move(info), transformer<build_gpt2>});
         }
         e.push_back({ModelInfo{"lstm",
@@ -404,6 +418,8 @@ TransformerConfig make_config(const ModelInfo& info, const Knobs& overrides) {
         c.classes = get("classes");
     if (knobs.count("host_mask") != 0)
         c.host_mask = get("host_mask") != 0;
+    if (knobs.count("opset") != 0)
+        c.opset = get("opset");
     if (info.name == "gpt2") {
         c.shape_ops = get("shape_ops") != 0;
         c.presents = get("presents") != 0;

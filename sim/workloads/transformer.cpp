@@ -40,11 +40,23 @@ constexpr std::int64_t i64(std::int64_t v) {
     return v;
 }
 
+// Opsets from which the exporter emits one op where it used to decompose (onnx.ai operator
+// changelog: LayerNormalization-17, Gelu-20).
+constexpr std::int64_t kLayerNormalizationOpset = 17;
+constexpr std::int64_t kGeluOpset = 20;
+
 // LayerNorm as the PyTorch exporter decomposes it below opset 17: ReduceMean, Sub, Pow,
 // ReduceMean, Add(eps), Sqrt, Div, Mul(gamma), Add(beta). Table 2's (p,r)-(p) Sub and
-// (p,r)x(r) Mul are this decomposition.
-int layer_norm(GraphBuilder& b, int x, const std::string& weight_prefix, double eps) {
+// (p,r)x(r) Mul are this decomposition. From opset 17: one LayerNormalization.
+int layer_norm(GraphBuilder& b, int x, const std::string& weight_prefix, double eps,
+               std::int64_t opset) {
     const std::int64_t hidden = b.shape(x).back();
+    if (opset >= kLayerNormalizationOpset) {
+        return b.op("LayerNormalization",
+                    {x, b.weight(weight_prefix + ".weight", {hidden}),
+                     b.weight(weight_prefix + ".bias", {hidden})},
+                    {{"axis", i64(-1)}, {"epsilon", eps}});
+    }
     const Attributes last_axis{{"axes", Ints{-1}}, {"keepdims", i64(1)}};
     int mean = b.op("ReduceMean", {x}, last_axis);
     int centered = b.op("Sub", {x, mean});
@@ -58,8 +70,11 @@ int layer_norm(GraphBuilder& b, int x, const std::string& weight_prefix, double 
 }
 
 // Exact GELU as torch exports F.gelu: x * 0.5 * (1 + erf(x / sqrt 2)) -> Div, Erf, Add, Mul,
-// Mul (Table 2's (p,r)+(1), (p,r)x(p,r) and (p,r)x(1) rows with r = FFN size).
-int gelu_erf(GraphBuilder& b, int x) {
+// Mul (Table 2's (p,r)+(1), (p,r)x(p,r) and (p,r)x(1) rows with r = FFN size). From opset
+// 20: one Gelu.
+int gelu_erf(GraphBuilder& b, int x, std::int64_t opset) {
+    if (opset >= kGeluOpset)
+        return b.op("Gelu", {x});
     int scaled = b.op("Div", {x, b.scalar(std::numbers::sqrt2)});
     int erf = b.op("Erf", {scaled});
     int shifted = b.op("Add", {erf, b.scalar(1.0)});
@@ -68,8 +83,10 @@ int gelu_erf(GraphBuilder& b, int x) {
 }
 
 // GPT-2's tanh GELU, 0.5*x*(1 + tanh(sqrt(2/pi)*(x + 0.044715*x^3))): Mul, Pow, Mul, Add, Mul,
-// Tanh, Add, Mul -- 8 ops (the expression has no ninth).
-int gelu_tanh(GraphBuilder& b, int x) {
+// Tanh, Add, Mul -- 8 ops (the expression has no ninth). From opset 20: one Gelu.
+int gelu_tanh(GraphBuilder& b, int x, std::int64_t opset) {
+    if (opset >= kGeluOpset)
+        return b.op("Gelu", {x}, {{"approximate", std::string("tanh")}});
     int half = b.op("Mul", {x, b.scalar(0.5)});
     int cube = b.op("Pow", {x, b.scalar(3.0)});
     int cube_scaled = b.op("Mul", {cube, b.scalar(0.044715)});
@@ -130,7 +147,7 @@ int encoder_layer(GraphBuilder& b, const TransformerConfig& c, int h, int mask,
         }();
         y = b.op("Add", {y, h});
         auto s = b.scope("LayerNorm");
-        attn_out = layer_norm(b, y, wp + ".attention.output.LayerNorm", eps);
+        attn_out = layer_norm(b, y, wp + ".attention.output.LayerNorm", eps, c.opset);
     }
     int inter = -1;
     {
@@ -140,7 +157,7 @@ int encoder_layer(GraphBuilder& b, const TransformerConfig& c, int h, int mask,
             inter = linear_matmul(b, attn_out, wp + ".intermediate.dense", c.hidden, c.ffn);
         }
         auto s = b.scope("intermediate_act_fn");
-        inter = gelu_erf(b, inter);
+        inter = gelu_erf(b, inter, c.opset);
     }
     auto s1 = b.scope("output");
     int y = [&] {
@@ -149,7 +166,7 @@ int encoder_layer(GraphBuilder& b, const TransformerConfig& c, int h, int mask,
     }();
     y = b.op("Add", {y, attn_out});
     auto s = b.scope("LayerNorm");
-    return layer_norm(b, y, wp + ".output.LayerNorm", eps);
+    return layer_norm(b, y, wp + ".output.LayerNorm", eps, c.opset);
 }
 
 // Inputs, embeddings, extended attention mask and the encoder layers under scope "<prefix>";
@@ -211,7 +228,7 @@ int encoder_body(GraphBuilder& b, const TransformerConfig& c, Encoder family) {
         }();
         h = b.op("Add", {h, pos});
         auto s2 = b.scope("LayerNorm");
-        h = layer_norm(b, h, p + ".embeddings.LayerNorm", n.ln_eps);
+        h = layer_norm(b, h, p + ".embeddings.LayerNorm", n.ln_eps, c.opset);
     }
 
     // get_extended_attention_mask, computed once: mask[:, None, None, :], cast to float,
@@ -371,7 +388,7 @@ public:
         int a = -1;
         {
             auto s = b_.scope("ln_1");
-            a = layer_norm(b_, h, wp + ".ln_1", eps);
+            a = layer_norm(b_, h, wp + ".ln_1", eps, c_.opset);
         }
         {
             auto s = b_.scope("attn");
@@ -403,12 +420,12 @@ public:
         int m = -1;
         {
             auto s = b_.scope("ln_2");
-            m = layer_norm(b_, h, wp + ".ln_2", eps);
+            m = layer_norm(b_, h, wp + ".ln_2", eps, c_.opset);
         }
         {
             auto s = b_.scope("mlp");
             m = conv1d(m, "c_fc", wp + ".mlp.c_fc", c_.ffn);
-            m = gelu_tanh(b_, m);
+            m = gelu_tanh(b_, m, c_.opset);
             m = conv1d(m, "c_proj", wp + ".mlp.c_proj", c_.hidden);
         }
         return b_.op("Add", {h, m});
@@ -450,7 +467,7 @@ public:
             h = block(h, l);
         {
             auto s2 = b_.scope("ln_f");
-            h = layer_norm(b_, h, "transformer.ln_f", 1e-5);
+            h = layer_norm(b_, h, "transformer.ln_f", 1e-5, c_.opset);
         }
         std::vector<int> out_parts;
         if (c_.shape_ops) {

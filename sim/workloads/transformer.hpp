@@ -27,6 +27,11 @@ struct TransformerConfig {
     // consumed on several later chips breaks Eq. 4, so a compiler for that package takes the
     // mask as an input.
     bool host_mask = false;
+    // The ONNX opset of the export the graph follows: below 17 the exporter decomposes
+    // LayerNorm into 9 ops (lee2022's CG sizes), from 17 it is one LayerNormalization, from 20
+    // GELU is one Gelu op. 20 is also what eager PyTorch runs: nn.LayerNorm and F.gelu are one
+    // kernel each.
+    std::int64_t opset = 13;
 };
 
 class GraphBuilder;

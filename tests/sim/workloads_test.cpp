@@ -125,6 +125,35 @@ TEST(ModelZoo, NodeAndEdgeCountsNearLee2022Table3) {
     EXPECT_EQ(histogram(static_gpt2).count("Shape"), 0u);
 }
 
+// From opset 17 the exporter writes LayerNorm as one LayerNormalization (9 ops fewer each), from
+// 20 GELU as one Gelu (BERT's erf form: 5 ops, GPT-2's tanh form: 8): 4 layers of BERT-small
+// have 9 LayerNorms and 4 GELUs.
+TEST(ModelZoo, OpsetSeventeenFusesLayerNormAndTwentyGelu) {
+    const Graph decomposed = build_model("bert", {});
+    const Graph opset17 = build_model("bert", {{"opset", 17}});
+    const Graph opset20 = build_model("bert", {{"opset", 20}});
+    EXPECT_EQ(opset17.op_count(), decomposed.op_count() - 9 * 8);
+    EXPECT_EQ(opset20.op_count(), opset17.op_count() - 4 * 4);
+    EXPECT_EQ(histogram(decomposed).count("LayerNormalization"), 0u);
+    EXPECT_EQ(histogram(opset17).at("LayerNormalization"), 9);
+    EXPECT_EQ(histogram(opset17).count("ReduceMean"), 0u);
+    EXPECT_EQ(histogram(opset17).at("Erf"), 4);
+    EXPECT_EQ(histogram(opset20).at("Gelu"), 4);
+    EXPECT_EQ(histogram(opset20).count("Erf"), 0u);
+    // The work stays: the same GEMMs, within the element-wise FLOP formulas' difference.
+    EXPECT_NEAR(opset20.total_flops(), decomposed.total_flops(), 0.02 * decomposed.total_flops());
+    // GPT-2: 12 layers, 25 LayerNorms, 12 tanh GELUs.
+    const Graph gpt2 = build_model("gpt2", {{"opset", 20}, {"shape_ops", 0}});
+    EXPECT_EQ(gpt2.op_count(), 722 - 25 * 8 - 12 * 7);
+    for (const sim::Op& op : gpt2.ops()) {
+        if (op.type == "Gelu") {
+            EXPECT_EQ(std::get<std::string>(op.attrs.at("approximate")), "tanh");
+        }
+    }
+    // The generators know no export before opset 13.
+    EXPECT_THAT(build_error("bert", {{"opset", 12}}), HasSubstr("opset"));
+}
+
 // The transformer generators (the rest of the zoo has other knobs and inputs).
 const std::vector<std::string> kTransformers{"bert", "roberta", "gpt2"};
 
@@ -413,8 +442,9 @@ TEST(ModelZoo, KnobsThatRepeatStructureStopAtTheOpLimit) {
               "model 'random_dag': knob 'nodes' must be in [1, 1000000], got 2000000");
     for (const ModelInfo& info : list_models()) {
         for (const KnobInfo& knob : info.knobs) {
-            if (knob.name == "layers" || knob.name.ends_with("_layers") || knob.name == "nodes")
+            if (knob.name == "layers" || knob.name.ends_with("_layers") || knob.name == "nodes") {
                 EXPECT_LE(knob.max_value, kMaxGraphOps) << info.name << "." << knob.name;
+            }
         }
     }
 }

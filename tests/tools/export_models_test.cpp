@@ -148,6 +148,27 @@ TEST(ExportModels, Bert) {
     expect_generator_matches("bert", knobs, e);
 }
 
+// At opset 17 torch exports each nn.LayerNorm as one LayerNormalization; the generator's
+// opset=17 graph has the same compute ops, type by type.
+TEST(ExportModels, BertAtOpsetSeventeen) {
+    REQUIRE_TORCH();
+    TempDir dir;
+    const Knobs knobs{{"layers", 1}, {"hidden", 64}, {"heads", 2}, {"ffn", 128}, {"seq_len", 8}};
+    const Export e = export_model(dir, "bert", knobs, " --opset 17");
+    Knobs with_opset = knobs;
+    with_opset["opset"] = 17;
+    const sim::Graph graph = sim::workloads::build_model("bert", with_opset);
+    std::map<std::string, int> generated;
+    for (const sim::Op& op : graph.ops())
+        ++generated[op.type];
+    EXPECT_EQ(e.onnx_ops.at("LayerNormalization"), 3);  // embeddings, attention, output
+    for (const char* type : {"LayerNormalization", "MatMul", "Gemm", "Add", "Mul", "Div", "Sub",
+                             "Erf", "Softmax", "Tanh"})
+        EXPECT_EQ(generated[type], e.onnx_ops.at(type)) << type;
+    EXPECT_EQ(generated.count("ReduceMean"), 0u);
+    EXPECT_EQ(e.onnx_ops.count("ReduceMean"), 0u);
+}
+
 // Exports a DUET model and compares it with the generator at the same knobs, fused.
 Export check_duet(const TempDir& dir, const std::string& model, const Knobs& knobs) {
     Export e = export_model(dir, model, knobs);
