@@ -189,6 +189,51 @@ GemmKernelCost GpuModel::gemm(double batch, double m, double n, double k, sim::D
     return best;
 }
 
+std::optional<std::pair<double, double>> GpuModel::fft_conv(const sim::Graph& graph,
+                                                            const sim::Op& op) const {
+    if (!params_.conv_fft || op.inputs.size() < 2 || op.outputs.empty())
+        return std::nullopt;
+    const sim::Shape& x = graph.tensor(op.inputs[0]).shape;
+    const sim::Shape& w = graph.tensor(op.inputs[1]).shape;
+    const sim::Shape& y = graph.tensor(op.outputs[0]).shape;
+    if (x.size() != 4 || w.size() != 4 || y.size() != 4 || op.attr_int("group", 1) != 1)
+        return std::nullopt;
+    for (const char* key : {"strides", "dilations"}) {
+        for (std::int64_t v : op.attr_ints(key)) {
+            if (v != 1)
+                return std::nullopt;
+        }
+    }
+    const std::vector<std::int64_t> pads = op.attr_ints("pads");  // [top, left, bottom, right]
+    const auto pad = [&](std::size_t i) { return pads.size() == 4 ? pads[i] : std::int64_t{0}; };
+    const double padded =
+        static_cast<double>(std::max(x[2] + pad(0) + pad(2), x[3] + pad(1) + pad(3)));
+    constexpr double max_fft_side = 64.0;  // devices/gpu.hpp [assumption]
+    const double side = std::exp2(std::ceil(std::log2(std::max(2.0, padded))));
+    if (side > max_fft_side)
+        return std::nullopt;
+    const double n = static_cast<double>(x[0]), c = static_cast<double>(x[1]);
+    const double k = static_cast<double>(w[0]);
+    const double bins = side * (side / 2.0 + 1.0);
+    constexpr double complex_bytes = 8.0, real_bytes = 4.0;               // fp32
+    const double fft_flops = 2.5 * side * side * std::log2(side * side);  // one real 2-D FFT
+    const double filter_bytes = static_cast<double>(sim::element_count(w)) * real_bytes;
+    const double flip_s = streaming_s(2.0 * filter_bytes, 0.0);
+    const double filter_fft_s =
+        streaming_s(filter_bytes + k * c * bins * complex_bytes, k * c * fft_flops);
+    const double input_fft_s = streaming_s(
+        static_cast<double>(sim::element_count(x)) * real_bytes + n * c * bins * complex_bytes,
+        n * c * fft_flops);
+    const double product_s = gemm(bins, n, 2.0 * k, 2.0 * c, sim::DType::f32).total_s;
+    const double output_fft_s = streaming_s(
+        n * k * bins * complex_bytes + static_cast<double>(sim::element_count(y)) * real_bytes,
+        n * k * fft_flops);
+    constexpr double kernels = 5.0;
+    return std::make_pair(flip_s + filter_fft_s + input_fft_s + product_s + output_fft_s +
+                              (kernels - 1.0) * params_.chained_kernel_latency_s,
+                          kernels);
+}
+
 GpuOpCost GpuModel::cost(const sim::Graph& graph, const sim::Op& op) const {
     GpuOpCost c;
     const sim::OpCategory category = sim::op_category(op.type);
@@ -234,6 +279,14 @@ GpuOpCost GpuModel::cost(const sim::Graph& graph, const sim::Op& op) const {
             k.total_s = std::max(k.total_s, k.memory_s);
         }
         c.device_s = params_.kernel_latency_s + k.total_s;
+        if (conv) {
+            if (const auto fft = fft_conv(graph, op);
+                fft && params_.kernel_latency_s + fft->first < c.device_s) {
+                c.device_s = params_.kernel_latency_s + fft->first;
+                c.kernels = fft->second;
+                c.fft = true;
+            }
+        }
     } else {
         c.device_s = params_.kernel_latency_s + streaming_s(op_bytes, op.flops);
         if (sim::reduces_across_threads(sim::anchor_type(op)))
@@ -329,6 +382,7 @@ void build_gpu(const sim::ConfigNode& node, const std::string& name, sim::Platfo
                                                  "shared_memory_per_sm",
                                                  "gemm_tiles",
                                                  "split_k",
+                                                 "conv_algorithms",
                                                  "memory",
                                                  "unsupported_ops"}));
     GpuParams p;
@@ -374,6 +428,21 @@ void build_gpu(const sim::ConfigNode& node, const std::string& name, sim::Platfo
                 splits.at(i).fail(fmt::format("a K split must be >= 1, got {}", s));
             p.split_k.push_back(static_cast<int>(s));
         }
+    }
+    if (node.has("conv_algorithms")) {
+        const sim::ConfigNode algorithms = node.at("conv_algorithms");
+        bool implicit_gemm = false;
+        for (const std::string& a : algorithms.as_string_list()) {
+            if (a == "implicit_gemm")
+                implicit_gemm = true;
+            else if (a == "fft")
+                p.conv_fft = true;
+            else
+                algorithms.fail(fmt::format(
+                    "unknown convolution algorithm '{}' (algorithms: implicit_gemm, fft)", a));
+        }
+        if (!implicit_gemm)
+            algorithms.fail("implicit_gemm must be listed: it runs every convolution");
     }
     p.memory_bytes =
         sim::bytes_of(sim::optional_positive(node, "memory", sim::Quantity::data_size, 0.0));

@@ -28,6 +28,16 @@
 //   partial sums written and re-read while they sit in L2 (at the peak bandwidth). Convolutions run
 //   as cuDNN's implicit-GEMM kernels, which do not split K.
 //
+//   Where the platform lists `fft` among its conv_algorithms (cuDNN in benchmark mode, which
+//   times its algorithms and keeps the fastest), a stride-1, undilated, ungrouped 2-D
+//   convolution may instead run as cuDNN's FFT algorithm, and the faster of the two is taken.
+//   With T the power of two that holds the padded image (T <= 64, the largest FFT tile cuDNN
+//   9 ran on the H100 [assumption]) and F = T (T/2 + 1) frequency bins, its kernels are: the
+//   filters flipped; real-to-complex FFTs of the filters and of the input; per bin, the complex
+//   product (N x C)(C x K), a real GEMM (N x 2C)(2C x 2K) batched over F; and a complex-to-real
+//   FFT of the output. The FFTs stream their bytes (with 2.5 T^2 log2 T^2 FLOPs each), and
+//   every kernel after the first is a chained kernel.
+//
 //   A matrix-vector product (m = 1 or n = 1) is what BLAS runs it as: a GEMV, a streaming
 //   kernel, at the library's achievable bandwidth or, when its outputs are too few to occupy
 //   every SM, at what the busy SMs load (tile_load_Bpc each).
@@ -59,6 +69,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -110,6 +121,7 @@ struct GpuParams {
     double shared_memory_per_sm_bytes = 96.0 * 1024.0;
     std::int64_t memory_bytes = 0;          // 0 = unlimited
     std::set<std::string> unsupported_ops;  // op types the accelerator cannot run
+    bool conv_fft = false;                  // conv_algorithms lists fft (cuDNN in benchmark mode)
 
     double peak_flops() const { return sms * clock_hz * fp32_flops_per_cycle_per_sm; }
     // Blocks of `tile` an SM keeps resident (at least 1); see resident_blocks() in gpu.cpp.
@@ -143,6 +155,7 @@ struct GemmKernelCost {
 
 struct GpuOpCost {
     double kernels = 1.0;
+    bool fft = false;       // a convolution run as cuDNN's FFT algorithm
     double device_s = 0.0;  // on the GPU: every kernel's body and kernel_latency
     double host_s = 0.0;    // kernels x launch_overhead
     double total_s = 0.0;   // host_s + device_s
@@ -165,6 +178,10 @@ public:
 
 private:
     double streaming_s(double bytes, double flops) const;
+    // Device time of `op` (a Conv, or a group anchored at one) by the FFT algorithm, without
+    // kernel_latency, and its kernel count; nullopt when the algorithm does not apply.
+    std::optional<std::pair<double, double>> fft_conv(const sim::Graph& graph,
+                                                      const sim::Op& op) const;
     GpuParams params_;
 };
 

@@ -282,6 +282,67 @@ TEST(GpuModel, ConvIsAnImplicitGemmOverOutputPixels) {
     EXPECT_DOUBLE_EQ(d->k, 27.0);
 }
 
+TEST(GpuModel, BenchmarkModeRunsALongReductionConvAsAnFft) {
+    // x [1, 64, 6, 6], w [2, 64, 3, 3], pads 1: the padded 8 x 8 image fits T = 8, F = 8 x 5
+    // = 40 bins. Implicit GEMM: 36 pixels x 2 channels in 18 blocks, 9 on each SM, K = 576,
+    // no split: per K value the larger of a block's 1000-cycle K tile / 8 = 125 cycles and 9
+    // blocks x 2 x 2 FMAs at 4 FLOP/cycle = 18 cycles: 576 x 125 cycles = 72 us. The FFT
+    // algorithm (devices/gpu.hpp), at 80 GB/s and 8 GFLOP/s, one real 2-D FFT being
+    // 2.5 x 64 x 6 = 960 FLOPs:
+    //   flip: 2 x 4608 B = 115.2 ns; filter FFTs: 128 x 960 FLOPs = 15.36 us;
+    //   input FFTs: 64 x 960 FLOPs = 7.68 us; output FFTs: 2 x 960 FLOPs = 240 ns;
+    //   the product: 40 GEMMs (1 x 128)(128 x 4), matrix-vector products:
+    //   40 x 2 x 4 x 128 FLOPs = 5.12 us;
+    //   four chained kernels of 1 us: 32.5152 us in all, 5 kernels.
+    GpuParams p = small_gpu();
+    p.k_tile_latency_cycles = 1000;
+    p.chained_kernel_latency_s = 1e-6;
+    const OneOp g = binary("Conv", {1, 64, 6, 6}, {2, 64, 3, 3}, {1, 2, 6, 6},
+                           {{"pads", std::vector<std::int64_t>{1, 1, 1, 1}},
+                            {"kernel_shape", std::vector<std::int64_t>{3, 3}}});
+    const GpuOpCost implicit = GpuModel(p).cost(g.graph, g.get());
+    EXPECT_FALSE(implicit.fft);
+    EXPECT_DOUBLE_EQ(implicit.kernels, 1.0);
+    EXPECT_NEAR(implicit.device_s, 72e-6, 1e-12);
+    p.conv_fft = true;
+    const GpuModel gpu(p);
+    EXPECT_NEAR(gpu.gemm(40, 1, 4, 128, sim::DType::f32).total_s, 5.12e-6, 1e-15);
+    const GpuOpCost fft = gpu.cost(g.graph, g.get());
+    EXPECT_TRUE(fft.fft);
+    EXPECT_DOUBLE_EQ(fft.kernels, 5.0);
+    EXPECT_NEAR(fft.device_s, 32.5152e-6, 1e-12);
+    EXPECT_NEAR(fft.host_s, 5.0 * p.launch_overhead_s, 1e-15);
+}
+
+TEST(GpuModel, OnlyAStrideOneUngroupedConvOfATileThatFitsHasAnFft) {
+    // With a slow K loop the FFT wins where it applies ...
+    GpuParams p = small_gpu();
+    p.k_tile_latency_cycles = 1000;
+    p.conv_fft = true;
+    const GpuModel gpu(p);
+    const sim::Attributes same{{"pads", std::vector<std::int64_t>{1, 1, 1, 1}},
+                               {"kernel_shape", std::vector<std::int64_t>{3, 3}}};
+    const OneOp fits = binary("Conv", {1, 64, 6, 6}, {2, 64, 3, 3}, {1, 2, 6, 6}, same);
+    EXPECT_TRUE(gpu.cost(fits.graph, fits.get()).fft);
+    // ... and not with a stride, a dilation, groups, or a padded image over 64 x 64.
+    sim::Attributes strided = same;
+    strided["strides"] = std::vector<std::int64_t>{2, 2};
+    const OneOp s2 = binary("Conv", {1, 64, 6, 6}, {2, 64, 3, 3}, {1, 2, 3, 3}, strided);
+    EXPECT_FALSE(gpu.cost(s2.graph, s2.get()).fft);
+    sim::Attributes dilated = same;
+    dilated["dilations"] = std::vector<std::int64_t>{2, 2};
+    const OneOp d2 = binary("Conv", {1, 64, 6, 6}, {2, 64, 3, 3}, {1, 2, 4, 4}, dilated);
+    EXPECT_FALSE(gpu.cost(d2.graph, d2.get()).fft);
+    sim::Attributes grouped = same;
+    grouped["group"] = std::int64_t{2};
+    const OneOp g2 = binary("Conv", {1, 64, 6, 6}, {2, 32, 3, 3}, {1, 2, 6, 6}, grouped);
+    EXPECT_FALSE(gpu.cost(g2.graph, g2.get()).fft);
+    const OneOp big = binary("Conv", {1, 64, 63, 63}, {2, 64, 3, 3}, {1, 2, 63, 63}, same);
+    EXPECT_FALSE(gpu.cost(big.graph, big.get()).fft);  // 65 x 65 padded: T = 128
+    const OneOp edge = binary("Conv", {1, 64, 62, 62}, {2, 64, 3, 3}, {1, 2, 62, 62}, same);
+    EXPECT_TRUE(gpu.cost(edge.graph, edge.get()).fft);  // 64 x 64 padded: T = 64
+}
+
 TEST(GpuModel, UnsupportedOpsAreRefusedWithTheReason) {
     GpuParams p = small_gpu();
     p.unsupported_ops = {"Gather"};
@@ -362,6 +423,11 @@ TEST(GpuYaml, RefusesBadWarpsAndLimits) {
                 ::testing::HasSubstr("gemm_bandwidth_efficiency: must be in (0, 1], got 1.5"));
     EXPECT_THAT(platform_yaml_error(gpu_platform("    reduction_latency: -1 us\n")),
                 ::testing::HasSubstr("reduction_latency"));
+    EXPECT_THAT(
+        platform_yaml_error(gpu_platform("    conv_algorithms: [implicit_gemm, winograd]\n")),
+        ::testing::HasSubstr("unknown convolution algorithm 'winograd'"));
+    EXPECT_THAT(platform_yaml_error(gpu_platform("    conv_algorithms: [fft]\n")),
+                ::testing::HasSubstr("implicit_gemm must be listed"));
 }
 
 TEST(CpuPinned, EachPinnedDeviceIsACoreOfItsOwn) {
