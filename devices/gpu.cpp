@@ -196,7 +196,9 @@ std::optional<std::pair<double, double>> GpuModel::fft_conv(const sim::Graph& gr
     const sim::Shape& x = graph.tensor(op.inputs[0]).shape;
     const sim::Shape& w = graph.tensor(op.inputs[1]).shape;
     const sim::Shape& y = graph.tensor(op.outputs[0]).shape;
-    if (x.size() != 4 || w.size() != 4 || y.size() != 4 || op.attr_int("group", 1) != 1)
+    // fp32 only: the FFT runs the measurements saw (16-bit convolutions take tensor cores).
+    if (x.size() != 4 || w.size() != 4 || y.size() != 4 || op.attr_int("group", 1) != 1 ||
+        graph.tensor(op.inputs[0]).dtype != sim::DType::f32)
         return std::nullopt;
     for (const char* key : {"strides", "dilations"}) {
         for (std::int64_t v : op.attr_ints(key)) {

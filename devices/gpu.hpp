@@ -29,7 +29,7 @@
 //   as cuDNN's implicit-GEMM kernels, which do not split K.
 //
 //   Where the platform lists `fft` among its conv_algorithms (cuDNN in benchmark mode, which
-//   times its algorithms and keeps the fastest), a stride-1, undilated, ungrouped 2-D
+//   times its algorithms and keeps the fastest), a stride-1, undilated, ungrouped fp32 2-D
 //   convolution may instead run as cuDNN's FFT algorithm, and the faster of the two is taken.
 //   With T the power of two that holds the padded image (T <= 64, the largest FFT tile cuDNN
 //   9 ran on the H100 [assumption]) and F = T (T/2 + 1) frequency bins, its kernels are: the

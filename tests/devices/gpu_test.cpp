@@ -341,6 +341,9 @@ TEST(GpuModel, OnlyAStrideOneUngroupedConvOfATileThatFitsHasAnFft) {
     EXPECT_FALSE(gpu.cost(big.graph, big.get()).fft);  // 65 x 65 padded: T = 128
     const OneOp edge = binary("Conv", {1, 64, 62, 62}, {2, 64, 3, 3}, {1, 2, 62, 62}, same);
     EXPECT_TRUE(gpu.cost(edge.graph, edge.get()).fft);  // 64 x 64 padded: T = 64
+    const OneOp half = binary("Conv", {1, 64, 6, 6}, {2, 64, 3, 3}, {1, 2, 6, 6}, same,
+                              sim::TensorKind::weight, sim::DType::bf16);
+    EXPECT_FALSE(gpu.cost(half.graph, half.get()).fft);  // fp32 only
 }
 
 TEST(GpuModel, UnsupportedOpsAreRefusedWithTheReason) {
