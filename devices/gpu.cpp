@@ -26,10 +26,20 @@ const std::vector<GpuTile>& default_gemm_tiles() {
     return tiles;
 }
 
+namespace {
+
+// 16-bit operands run on the tensor cores (their rate, K tile and operand copies); fp32 on the
+// SIMT FMA lanes (TF32 off, as the measurements ran).
+bool on_tensor_cores(sim::DType dtype) {
+    return dtype == sim::DType::bf16 || dtype == sim::DType::f16;
+}
+
+}  // namespace
+
 double GpuParams::flops_per_cycle_per_sm(sim::DType dtype) const {
-    const bool sixteen_bit = dtype == sim::DType::bf16 || dtype == sim::DType::f16;
-    return sixteen_bit && bf16_flops_per_cycle_per_sm > 0.0 ? bf16_flops_per_cycle_per_sm
-                                                            : fp32_flops_per_cycle_per_sm;
+    return on_tensor_cores(dtype) && bf16_flops_per_cycle_per_sm > 0.0
+               ? bf16_flops_per_cycle_per_sm
+               : fp32_flops_per_cycle_per_sm;
 }
 
 int GpuParams::resident_blocks(const GpuTile& tile) const {
@@ -102,7 +112,7 @@ namespace {
 // values of K a stage, its 16-bit tensor-op kernels 32 [assumption: their default tiles]. A
 // split-K slice is at least one such step.
 double k_tile_depth(sim::DType dtype) {
-    return dtype == sim::DType::bf16 || dtype == sim::DType::f16 ? 32.0 : 8.0;
+    return on_tensor_cores(dtype) ? 32.0 : 8.0;
 }
 // Outputs of a matrix-vector product one thread block computes (a warp per output, as
 // cuBLAS's gemv kernels split them) [assumption]; it sets how many SMs a short GEMV occupies.
@@ -148,6 +158,7 @@ GemmKernelCost GpuModel::gemm(double batch, double m, double n, double k, sim::D
     const double fma_cycles = 2.0 / (p.flops_per_cycle_per_sm(dtype) * p.compute_efficiency);
     const double memory_s = operand_bytes / p.gemm_achievable_bandwidth_Bps();
     const double k_depth = k_tile_depth(dtype);
+    const bool tensor_core = on_tensor_cores(dtype);
     const double step_latency = p.k_tile_latency_cycles / k_depth;
     best.total_s = std::numeric_limits<double>::infinity();
     for (const GpuTile& tile : p.gemm_tiles) {
@@ -158,9 +169,11 @@ GemmKernelCost GpuModel::gemm(double batch, double m, double n, double k, sim::D
         // ... but their loads past the edge are predicated off: a block loads its share of the
         // rows and columns that exist.
         const double rows = m / row_tiles, columns = n / column_tiles;
+        const double fma_step = tm * tn * fma_cycles;
+        const double load_step =
+            p.tile_load_Bpc > 0.0 ? (rows + columns) * element_bytes / p.tile_load_Bpc : 0.0;
         const double step_throughput =
-            tm * tn * fma_cycles +
-            (p.tile_load_Bpc > 0.0 ? (rows + columns) * element_bytes / p.tile_load_Bpc : 0.0);
+            tensor_core ? std::max(fma_step, load_step) : fma_step + load_step;
         const double resident = p.resident_blocks(tile);
         for (int split : p.split_k) {
             if (split > 1 && (!allow_split_k || k < k_depth * split))

@@ -14,7 +14,10 @@
 //   cycles, K_s the values of K in a slice, where
 //       C = 2 tm tn / (FLOP/cycle x compute_efficiency)              the FMAs of one K value
 //           + (rows + columns it really loads) x bytes / tile_load_Bpc   and feeding them:
-//         the SM's throughput per block and K value, shared by the resident blocks;
+//         the SM's throughput per block and K value, shared by the resident blocks. A SIMT
+//         (fp32) kernel's warps issue both its FFMAs and its shared-memory loads, so the two
+//         add up; a tensor-core (16-bit) kernel copies its operands asynchronously (cp.async,
+//         TMA) while its MMAs run, so C is the larger of the two;
 //       L = k_tile_latency_cycles / k_tile: how long a block takes per K value however idle
 //         its SM. The main loop moves K in tiles (8 fp32 values a pipeline stage in CUTLASS's
 //         SIMT kernels, 32 16-bit ones in its tensor-op kernels) and cannot start the next

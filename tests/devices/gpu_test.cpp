@@ -195,6 +195,20 @@ TEST(GpuModel, SixteenBitGemmsUseTheTensorRate) {
     EXPECT_NEAR(gpu.gemm(1, 4, 4, 8, sim::DType::f32).compute_s, 32e-9, 1e-18);
 }
 
+TEST(GpuModel, TensorCoreKernelsOverlapTheirOperandLoadsWithTheirMath) {
+    // (4x8) x (8x4) at tile_load_Bpc = 1 B/cycle: 2 blocks of 2 x 2 on each SM, one round.
+    // fp32 (SIMT: the warps that issue the FFMAs also issue the loads): per K value and block
+    // 2 x 2 FMAs at 4 FLOP/cycle = 2 cycles plus (2 + 2) x 4 B = 16 cycles of loads, so
+    // 8 x 2 x 18 = 288 ns. bf16 (tensor cores, asynchronous copies): the larger of 0.5 cycles
+    // of MMA and (2 + 2) x 2 B = 8 cycles of loads: 8 x 2 x 8 = 128 ns, not 136.
+    GpuParams p = small_gpu();
+    p.bf16_flops_per_cycle_per_sm = 16;
+    p.tile_load_Bpc = 1;
+    const GpuModel gpu(p);
+    EXPECT_NEAR(gpu.gemm(1, 4, 4, 8, sim::DType::f32).compute_s, 288e-9, 1e-18);
+    EXPECT_NEAR(gpu.gemm(1, 4, 4, 8, sim::DType::bf16).compute_s, 128e-9, 1e-18);
+}
+
 TEST(GpuModel, MemoryBoundKernelStreamsAtTheAchievableBandwidthAfterItsFloor) {
     // Add of 1000 floats: 12 kB at 8 GB/s x 0.5 = 3 us, after a 1 us kernel floor; the host
     // issues it in 1 us more.
