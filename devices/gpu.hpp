@@ -181,8 +181,8 @@ public:
 
 private:
     double streaming_s(double bytes, double flops) const;
-    // Device time of `op` (a Conv, or a group anchored at one) by the FFT algorithm, without
-    // kernel_latency, and its kernel count; nullopt when the algorithm does not apply.
+    // Device time of the Conv `op` by the FFT algorithm, without kernel_latency, and its
+    // kernel count; nullopt when the algorithm does not apply.
     std::optional<std::pair<double, double>> fft_conv(const sim::Graph& graph,
                                                       const sim::Op& op) const;
     GpuParams params_;

@@ -420,31 +420,25 @@ TEST(GpuYaml, ReadsTilesWithWarpsAndTheSmLimits) {
 }
 
 TEST(GpuYaml, RefusesBadWarpsAndLimits) {
-    using hetsim::testing::platform_yaml_error;
-    EXPECT_THAT(platform_yaml_error(gpu_platform("    gemm_tiles: [[64, 32, 0]]\n")),
-                ::testing::HasSubstr("a block has 1..32 warps, got 0"));
-    EXPECT_THAT(platform_yaml_error(gpu_platform("    gemm_tiles: [[64, 32, 2, 1]]\n")),
-                ::testing::HasSubstr("[rows, columns, warps]"));
-    EXPECT_THAT(platform_yaml_error(gpu_platform("    k_tile_latency_cycles: -1\n")),
-                ::testing::HasSubstr("must be >= 0 cycles, got -1"));
-    EXPECT_THAT(platform_yaml_error(gpu_platform("    persistent_rnn_max_hidden: 0\n")),
-                ::testing::HasSubstr("persistent_rnn_max_hidden"));
-    // The parameter of an earlier form of the model is refused by name.
-    EXPECT_THAT(platform_yaml_error(gpu_platform("    warps_to_saturate: 4\n")),
-                ::testing::HasSubstr("warps_to_saturate"));
-    EXPECT_THAT(platform_yaml_error(gpu_platform("    max_blocks_per_sm: 0\n")),
-                ::testing::HasSubstr("must be an integer in 1..1000000"));
-    EXPECT_THAT(platform_yaml_error(gpu_platform("    shared_memory_per_sm: 0 KiB\n")),
-                ::testing::HasSubstr("shared_memory_per_sm"));
-    EXPECT_THAT(platform_yaml_error(gpu_platform("    gemm_bandwidth_efficiency: 1.5\n")),
-                ::testing::HasSubstr("gemm_bandwidth_efficiency: must be in (0, 1], got 1.5"));
-    EXPECT_THAT(platform_yaml_error(gpu_platform("    reduction_latency: -1 us\n")),
-                ::testing::HasSubstr("reduction_latency"));
-    EXPECT_THAT(
-        platform_yaml_error(gpu_platform("    conv_algorithms: [implicit_gemm, winograd]\n")),
-        ::testing::HasSubstr("unknown convolution algorithm 'winograd'"));
-    EXPECT_THAT(platform_yaml_error(gpu_platform("    conv_algorithms: [fft]\n")),
-                ::testing::HasSubstr("implicit_gemm must be listed"));
+    // Each line added to a valid GPU component, and what the error must say.
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"gemm_tiles: [[64, 32, 0]]", "a block has 1..32 warps, got 0"},
+        {"gemm_tiles: [[64, 32, 2, 1]]", "[rows, columns, warps]"},
+        {"k_tile_latency_cycles: -1", "must be >= 0 cycles, got -1"},
+        {"persistent_rnn_max_hidden: 0", "persistent_rnn_max_hidden"},
+        // The parameter of an earlier form of the model is refused by name.
+        {"warps_to_saturate: 4", "warps_to_saturate"},
+        {"max_blocks_per_sm: 0", "must be an integer in 1..1000000"},
+        {"shared_memory_per_sm: 0 KiB", "shared_memory_per_sm"},
+        {"gemm_bandwidth_efficiency: 1.5", "gemm_bandwidth_efficiency: must be in (0, 1], got 1.5"},
+        {"reduction_latency: -1 us", "reduction_latency"},
+        {"conv_algorithms: [implicit_gemm, winograd]", "unknown convolution algorithm 'winograd'"},
+        {"conv_algorithms: [fft]", "implicit_gemm must be listed"}};
+    for (const auto& [line, message] : cases) {
+        EXPECT_THAT(hetsim::testing::platform_yaml_error(gpu_platform("    " + line + "\n")),
+                    ::testing::HasSubstr(message))
+            << line;
+    }
 }
 
 TEST(CpuPinned, EachPinnedDeviceIsACoreOfItsOwn) {
