@@ -118,6 +118,25 @@ double k_tile_depth(sim::DType dtype) {
 // cuBLAS's gemv kernels split them) [assumption]; it sets how many SMs a short GEMV occupies.
 constexpr double gemv_outputs_per_block = 32.0;
 
+// cuDNN's standard RNN algorithm runs a step's product with the recurrent weights as cuBLAS's
+// small-N kernel (gemmSN_TN, which streams the weights as a GEMV does) while the batch is at
+// most this, and as a tiled GEMM above: h100_fresh_layers/stats.csv names gemmSN_TN for batches
+// 2 to 14 and tiled kernels from 17 [assumption: the threshold between].
+constexpr double cudnn_streaming_step_max_batch = 16.0;
+
+// Initial states (ONNX inputs 5, initial_h, and 6, an LSTM's initial_c) the recurrent op `op`
+// is not given: a framework zeroes each in a small kernel before cuDNN's call (PyTorch's fill
+// kernels ahead of cuDNN's in the profiles of h100_fresh_layers/stats.csv).
+double zeroed_initial_states(const sim::Graph& graph, const sim::Op& op) {
+    const std::size_t states = op.type == "LSTM" ? 2 : 1;
+    double zeroed = 0.0;
+    for (std::size_t i = 5; i < 5 + states; ++i) {
+        const bool given = i < op.inputs.size() && graph.tensor(op.inputs[i]).elements() > 0;
+        zeroed += given ? 0.0 : 1.0;
+    }
+    return zeroed;
+}
+
 // Cycles the busiest SM needs for its q blocks, r resident at once: rounds of b <= r blocks,
 // each b A + K_s max(L, b C) (devices/gpu.hpp), with C and L per value of K.
 double rounds_cycles(double q, double r, double k_steps, double per_block, double step_latency,
@@ -133,16 +152,17 @@ double rounds_cycles(double q, double r, double k_steps, double per_block, doubl
 }  // namespace
 
 GemmKernelCost GpuModel::gemm(double batch, double m, double n, double k, sim::DType dtype,
-                              bool allow_split_k) const {
+                              bool allow_split_k, double streaming_max_side) const {
     const GpuParams& p = params_;
     const double element_bytes = static_cast<double>(sim::dtype_size_bytes(dtype));
     // A and B read once, C written once.
     const double operand_bytes = batch * (m * k + k * n + m * n) * element_bytes;
     const double flops = 2.0 * batch * m * n * k;
     GemmKernelCost best;
-    if (m <= 1.0 || n <= 1.0) {
+    if (m <= streaming_max_side || n <= streaming_max_side) {
         // BLAS runs a matrix-vector product as a GEMV: each operand element is used once, so
-        // it is a streaming kernel (cuBLAS's gemv kernels), not a tiled GEMM. Too few outputs
+        // it is a streaming kernel (cuBLAS's gemv kernels), not a tiled GEMM; so does its
+        // small-N kernel where a caller asks for it (streaming_max_side). Too few outputs
         // leave SMs idle, and an SM loads at most tile_load_Bpc.
         best.gemv = true;
         best.blocks = std::ceil(batch * std::max(m, n) / gemv_outputs_per_block);
@@ -266,25 +286,43 @@ GpuOpCost GpuModel::cost(const sim::Graph& graph, const sim::Op& op) const {
         const double gates_h = static_cast<double>(rnn->gates) * hidden;
         const double steps = static_cast<double>(rnn->seq);
         const double batch = static_cast<double>(rnn->batch);
+        const double directions = static_cast<double>(rnn->directions);
         const double projection =
             gemm(1.0, steps * batch, gates_h, static_cast<double>(rnn->input), dtype).total_s;
         // The gates read the pre-activations and the cell state, write h and c.
         const double gate_s = streaming_s(batch * (gates_h + 3.0 * hidden) * element_bytes, 0.0);
-        const double directions = static_cast<double>(rnn->directions);
+        const bool cudnn = params_.recurrent_library == RecurrentLibrary::cudnn;
+        // Through cuDNN, a zeroing kernel for each initial state the op is not given.
+        const double zeroed = cudnn ? zeroed_initial_states(graph, op) : 0.0;
+        double kernels = zeroed;
+        double bodies_s = zeroed * streaming_s(directions * batch * hidden * element_bytes, 0.0);
         if (hidden <= params_.persistent_rnn_max_hidden) {
             const double step_flops = 2.0 * batch * gates_h * hidden;
             const double per_step =
                 params_.recurrent_step_latency_s +
                 step_flops / (params_.peak_flops() * params_.compute_efficiency) + gate_s;
-            c.kernels = 2.0 * directions;
-            c.device_s =
-                directions * (2.0 * params_.kernel_latency_s + projection + steps * per_step);
+            kernels += 2.0 * directions;
+            bodies_s += directions * (projection + steps * per_step);
+            if (cudnn && op.type == "GRU") {
+                // cuDNN's persistent GRU adds the biases to the projection in a kernel of its
+                // own (persistRNN_addBias in h100_fresh_layers/stats.csv): it reads and writes
+                // the projection.
+                kernels += directions;
+                bodies_s +=
+                    directions * streaming_s(2.0 * steps * batch * gates_h * element_bytes, 0.0);
+            }
         } else {
-            const double per_step = 2.0 * params_.chained_kernel_latency_s +
-                                    gemm(1.0, batch, gates_h, hidden, dtype).total_s + gate_s;
-            c.kernels = directions * (1.0 + 2.0 * steps);
-            c.device_s = directions * (params_.kernel_latency_s + projection + steps * per_step);
+            const double step_product = gemm(1.0, batch, gates_h, hidden, dtype, true,
+                                             cudnn ? cudnn_streaming_step_max_batch : 1.0)
+                                            .total_s;
+            kernels += directions * (1.0 + 2.0 * steps);
+            bodies_s += directions * (projection + steps * (step_product + gate_s));
         }
+        // The first kernel pays the floor of a lone kernel; each further one is queued behind
+        // the one before.
+        c.kernels = kernels;
+        c.device_s = params_.kernel_latency_s + (kernels - 1.0) * params_.chained_kernel_latency_s +
+                     bodies_s;
     } else if (const auto dims = sim::gemm_dims(graph, op)) {
         const bool conv = op.type == "Conv";
         GemmKernelCost k = gemm(dims->batch, dims->m, dims->n, dims->k, dtype, !conv);
@@ -389,6 +427,7 @@ void build_gpu(const sim::ConfigNode& node, const std::string& name, sim::Platfo
                                                  "launch_overhead",
                                                  "recurrent_step_latency",
                                                  "persistent_rnn_max_hidden",
+                                                 "recurrent_library",
                                                  "registers_per_sm",
                                                  "max_threads_per_sm",
                                                  "max_blocks_per_sm",
@@ -429,6 +468,14 @@ void build_gpu(const sim::ConfigNode& node, const std::string& name, sim::Platfo
     p.recurrent_step_latency_s = sim::non_negative_time(node, "recurrent_step_latency");
     if (node.has("persistent_rnn_max_hidden"))
         p.persistent_rnn_max_hidden = sim::positive_int(node, "persistent_rnn_max_hidden");
+    if (node.has("recurrent_library")) {
+        const sim::ConfigNode library = node.at("recurrent_library");
+        const std::string name = library.as_string();
+        if (name == "cudnn")
+            p.recurrent_library = RecurrentLibrary::cudnn;
+        else if (name != "fused")
+            library.fail(fmt::format("expected 'fused' or 'cudnn', got '{}'", name));
+    }
     if (node.has("gemm_tiles"))
         p.gemm_tiles = parse_tiles(node.at("gemm_tiles"));
     if (node.has("split_k")) {

@@ -64,9 +64,14 @@
 //     compiler's fused RNN kernel): one launch for all steps, the recurrent weights held on
 //     chip, so a step costs recurrent_step_latency (the grid-wide hand-over between steps),
 //     its FMAs at the SMs' rate and its gates' bytes;
-//   - otherwise cuDNN's standard algorithm: per step a GEMM kernel and a gates kernel, each
-//     a chained kernel (chained_kernel_latency).
-// (zhang2021 §II: DUET finds small RNNs faster on the CPU.)
+//   - otherwise cuDNN's standard algorithm: per step a GEMM kernel and a gates kernel. The
+//     step's product is cuBLAS's small-N kernel, which streams the weights as a GEMV does,
+//     while the batch is at most 16, and a tiled GEMM above (cuDNN 9's kernel names).
+// With recurrent_library: cudnn (a framework calling cuDNN, as PyTorch does), each initial
+// state the op is not given (h, and an LSTM's c) is first zeroed by a kernel of its own, and
+// cuDNN's persistent GRU adds its biases in one more kernel; the default, fused, is a
+// compiler's code, which has neither. The op's first kernel pays kernel_latency, each further
+// one chained_kernel_latency. (zhang2021 §II: DUET finds small RNNs faster on the CPU.)
 #pragma once
 
 #include <cmath>
@@ -87,6 +92,10 @@ struct GpuTile {
     int n = 128;
     int warps = 4;  // warps per thread block (CUTLASS's 128 x 64 tile: 2 x 2 warps)
 };
+
+// What runs a fused recurrent op (LSTM, GRU, RNN): `fused`, a compiler's kernels (TVM), or
+// `cudnn`, a framework calling cuDNN (devices/gpu.hpp's header comment has what each costs).
+enum class RecurrentLibrary { fused, cudnn };
 
 struct GpuParams {
     int sms = 1;
@@ -114,6 +123,7 @@ struct GpuParams {
     // Largest hidden size the library runs as a persistent kernel; larger ones launch kernels
     // per step. Infinite: every size (a compiler's fused kernel).
     double persistent_rnn_max_hidden = std::numeric_limits<double>::infinity();
+    RecurrentLibrary recurrent_library = RecurrentLibrary::fused;
     std::vector<GpuTile> gemm_tiles;  // candidate tiles; empty = default_gemm_tiles()
     std::vector<int> split_k = {1, 2, 4, 8, 16, 32, 64};  // candidate K splits
     // What an SM holds at once [datasheet]; the defaults are Volta's to Hopper's (an H100 has
@@ -174,9 +184,10 @@ public:
     double kernel_time_s(const sim::Graph& graph, const sim::Op& op) const override;
     GpuOpCost cost(const sim::Graph& graph, const sim::Op& op) const;
     // Body of one GEMM kernel (batch products of m x k by k x n, operands of `dtype`) at the
-    // best tile and split (no split when `allow_split_k` is false: convolutions).
+    // best tile and split (no split when `allow_split_k` is false: convolutions). A product
+    // with at most `streaming_max_side` rows or columns runs as a streaming kernel (a GEMV).
     GemmKernelCost gemm(double batch, double m, double n, double k, sim::DType dtype,
-                        bool allow_split_k = true) const;
+                        bool allow_split_k = true, double streaming_max_side = 1.0) const;
     const GpuParams& params() const { return params_; }
 
 private:

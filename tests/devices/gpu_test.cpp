@@ -251,8 +251,9 @@ TEST(GpuModel, FusedLstmIsAProjectionGemmThenOneGemmPerStep) {
     //   projection (5 x 8) x (8 x 64): one block of 8 values of K x 2048 cycles = 16.384 us;
     //   a persistent kernel (hidden 16, every size by default) then runs each step's
     //   2 x 16 x 64 FLOPs at 8 GFLOP/s (256 ns), the gates, (64 + 3 x 16) x 4 B = 448 B at 80
-    //   GB/s = 5.6 ns, and the 1 us step latency; two kernels of 2 us floor each: 4 + 16.384 +
-    //   5 x 1.2616 = 26.692 us on the GPU, and two launches of 1 us on the host.
+    //   GB/s = 5.6 ns, and the 1 us step latency; two kernels, the first with its 2 us floor,
+    //   the second chained (0.5 us): 2.5 + 16.384 + 5 x 1.2616 = 25.192 us on the GPU, and two
+    //   launches of 1 us on the host.
     sim::Graph graph("rnn");
     const int x = graph.add_tensor("x", {5, 1, 8}, sim::DType::f32, sim::TensorKind::input);
     const int w = graph.add_tensor("w", {1, 64, 8}, sim::DType::f32, sim::TensorKind::weight);
@@ -264,21 +265,128 @@ TEST(GpuModel, FusedLstmIsAProjectionGemmThenOneGemmPerStep) {
     GpuParams p = small_gpu();
     p.gemm_tiles = {{64, 64}};
     p.kernel_latency_s = 2e-6;
+    p.chained_kernel_latency_s = 0.5e-6;
     p.recurrent_step_latency_s = 1e-6;
     const GpuOpCost c = GpuModel(p).cost(graph, graph.op(op));
     EXPECT_DOUBLE_EQ(c.kernels, 2.0);
-    EXPECT_NEAR(c.device_s, 26.692e-6, 1e-12);
-    EXPECT_NEAR(c.total_s, 28.692e-6, 1e-12);
+    EXPECT_NEAR(c.device_s, 25.192e-6, 1e-12);
+    EXPECT_NEAR(c.total_s, 27.192e-6, 1e-12);
     // A hidden size above persistent_rnn_max_hidden runs cuDNN's standard algorithm: per step
     // a GEMV kernel (256 ns, as above) and a gates kernel (5.6 ns), each chained (0.5 us):
     // 1.2616 us a step; one projection kernel first: 2 + 16.384 + 5 x 1.2616 = 24.692 us,
     // and 11 launches.
     p.persistent_rnn_max_hidden = 8;
-    p.chained_kernel_latency_s = 0.5e-6;
     const GpuOpCost s = GpuModel(p).cost(graph, graph.op(op));
     EXPECT_DOUBLE_EQ(s.kernels, 11.0);
     EXPECT_NEAR(s.device_s, 24.692e-6, 1e-12);
     EXPECT_NEAR(s.total_s, 35.692e-6, 1e-12);
+}
+
+TEST(GpuModel, ThroughCudnnAbsentInitialStatesAreZeroedByKernelsOfTheirOwn) {
+    // The LSTM above, run as a framework runs it through cuDNN: without initial_h and
+    // initial_c (ONNX inputs 5 and 6), each is zeroed first, 1 x 16 x 4 B = 64 B at 80 GB/s
+    // (0.8 ns) in a chained kernel: 4 kernels, 25.192 + 2 x 0.5008 = 26.1936 us.
+    sim::Graph graph("rnn");
+    const int x = graph.add_tensor("x", {5, 1, 8}, sim::DType::f32, sim::TensorKind::input);
+    const int w = graph.add_tensor("w", {1, 64, 8}, sim::DType::f32, sim::TensorKind::weight);
+    const int r = graph.add_tensor("r", {1, 64, 16}, sim::DType::f32, sim::TensorKind::weight);
+    const int b = graph.add_tensor("b", {1, 128}, sim::DType::f32, sim::TensorKind::weight);
+    const int lens = graph.add_tensor("lens", {0}, sim::DType::f32, sim::TensorKind::weight);
+    const int h0 = graph.add_tensor("h0", {1, 1, 16}, sim::DType::f32, sim::TensorKind::input);
+    const int c0 = graph.add_tensor("c0", {1, 1, 16}, sim::DType::f32, sim::TensorKind::input);
+    const int y = graph.add_tensor("y", {5, 1, 1, 16}, sim::DType::f32);
+    const int y2 = graph.add_tensor("y2", {5, 1, 1, 16}, sim::DType::f32);
+    const int bare =
+        graph.add_op("bare", "LSTM", {x, w, r}, {y}, {{"hidden_size", std::int64_t{16}}});
+    const int given = graph.add_op("given", "LSTM", {x, w, r, b, lens, h0, c0}, {y2},
+                                   {{"hidden_size", std::int64_t{16}}});
+    graph.finalize();
+    GpuParams p = small_gpu();
+    p.gemm_tiles = {{64, 64}};
+    p.kernel_latency_s = 2e-6;
+    p.chained_kernel_latency_s = 0.5e-6;
+    p.recurrent_step_latency_s = 1e-6;
+    p.recurrent_library = RecurrentLibrary::cudnn;
+    const GpuModel gpu(p);
+    const GpuOpCost zeroed = gpu.cost(graph, graph.op(bare));
+    EXPECT_DOUBLE_EQ(zeroed.kernels, 4.0);
+    EXPECT_NEAR(zeroed.device_s, 26.1936e-6, 1e-12);
+    // Given both states, nothing is zeroed: the two kernels of the fused case.
+    const GpuOpCost kept = gpu.cost(graph, graph.op(given));
+    EXPECT_DOUBLE_EQ(kept.kernels, 2.0);
+    EXPECT_NEAR(kept.device_s, 25.192e-6, 1e-12);
+}
+
+TEST(GpuModel, CudnnPersistentGruAddsItsBiasesInAKernelOfItsOwn) {
+    // GRU, 5 steps, batch 1, input 8, hidden 16 (3 gates: 48 columns), through cuDNN, no
+    // initial_h. 64 x 64 tiles: projection 16.384 us as for the LSTM; a step: 2 x 16 x 48
+    // FLOPs at 8 GFLOP/s (192 ns), gates (48 + 3 x 16) x 4 B = 384 B (4.8 ns) and 1 us:
+    // 1.1968 us, 5.984 us for 5. Zeroing h: 64 B (0.8 ns); adding the biases: the projection,
+    // 5 x 48 x 4 B, read and written: 1920 B (24 ns). 4 kernels: 2 + 3 x 0.5 + 16.384 + 5.984
+    // + 0.0008 + 0.024 = 25.8928 us.
+    sim::Graph graph("rnn");
+    const int x = graph.add_tensor("x", {5, 1, 8}, sim::DType::f32, sim::TensorKind::input);
+    const int w = graph.add_tensor("w", {1, 48, 8}, sim::DType::f32, sim::TensorKind::weight);
+    const int r = graph.add_tensor("r", {1, 48, 16}, sim::DType::f32, sim::TensorKind::weight);
+    const int y = graph.add_tensor("y", {5, 1, 1, 16}, sim::DType::f32);
+    const int op = graph.add_op("gru", "GRU", {x, w, r}, {y}, {{"hidden_size", std::int64_t{16}}});
+    graph.finalize();
+    GpuParams p = small_gpu();
+    p.gemm_tiles = {{64, 64}};
+    p.kernel_latency_s = 2e-6;
+    p.chained_kernel_latency_s = 0.5e-6;
+    p.recurrent_step_latency_s = 1e-6;
+    p.recurrent_library = RecurrentLibrary::cudnn;
+    const GpuOpCost c = GpuModel(p).cost(graph, graph.op(op));
+    EXPECT_DOUBLE_EQ(c.kernels, 4.0);
+    EXPECT_NEAR(c.device_s, 25.8928e-6, 1e-12);
+    // A compiler's fused GRU has neither the zeroing nor the bias kernel.
+    p.recurrent_library = RecurrentLibrary::fused;
+    const GpuOpCost fused = GpuModel(p).cost(graph, graph.op(op));
+    EXPECT_DOUBLE_EQ(fused.kernels, 2.0);
+    EXPECT_NEAR(fused.device_s, 2.5e-6 + 16.384e-6 + 5.984e-6, 1e-12);
+}
+
+TEST(GpuModel, CudnnStandardRnnStepsOfASmallBatchStreamTheWeights) {
+    // LSTM, 5 steps, batch 8, input 8, hidden 16 past persistent_rnn_max_hidden (cuDNN's
+    // standard algorithm), on 2 SMs at 1 GHz with 4096 FLOP/cycle each (8.192 TFLOP/s), 80
+    // GB/s, 64 x 64 tiles at 1000 cycles a block. Both cases: the projection (40 x 8) x (8 x
+    // 64) is one block, 1000 + 8 x 2 cycles = 1.016 us; the gates, 8 x (64 + 48) x 4 B = 3584
+    // B, 44.8 ns a step.
+    //   - cuDNN (batch 8 <= 16): a step's product (8 x 16) x (16 x 64) is the small-N kernel,
+    //     streaming (128 + 1024 + 512) x 4 B = 6656 B at 80 GB/s: 83.2 ns. Both states are
+    //     zeroed (512 B, 6.4 ns each). 2 + 1 + 10 = 13 kernels: 2 + 12 x 0.5 + 1.016 + 5 x
+    //     (0.0832 + 0.0448) + 2 x 0.0064 = 9.6688 us.
+    //   - fused: the product is a tiled block, 1000 + 16 x 2 cycles = 1.032 us: 11 kernels,
+    //     2 + 10 x 0.5 + 1.016 + 5 x (1.032 + 0.0448) = 13.4 us.
+    sim::Graph graph("rnn");
+    const int x = graph.add_tensor("x", {5, 8, 8}, sim::DType::f32, sim::TensorKind::input);
+    const int w = graph.add_tensor("w", {1, 64, 8}, sim::DType::f32, sim::TensorKind::weight);
+    const int r = graph.add_tensor("r", {1, 64, 16}, sim::DType::f32, sim::TensorKind::weight);
+    const int y = graph.add_tensor("y", {5, 1, 8, 16}, sim::DType::f32);
+    const int op =
+        graph.add_op("lstm", "LSTM", {x, w, r}, {y}, {{"hidden_size", std::int64_t{16}}});
+    graph.finalize();
+    GpuParams p = small_gpu();
+    p.fp32_flops_per_cycle_per_sm = 4096;
+    p.gemm_tiles = {{64, 64}};
+    p.block_overhead_cycles = 1000;
+    p.kernel_latency_s = 2e-6;
+    p.chained_kernel_latency_s = 0.5e-6;
+    p.persistent_rnn_max_hidden = 8;
+    p.recurrent_library = RecurrentLibrary::cudnn;
+    const GpuOpCost cudnn = GpuModel(p).cost(graph, graph.op(op));
+    EXPECT_DOUBLE_EQ(cudnn.kernels, 13.0);
+    EXPECT_NEAR(cudnn.device_s, 9.6688e-6, 1e-12);
+    p.recurrent_library = RecurrentLibrary::fused;
+    const GpuOpCost fused = GpuModel(p).cost(graph, graph.op(op));
+    EXPECT_DOUBLE_EQ(fused.kernels, 11.0);
+    EXPECT_NEAR(fused.device_s, 13.4e-6, 1e-12);
+    // The small-N kernel runs products of at most 16 rows (the batch); 17 take a tiled GEMM.
+    const GpuModel gpu(p);
+    EXPECT_TRUE(gpu.gemm(1, 16, 64, 16, sim::DType::f32, true, 16.0).gemv);
+    EXPECT_FALSE(gpu.gemm(1, 17, 64, 16, sim::DType::f32, true, 16.0).gemv);
+    EXPECT_FALSE(gpu.gemm(1, 8, 64, 16, sim::DType::f32).gemv);
 }
 
 TEST(GpuModel, ConvIsAnImplicitGemmOverOutputPixels) {
@@ -399,6 +507,7 @@ TEST(GpuYaml, ReadsTilesWithWarpsAndTheSmLimits) {
                      "    block_overhead_cycles: 3000\n"
                      "    chained_kernel_latency: 4 us\n"
                      "    persistent_rnn_max_hidden: 192\n"
+                     "    recurrent_library: cudnn\n"
                      "    registers_per_sm: 32768\n"
                      "    max_threads_per_sm: 1024\n"
                      "    max_blocks_per_sm: 16\n"
@@ -413,6 +522,7 @@ TEST(GpuYaml, ReadsTilesWithWarpsAndTheSmLimits) {
     EXPECT_DOUBLE_EQ(g.block_overhead_cycles, 3000.0);
     EXPECT_DOUBLE_EQ(g.chained_kernel_latency_s, 4e-6);
     EXPECT_DOUBLE_EQ(g.persistent_rnn_max_hidden, 192.0);
+    EXPECT_EQ(g.recurrent_library, RecurrentLibrary::cudnn);
     EXPECT_EQ(g.registers_per_sm, 32768);
     EXPECT_EQ(g.max_threads_per_sm, 1024);
     EXPECT_EQ(g.max_blocks_per_sm, 16);
@@ -433,7 +543,8 @@ TEST(GpuYaml, RefusesBadWarpsAndLimits) {
         {"gemm_bandwidth_efficiency: 1.5", "gemm_bandwidth_efficiency: must be in (0, 1], got 1.5"},
         {"reduction_latency: -1 us", "reduction_latency"},
         {"conv_algorithms: [implicit_gemm, winograd]", "unknown convolution algorithm 'winograd'"},
-        {"conv_algorithms: [fft]", "implicit_gemm must be listed"}};
+        {"conv_algorithms: [fft]", "implicit_gemm must be listed"},
+        {"recurrent_library: onnxruntime", "expected 'fused' or 'cudnn', got 'onnxruntime'"}};
     for (const auto& [line, message] : cases) {
         EXPECT_THAT(hetsim::testing::platform_yaml_error(gpu_platform("    " + line + "\n")),
                     ::testing::HasSubstr(message))
