@@ -324,7 +324,8 @@ GpuOpCost GpuModel::cost(const sim::Graph& graph, const sim::Op& op) const {
         c.device_s = params_.kernel_latency_s + (kernels - 1.0) * params_.chained_kernel_latency_s +
                      bodies_s;
     } else if (const auto dims = sim::gemm_dims(graph, op)) {
-        const bool conv = op.type == "Conv";
+        // A Conv, or a fusion group anchored at one (its operands and attributes come first).
+        const bool conv = sim::anchor_type(op) == "Conv";
         GemmKernelCost k = gemm(dims->batch, dims->m, dims->n, dims->k, dtype, !conv);
         if (conv) {
             // Implicit GEMM never materialises im2col: device memory sees the op's tensors.
