@@ -266,6 +266,56 @@ TEST(GpuModel, AKernelThatReducesAcrossThreadsPaysTheReductionLatency) {
               0.0);
 }
 
+// One recurrent op of `type` (gates 4 for an LSTM, 3 for a GRU) over x [seq, batch, input],
+// without its optional inputs, or with all of them up to initial_c when `with_states`.
+OneOp recurrent_op(const std::string& type, std::int64_t seq, std::int64_t batch,
+                   std::int64_t input, std::int64_t hidden, bool with_states = false) {
+    const std::int64_t gates = type == "LSTM" ? 4 : 3;
+    OneOp g;
+    sim::Graph& graph = g.graph;
+    const auto f32 = sim::DType::f32;
+    std::vector<int> inputs = {
+        graph.add_tensor("x", {seq, batch, input}, f32, sim::TensorKind::input),
+        graph.add_tensor("w", {1, gates * hidden, input}, f32, sim::TensorKind::weight),
+        graph.add_tensor("r", {1, gates * hidden, hidden}, f32, sim::TensorKind::weight)};
+    if (with_states) {
+        inputs.push_back(
+            graph.add_tensor("b", {1, 2 * gates * hidden}, f32, sim::TensorKind::weight));
+        inputs.push_back(graph.add_tensor("lens", {0}, f32, sim::TensorKind::weight));
+        inputs.push_back(graph.add_tensor("h0", {1, batch, hidden}, f32, sim::TensorKind::input));
+        if (type == "LSTM")
+            inputs.push_back(
+                graph.add_tensor("c0", {1, batch, hidden}, f32, sim::TensorKind::input));
+    }
+    const int y = graph.add_tensor("y", {seq, 1, batch, hidden}, f32);
+    g.op = graph.add_op("rnn", type, inputs, {y}, {{"hidden_size", hidden}});
+    graph.finalize();
+    return g;
+}
+
+// The small GPU with one 64 x 64 tile, a 2 us kernel floor, 0.5 us a chained kernel and 1 us
+// a persistent step.
+GpuParams recurrent_gpu() {
+    GpuParams p = small_gpu();
+    p.gemm_tiles = {{64, 64}};
+    p.kernel_latency_s = 2e-6;
+    p.chained_kernel_latency_s = 0.5e-6;
+    p.recurrent_step_latency_s = 1e-6;
+    return p;
+}
+
+// The cost of `g`'s op on a GPU of `p` whose recurrent ops run through `library`.
+GpuOpCost cost_through(GpuParams p, RecurrentLibrary library, const OneOp& g) {
+    p.recurrent_library = library;
+    return GpuModel(p).cost(g.graph, g.get());
+}
+
+// `c` launches `kernels` kernels and takes `device_s` on the GPU.
+void expect_kernels_and_time(const GpuOpCost& c, double kernels, double device_s) {
+    EXPECT_DOUBLE_EQ(c.kernels, kernels);
+    EXPECT_NEAR(c.device_s, device_s, 1e-12);
+}
+
 TEST(GpuModel, FusedLstmIsAProjectionGemmThenOneGemmPerStep) {
     // LSTM, 5 steps, batch 1, input 8, hidden 16 (4 gates: 64 columns); 64 x 64 tiles:
     //   projection (5 x 8) x (8 x 64): one block of 8 values of K x 2048 cycles = 16.384 us;
@@ -274,31 +324,18 @@ TEST(GpuModel, FusedLstmIsAProjectionGemmThenOneGemmPerStep) {
     //   GB/s = 5.6 ns, and the 1 us step latency; two kernels, the first with its 2 us floor,
     //   the second chained (0.5 us): 2.5 + 16.384 + 5 x 1.2616 = 25.192 us on the GPU, and two
     //   launches of 1 us on the host.
-    sim::Graph graph("rnn");
-    const int x = graph.add_tensor("x", {5, 1, 8}, sim::DType::f32, sim::TensorKind::input);
-    const int w = graph.add_tensor("w", {1, 64, 8}, sim::DType::f32, sim::TensorKind::weight);
-    const int r = graph.add_tensor("r", {1, 64, 16}, sim::DType::f32, sim::TensorKind::weight);
-    const int y = graph.add_tensor("y", {5, 1, 1, 16}, sim::DType::f32);
-    const int op =
-        graph.add_op("lstm", "LSTM", {x, w, r}, {y}, {{"hidden_size", std::int64_t{16}}});
-    graph.finalize();
-    GpuParams p = small_gpu();
-    p.gemm_tiles = {{64, 64}};
-    p.kernel_latency_s = 2e-6;
-    p.chained_kernel_latency_s = 0.5e-6;
-    p.recurrent_step_latency_s = 1e-6;
-    const GpuOpCost c = GpuModel(p).cost(graph, graph.op(op));
-    EXPECT_DOUBLE_EQ(c.kernels, 2.0);
-    EXPECT_NEAR(c.device_s, 25.192e-6, 1e-12);
+    const OneOp lstm = recurrent_op("LSTM", 5, 1, 8, 16);
+    GpuParams p = recurrent_gpu();
+    const GpuOpCost c = GpuModel(p).cost(lstm.graph, lstm.get());
+    expect_kernels_and_time(c, 2.0, 25.192e-6);
     EXPECT_NEAR(c.total_s, 27.192e-6, 1e-12);
     // A hidden size above persistent_rnn_max_hidden runs cuDNN's standard algorithm: per step
     // a GEMV kernel (256 ns, as above) and a gates kernel (5.6 ns), each chained (0.5 us):
     // 1.2616 us a step; one projection kernel first: 2 + 16.384 + 5 x 1.2616 = 24.692 us,
     // and 11 launches.
     p.persistent_rnn_max_hidden = 8;
-    const GpuOpCost s = GpuModel(p).cost(graph, graph.op(op));
-    EXPECT_DOUBLE_EQ(s.kernels, 11.0);
-    EXPECT_NEAR(s.device_s, 24.692e-6, 1e-12);
+    const GpuOpCost s = GpuModel(p).cost(lstm.graph, lstm.get());
+    expect_kernels_and_time(s, 11.0, 24.692e-6);
     EXPECT_NEAR(s.total_s, 35.692e-6, 1e-12);
 }
 
@@ -306,35 +343,13 @@ TEST(GpuModel, ThroughCudnnAbsentInitialStatesAreZeroedByKernelsOfTheirOwn) {
     // The LSTM above, run as a framework runs it through cuDNN: without initial_h and
     // initial_c (ONNX inputs 5 and 6), each is zeroed first, 1 x 16 x 4 B = 64 B at 80 GB/s
     // (0.8 ns) in a chained kernel: 4 kernels, 25.192 + 2 x 0.5008 = 26.1936 us.
-    sim::Graph graph("rnn");
-    const int x = graph.add_tensor("x", {5, 1, 8}, sim::DType::f32, sim::TensorKind::input);
-    const int w = graph.add_tensor("w", {1, 64, 8}, sim::DType::f32, sim::TensorKind::weight);
-    const int r = graph.add_tensor("r", {1, 64, 16}, sim::DType::f32, sim::TensorKind::weight);
-    const int b = graph.add_tensor("b", {1, 128}, sim::DType::f32, sim::TensorKind::weight);
-    const int lens = graph.add_tensor("lens", {0}, sim::DType::f32, sim::TensorKind::weight);
-    const int h0 = graph.add_tensor("h0", {1, 1, 16}, sim::DType::f32, sim::TensorKind::input);
-    const int c0 = graph.add_tensor("c0", {1, 1, 16}, sim::DType::f32, sim::TensorKind::input);
-    const int y = graph.add_tensor("y", {5, 1, 1, 16}, sim::DType::f32);
-    const int y2 = graph.add_tensor("y2", {5, 1, 1, 16}, sim::DType::f32);
-    const int bare =
-        graph.add_op("bare", "LSTM", {x, w, r}, {y}, {{"hidden_size", std::int64_t{16}}});
-    const int given = graph.add_op("given", "LSTM", {x, w, r, b, lens, h0, c0}, {y2},
-                                   {{"hidden_size", std::int64_t{16}}});
-    graph.finalize();
-    GpuParams p = small_gpu();
-    p.gemm_tiles = {{64, 64}};
-    p.kernel_latency_s = 2e-6;
-    p.chained_kernel_latency_s = 0.5e-6;
-    p.recurrent_step_latency_s = 1e-6;
-    p.recurrent_library = RecurrentLibrary::cudnn;
-    const GpuModel gpu(p);
-    const GpuOpCost zeroed = gpu.cost(graph, graph.op(bare));
-    EXPECT_DOUBLE_EQ(zeroed.kernels, 4.0);
-    EXPECT_NEAR(zeroed.device_s, 26.1936e-6, 1e-12);
+    const OneOp bare = recurrent_op("LSTM", 5, 1, 8, 16);
+    const GpuOpCost zeroed = cost_through(recurrent_gpu(), RecurrentLibrary::cudnn, bare);
+    expect_kernels_and_time(zeroed, 4.0, 26.1936e-6);
     // Given both states, nothing is zeroed: the two kernels of the fused case.
-    const GpuOpCost kept = gpu.cost(graph, graph.op(given));
-    EXPECT_DOUBLE_EQ(kept.kernels, 2.0);
-    EXPECT_NEAR(kept.device_s, 25.192e-6, 1e-12);
+    const OneOp given = recurrent_op("LSTM", 5, 1, 8, 16, true);
+    const GpuOpCost kept = cost_through(recurrent_gpu(), RecurrentLibrary::cudnn, given);
+    expect_kernels_and_time(kept, 2.0, 25.192e-6);
 }
 
 TEST(GpuModel, CudnnPersistentGruAddsItsBiasesInAKernelOfItsOwn) {
@@ -344,27 +359,12 @@ TEST(GpuModel, CudnnPersistentGruAddsItsBiasesInAKernelOfItsOwn) {
     // 1.1968 us, 5.984 us for 5. Zeroing h: 64 B (0.8 ns); adding the biases: the projection,
     // 5 x 48 x 4 B, read and written: 1920 B (24 ns). 4 kernels: 2 + 3 x 0.5 + 16.384 + 5.984
     // + 0.0008 + 0.024 = 25.8928 us.
-    sim::Graph graph("rnn");
-    const int x = graph.add_tensor("x", {5, 1, 8}, sim::DType::f32, sim::TensorKind::input);
-    const int w = graph.add_tensor("w", {1, 48, 8}, sim::DType::f32, sim::TensorKind::weight);
-    const int r = graph.add_tensor("r", {1, 48, 16}, sim::DType::f32, sim::TensorKind::weight);
-    const int y = graph.add_tensor("y", {5, 1, 1, 16}, sim::DType::f32);
-    const int op = graph.add_op("gru", "GRU", {x, w, r}, {y}, {{"hidden_size", std::int64_t{16}}});
-    graph.finalize();
-    GpuParams p = small_gpu();
-    p.gemm_tiles = {{64, 64}};
-    p.kernel_latency_s = 2e-6;
-    p.chained_kernel_latency_s = 0.5e-6;
-    p.recurrent_step_latency_s = 1e-6;
-    p.recurrent_library = RecurrentLibrary::cudnn;
-    const GpuOpCost c = GpuModel(p).cost(graph, graph.op(op));
-    EXPECT_DOUBLE_EQ(c.kernels, 4.0);
-    EXPECT_NEAR(c.device_s, 25.8928e-6, 1e-12);
+    const OneOp gru = recurrent_op("GRU", 5, 1, 8, 16);
+    const GpuOpCost c = cost_through(recurrent_gpu(), RecurrentLibrary::cudnn, gru);
+    expect_kernels_and_time(c, 4.0, 25.8928e-6);
     // A compiler's fused GRU has neither the zeroing nor the bias kernel.
-    p.recurrent_library = RecurrentLibrary::fused;
-    const GpuOpCost fused = GpuModel(p).cost(graph, graph.op(op));
-    EXPECT_DOUBLE_EQ(fused.kernels, 2.0);
-    EXPECT_NEAR(fused.device_s, 2.5e-6 + 16.384e-6 + 5.984e-6, 1e-12);
+    const GpuOpCost fused = cost_through(recurrent_gpu(), RecurrentLibrary::fused, gru);
+    expect_kernels_and_time(fused, 2.0, 2.5e-6 + 16.384e-6 + 5.984e-6);
 }
 
 TEST(GpuModel, CudnnStandardRnnStepsOfASmallBatchStreamTheWeights) {
@@ -379,29 +379,15 @@ TEST(GpuModel, CudnnStandardRnnStepsOfASmallBatchStreamTheWeights) {
     //     (0.0832 + 0.0448) + 2 x 0.0064 = 9.6688 us.
     //   - fused: the product is a tiled block, 1000 + 16 x 2 cycles = 1.032 us: 11 kernels,
     //     2 + 10 x 0.5 + 1.016 + 5 x (1.032 + 0.0448) = 13.4 us.
-    sim::Graph graph("rnn");
-    const int x = graph.add_tensor("x", {5, 8, 8}, sim::DType::f32, sim::TensorKind::input);
-    const int w = graph.add_tensor("w", {1, 64, 8}, sim::DType::f32, sim::TensorKind::weight);
-    const int r = graph.add_tensor("r", {1, 64, 16}, sim::DType::f32, sim::TensorKind::weight);
-    const int y = graph.add_tensor("y", {5, 1, 8, 16}, sim::DType::f32);
-    const int op =
-        graph.add_op("lstm", "LSTM", {x, w, r}, {y}, {{"hidden_size", std::int64_t{16}}});
-    graph.finalize();
-    GpuParams p = small_gpu();
+    const OneOp lstm = recurrent_op("LSTM", 5, 8, 8, 16);
+    GpuParams p = recurrent_gpu();
     p.fp32_flops_per_cycle_per_sm = 4096;
-    p.gemm_tiles = {{64, 64}};
     p.block_overhead_cycles = 1000;
-    p.kernel_latency_s = 2e-6;
-    p.chained_kernel_latency_s = 0.5e-6;
     p.persistent_rnn_max_hidden = 8;
-    p.recurrent_library = RecurrentLibrary::cudnn;
-    const GpuOpCost cudnn = GpuModel(p).cost(graph, graph.op(op));
-    EXPECT_DOUBLE_EQ(cudnn.kernels, 13.0);
-    EXPECT_NEAR(cudnn.device_s, 9.6688e-6, 1e-12);
-    p.recurrent_library = RecurrentLibrary::fused;
-    const GpuOpCost fused = GpuModel(p).cost(graph, graph.op(op));
-    EXPECT_DOUBLE_EQ(fused.kernels, 11.0);
-    EXPECT_NEAR(fused.device_s, 13.4e-6, 1e-12);
+    const GpuOpCost cudnn = cost_through(p, RecurrentLibrary::cudnn, lstm);
+    expect_kernels_and_time(cudnn, 13.0, 9.6688e-6);
+    const GpuOpCost fused = cost_through(p, RecurrentLibrary::fused, lstm);
+    expect_kernels_and_time(fused, 11.0, 13.4e-6);
     // The small-N kernel runs products of at most 16 rows (the batch); 17 take a tiled GEMM.
     const GpuModel gpu(p);
     EXPECT_TRUE(gpu.gemm(1, 16, 64, 16, sim::DType::f32, true, 16.0).gemv);
