@@ -37,7 +37,8 @@ void register_components(sim::ComponentRegistry& registry) {
          "GPU / PCIe accelerator: kernels of thread-block tiles in rounds of resident blocks "
          "over the SMs, with occupancy, K-step latency, split-K and GEMV; memory-bound kernels "
          "at the achievable bandwidth; "
-         "fused recurrent ops as one GEMM per step",
+         "fused recurrent ops as a persistent kernel or two kernels per step (a compiler's, "
+         "or a framework's calling cuDNN)",
          &build_gpu,
          // What `hetsim calibrate --fit` may fit (issue 25): the efficiencies and
          // latencies of the kernel model; SMs, clock, FLOP/cycle and the peak
