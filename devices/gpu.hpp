@@ -64,14 +64,15 @@
 //     compiler's fused RNN kernel): one launch for all steps, the recurrent weights held on
 //     chip, so a step costs recurrent_step_latency (the grid-wide hand-over between steps),
 //     its FMAs at the SMs' rate and its gates' bytes;
-//   - otherwise cuDNN's standard algorithm: per step a GEMM kernel and a gates kernel. The
-//     step's product is cuBLAS's small-N kernel, which streams the weights as a GEMV does,
-//     while the batch is at most 16, and a tiled GEMM above (cuDNN 9's kernel names).
+//   - otherwise cuDNN's standard algorithm: per step a GEMM kernel and a gates kernel.
 // With recurrent_library: cudnn (a framework calling cuDNN, as PyTorch does), each initial
-// state the op is not given (h, and an LSTM's c) is first zeroed by a kernel of its own, and
-// cuDNN's persistent GRU adds its biases in one more kernel; the default, fused, is a
-// compiler's code, which has neither. The op's first kernel pays kernel_latency, each further
-// one chained_kernel_latency. (zhang2021 §II: DUET finds small RNNs faster on the CPU.)
+// state the op is not given (h, and an LSTM's c) is first zeroed by a kernel of its own,
+// cuDNN's persistent GRU adds its biases in one more kernel, and a standard-algorithm step's
+// product is cuBLAS's small-N kernel, which streams the weights as a GEMV does, while the
+// batch is at most 16 (a tiled GEMM above; cuDNN 9's kernel names). The default, fused, is a
+// compiler's code, which has none of these. The op's first kernel pays kernel_latency, each
+// further one chained_kernel_latency. (zhang2021 §II: DUET finds small RNNs faster on the
+// CPU.)
 #pragma once
 
 #include <cmath>
