@@ -302,5 +302,80 @@ TEST(CalibrationData, TheH200SetIsTheScriptsRunOfBothGemmSets) {
     }
 }
 
+// The sets prepared for the next device session (not measured yet): `--only
+// rnn_reserve3,rnn_persist`'s dry run writes 60 random LSTM/GRU layers in no earlier set
+// (rnn.csv, rnn_fresh.csv, rnn_reserve.csv) and 76 at cuDNN's persistent template sizes (the
+// 80 of the grid less the 4 already in rnn.csv), and every graph loads with its one op.
+TEST(CalibrationData, TheNextRecurrentSetsShareNoLayerWithTheEarlierOnes) {
+    if (!python_has_torch())
+        GTEST_SKIP() << kNoTorch;
+    TempDir dir;
+    const auto out = run_command("/usr/bin/python3 " + std::string(HETSIM_SOURCE_DIR) +
+                                 "/tools/measure/gpu.py --dry-run --only rnn_reserve3,rnn_persist" +
+                                 " --out " + dir.path().string());
+    ASSERT_EQ(out.exit_code, 0) << out.output;
+    const fs::path calibration = data_dir.parent_path();
+    const std::set<std::string> earlier =
+        workloads_of({data_dir / "rnn.csv", calibration / "h100_fresh_layers/rnn_fresh.csv",
+                      calibration / "h100_reserve2/rnn_reserve.csv"});
+    const std::set<std::string> templates = {"64", "96", "128", "160", "192"};
+    for (const auto& [name, expected] : std::vector<std::pair<std::string, std::size_t>>{
+             {"rnn_reserve3", 60}, {"rnn_persist", 76}}) {
+        const auto rows = read_rows(dir.path() / (name + ".csv"));
+        ASSERT_EQ(rows.size(), expected + 1) << name;
+        for (std::size_t i = 1; i < rows.size(); ++i) {
+            const std::string& workload = rows[i][1];
+            EXPECT_EQ(earlier.count(workload), 0U) << workload << " is in an earlier set";
+            const sim::Graph graph =
+                sim::workloads::load_json_graph((dir.path() / workload).string());
+            EXPECT_EQ(graph.op_count(), 1) << workload;
+            if (name == "rnn_persist") {
+                const std::size_t h = workload.find("_h") + 2;
+                EXPECT_EQ(templates.count(workload.substr(h, workload.find('_', h) - h)), 1U)
+                    << workload;
+            }
+        }
+    }
+}
+
+// gpu.py's launch_configs() reads a profiler trace: the kernels that start inside each labelled
+// host range (Kineto's "user_annotation", or an older profiler's uncategorised event), in start
+// order, with their grid, block, registers and shared memory; a kernel outside every host range
+// belongs to none (call_2's copy on the GPU's timeline is not its range).
+TEST(CalibrationData, TheScriptReadsKernelLaunchConfigurationsFromAProfilerTrace) {
+    if (!python_has_torch())
+        GTEST_SKIP() << kNoTorch;
+    const std::string script =
+        "import json, sys\n"
+        "sys.path.insert(0, '" +
+        std::string(HETSIM_SOURCE_DIR) +
+        "/tools/measure')\n"
+        "import gpu\n"
+        "events = [\n"
+        " {'cat': 'user_annotation', 'name': 'call_0', 'ts': 100.0, 'dur': 50.0},\n"
+        " {'cat': 'user_annotation', 'name': 'call_1', 'ts': 200.0, 'dur': 50.0},\n"
+        " {'cat': 'kernel', 'name': 'reduce', 'ts': 130.0, 'args': {'grid': [4, 1, 1],\n"
+        "  'block': [128, 1, 1], 'registers per thread': 32, 'shared memory': 0}},\n"
+        " {'cat': 'kernel', 'name': 'gemm', 'ts': 110.0, 'args': {'grid': [8, 2, 3],\n"
+        "  'block': [256, 1, 1], 'registers per thread': 128, 'shared memory': 49152}},\n"
+        " {'cat': 'kernel', 'name': 'stray', 'ts': 170.0, 'args': {}},\n"
+        " {'cat': 'kernel', 'name': 'gemv', 'ts': 210.0, 'args': {'grid': [32, 1, 1]}},\n"
+        " {'name': 'call_2', 'ts': 300.0, 'dur': 10.0},\n"
+        " {'cat': 'gpu_user_annotation', 'name': 'call_2', 'ts': 400.0, 'dur': 10.0},\n"
+        " {'cat': 'kernel', 'name': 'late', 'ts': 405.0, 'args': {}}]\n"
+        "print(json.dumps(gpu.launch_configs(events, ['call_0', 'call_1', 'call_2'])))\n";
+    TempDir dir;
+    const fs::path file = dir.path() / "launches.py";
+    std::ofstream(file) << script;
+    const auto out = run_command("/usr/bin/python3 " + file.string());
+    ASSERT_EQ(out.exit_code, 0) << out.output;
+    EXPECT_NE(out.output.find(
+                  "{\"call_0\": [[\"gemm\", [8, 2, 3], [256, 1, 1], 128, 49152], [\"reduce\", "
+                  "[4, 1, 1], [128, 1, 1], 32, 0]], \"call_1\": [[\"gemv\", [32, 1, 1], null, "
+                  "null, null]], \"call_2\": []}"),
+              std::string::npos)
+        << out.output;
+}
+
 }  // namespace
 }  // namespace hetsim::tools

@@ -44,6 +44,16 @@ DIR/graphs/ (hetsim's format, sim/workloads/json_graph.hpp), a model name with i
     gemm_fp32_reserve2.csv, rnn_reserve.csv (only with --only gemm_fp32_reserve2,rnn_reserve)
                     a fourth GEMM set (seed 2031) and a second random LSTM/GRU set (seed 2032),
                     sharing nothing with the earlier ones (configs/calibration/h100_reserve2)
+    rnn_reserve3.csv, rnn_persist.csv (only with --only rnn_reserve3,rnn_persist) a third
+                    random LSTM/GRU set (seed 2033, sharing nothing with the earlier ones),
+                    kept for a clean test of the recurrent model, and LSTM/GRU layers at
+                    cuDNN's persistent-kernel template sizes (hidden 64..192, batch 1 and 16,
+                    sequence 1..64): microbenchmarks of a persistent kernel's launch and steps.
+                    Both give the host a head start that grows with the sequence and record
+                    each kernel of a call with its time and launch configuration.
+    With --kernels the GEMM rows also record each kernel's launch configuration (grid, block,
+    registers per thread, shared memory) from the profiler's trace: the grid shows a split-K
+    inside a kernel, which the name does not.
 
 Timing rules (METHOD.md of the device tool, issue 30): CUDA events around each run, warm-up
 runs first, the median of at least 20 runs (more for short kernels, up to --max-runs). For
@@ -71,6 +81,7 @@ import random
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 import torch
@@ -86,12 +97,13 @@ SECTIONS = ["gemm_fp32", "gemm_bf16", "conv", "rnn", "memory", "launch", "copy",
 # Sections run only when --only names them (a dry run of the default set leaves them out, so
 # the shipped h100 folder stays what the default run writes).
 EXTRA_SECTIONS = ["gemm_fp32_fresh", "gemm_fp32_reserve", "conv_fresh", "rnn_fresh",
-                  "gemm_fp32_reserve2", "rnn_reserve"]
+                  "gemm_fp32_reserve2", "rnn_reserve", "rnn_reserve3", "rnn_persist"]
 # Seconds of the budget each section may use, as shares of --budget-s (the rest is start-up).
 SECTION_SHARE = {"gemm_fp32": 0.15, "gemm_bf16": 0.08, "conv": 0.22, "rnn": 0.10,
                  "memory": 0.08, "launch": 0.02, "copy": 0.12, "end_to_end": 0.15,
                  "gemm_fp32_fresh": 0.5, "gemm_fp32_reserve": 0.5, "conv_fresh": 0.5,
-                 "rnn_fresh": 0.5, "gemm_fp32_reserve2": 0.5, "rnn_reserve": 0.5}
+                 "rnn_fresh": 0.5, "gemm_fp32_reserve2": 0.5, "rnn_reserve": 0.5,
+                 "rnn_reserve3": 0.5, "rnn_persist": 0.5}
 KB = 1024
 MEMORY_SIZES = [4 * KB * 2 ** k for k in range(19)]  # 4 KB .. 1 GB
 HOT_LIMIT_BYTES = 64 * 1024 * KB
@@ -237,16 +249,18 @@ def fresh_conv_layers(seed=2029):
 
 
 def fresh_rnn_configs(seed=2030):
-    """Random one-layer LSTM/GRU layers (input = hidden), none of them in rnn_configs():
-    hidden 32..2048, batch 1..128, sequence 1..200, each log-uniform."""
+    """Random one-layer LSTM/GRU layers (input = hidden), none of them in rnn_configs() or an
+    earlier seed's set: hidden 32..2048, batch 1..128, sequence 1..200, each log-uniform. Seed
+    2030 is rnn_fresh, 2032 rnn_reserve, 2033 rnn_reserve3."""
     rng = random.Random(seed)
 
     def side(lo, hi):
         return int(round(math.exp(rng.uniform(math.log(lo), math.log(hi)))))
 
     taken = set(rnn_configs())
-    if seed != 2030:  # a reserve set shares no layer with rnn_fresh either
-        taken |= set(fresh_rnn_configs())
+    for earlier in (2030, 2032):  # a reserve set shares no layer with the random sets before it
+        if seed > earlier:
+            taken |= set(fresh_rnn_configs(earlier))
     items = []
     while len(items) < 60:
         item = (rng.choice(["LSTM", "GRU"]), side(32, 2048), side(1, 128), side(1, 200))
@@ -254,6 +268,24 @@ def fresh_rnn_configs(seed=2030):
             taken.add(item)
             items.append(item)
     return items
+
+
+def rnn_lead_cycles(seq):
+    """The head start (GPU cycles of a spin kernel) for a cuDNN call over `seq` steps: about
+    25 us of PyTorch's host time for each of its 2 x seq + 3 kernels, at 2 GHz, and never less
+    than RNN_LEAD_CYCLES. rnn_reserve's longest sequences outran RNN_LEAD_CYCLES: its s >~ 50
+    rows time the host's launches, not the GPU."""
+    return max(RNN_LEAD_CYCLES, int((2 * seq + 3) * 25e-6 * 2e9))
+
+
+def persistent_rnn_configs():
+    """LSTM and GRU layers at cuDNN 9's persistent-kernel template sizes (hidden 64, 96, 128,
+    160, 192), batch 1 and 16, sequence 1, 4, 16 and 64: a persistent kernel's launch and its
+    cost per step, as microbenchmarks. Layers already in rnn.csv are left out."""
+    taken = set(rnn_configs())
+    return [(cell, hidden, batch, seq) for cell in ("LSTM", "GRU")
+            for hidden in (64, 96, 128, 160, 192) for batch in (1, 16) for seq in (1, 4, 16, 64)
+            if (cell, hidden, batch, seq) not in taken]
 
 
 def rnn_configs():
@@ -583,9 +615,12 @@ class Run:
             # session (one per call costs more than the calls): which cuBLAS kernels (tile,
             # split-K, GEMV) each call ran, and their times, L2 warm.
             try:
-                for (row, extra, _), kernels in zip(to_profile, kernels_per_call(
-                        [run for _, _, run in to_profile], self.device)):
+                launches = []
+                per_call = kernels_per_call([run for _, _, run in to_profile], self.device,
+                                            launches)
+                for (row, extra, _), kernels, launch in zip(to_profile, per_call, launches):
                     extra["kernels"] = [[name, round(t * 1e6, 3)] for name, t in kernels]
+                    extra["launches"] = launch
                     row["extra"] = json.dumps(extra, sort_keys=True)
             except Exception as e:
                 self.manifest.setdefault("errors", []).append(f"{section} kernels: {e!r}")
@@ -615,6 +650,12 @@ class Run:
         self.section(section, items, one)
 
     def rnn(self, section="rnn", items=None):
+        # The sections added after rnn_reserve give the host a head start that grows with the
+        # sequence (rnn_lead_cycles), so that a long sequence's kernels are all queued before
+        # its start event, and record every kernel of one call with its time and launch
+        # configuration.
+        full = section in ("rnn_reserve3", "rnn_persist")
+
         def one(item):
             cell, hidden, batch, seq = item
             workload = rnn_graph(self.graphs, cell, hidden, batch, seq)
@@ -623,14 +664,24 @@ class Run:
             module = (torch.nn.LSTM if cell == "LSTM" else torch.nn.GRU)(hidden, hidden)
             module = module.to(self.device).eval()
             x = torch.randn(seq, batch, hidden, device=self.device)
+            lead = rnn_lead_cycles(seq) if full else RNN_LEAD_CYCLES
             with torch.no_grad():
-                times = self.timer.measure(lambda: module(x), lead_cycles=RNN_LEAD_CYCLES)
+                times = self.timer.measure(lambda: module(x), lead_cycles=lead)
                 host_bound = self.timer.measure(lambda: module(x), lead_cycles=0)
                 extra = {"no_lead_median_s": summary(host_bound)["time_s"]}
                 if section != "rnn":  # the shipped rnn.csv rows predate these fields
                     extra["kernels"] = kernel_names(lambda: module(x), self.device)
                     extra["kernel_sum_s"], extra["kernels_per_call"] = kernel_time(
                         lambda: module(x), self.device, passes=1)
+                if full:
+                    extra["lead_cycles"] = lead
+                    try:
+                        launches = []
+                        call = kernels_per_call([lambda: module(x)], self.device, launches)[0]
+                        extra["kernel_times"] = [[name, round(t * 1e6, 3)] for name, t in call]
+                        extra["launches"] = launches[0]
+                    except Exception as e:  # the timings stand without them
+                        extra["kernel_times"] = f"profiler failed: {e!r}"
             self.add(section, workload, {}, "compute", times, extra)
 
         self.section(section, rnn_configs() if items is None else items, one)
@@ -791,6 +842,8 @@ class Run:
                  "gemm_fp32_reserve2": lambda: self.gemm(torch.float32, "gemm_fp32_reserve2",
                                                          fresh_gemm_shapes(2031)),
                  "rnn_reserve": lambda: self.rnn("rnn_reserve", fresh_rnn_configs(2032)),
+                 "rnn_reserve3": lambda: self.rnn("rnn_reserve3", fresh_rnn_configs(2033)),
+                 "rnn_persist": lambda: self.rnn("rnn_persist", persistent_rnn_configs()),
                  "rnn": self.rnn, "memory": self.memory, "launch": self.launch,
                  "copy": self.copy, "end_to_end": self.end_to_end}
         for name in self.selected:
@@ -870,10 +923,41 @@ def profiled_kernels(fn, device, passes):
     return kernels
 
 
-def kernels_per_call(fns, device):
+def launch_configs(trace_events, labels):
+    """{label: [[name, grid, block, registers per thread, shared memory bytes]]} from a
+    profiler's Chrome trace (`traceEvents`): the kernels (cat "kernel") that start inside each
+    labelled range (cat "user_annotation"), in start order. A kernel's grid is how many thread
+    blocks it ran, which its name does not say (cuBLAS splits K inside some kernels)."""
+    wanted = set(labels)
+    ranges = {}
+    kernels = []
+    for e in trace_events:
+        if not isinstance(e, dict):
+            continue
+        cat = e.get("cat")
+        # Kineto marks the host's range "user_annotation" (its copy on the GPU's timeline
+        # "gpu_user_annotation"); older profilers give no category.
+        if cat in ("user_annotation", None) and e.get("name") in wanted:
+            ranges[e["name"]] = (float(e["ts"]), float(e["ts"]) + float(e.get("dur", 0.0)))
+        elif cat == "kernel":
+            args = e.get("args", {})
+            kernels.append((float(e["ts"]), [e.get("name", ""), args.get("grid"),
+                                             args.get("block"),
+                                             args.get("registers per thread"),
+                                             args.get("shared memory")]))
+    kernels.sort(key=lambda k: k[0])
+    out = {}
+    for label in labels:
+        lo, hi = ranges.get(label, (0.0, -1.0))
+        out[label] = [k for start, k in kernels if lo <= start <= hi]
+    return out
+
+
+def kernels_per_call(fns, device, launches=None):
     """[[(name, seconds)] for each fn]: every fn runs once inside one profiler session, each in
     a labelled range that ends after a synchronize, so the GPU kernels that start inside a
-    call's range are that call's."""
+    call's range are that call's. With a list `launches`, it also gets each call's kernel
+    launch configurations (launch_configs), or an error string where the trace has none."""
     from torch.profiler import ProfilerActivity, profile, record_function
     activities = [ProfilerActivity.CPU]
     if device.type == "cuda":
@@ -898,6 +982,19 @@ def kernels_per_call(fns, device):
     for label in labels:
         lo, hi = ranges.get(label, (0, -1))
         out.append([(name, t) for start, name, t in sorted(kernels) if lo <= start <= hi])
+    if launches is not None:
+        try:
+            with tempfile.TemporaryDirectory() as tmp:
+                path = os.path.join(tmp, "trace.json")
+                prof.export_chrome_trace(path)
+                with open(path) as f:
+                    trace = json.load(f)
+            # {"traceEvents": [...]} from Kineto, a bare list from older profilers.
+            events = trace.get("traceEvents", []) if isinstance(trace, dict) else trace
+            by_label = launch_configs(events, labels)
+            launches.extend(by_label[label] for label in labels)
+        except Exception as e:  # the timings stand without them
+            launches.extend(f"launch configurations failed: {e!r}" for _ in labels)
     return out
 
 
