@@ -20,12 +20,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <unistd.h>
 
+#include "sim/csv.hpp"
 #include "tools/app/fit.hpp"
 #include "tools/app/registration.hpp"
 
@@ -44,14 +44,10 @@ double since(Clock::time_point t) {
 template <typename Keep>
 std::vector<std::string> rows_of(const fs::path& csv, Keep keep) {
     std::ifstream in(csv);
-    std::string line;
-    std::getline(in, line);  // header: device,workload,knobs,scope,time_s
+    const std::vector<sim::CsvRow> table = sim::read_csv(in);  // device,workload,knobs,scope,time_s
     std::vector<std::string> rows;
-    while (std::getline(in, line)) {
-        std::vector<std::string> cells;
-        std::stringstream ss(line);
-        for (std::string cell; std::getline(ss, cell, ',');)
-            cells.push_back(cell);
+    for (std::size_t i = 1; i < table.size(); ++i) {
+        const sim::CsvRow& cells = table[i];
         if (cells.size() != 5 || !keep(cells))
             continue;
         rows.push_back(fmt::format("{},{},,kernel,{}", cells[0],
@@ -89,11 +85,11 @@ int main(int argc, char** argv) {
     const fs::path source(HETSIM_SOURCE_DIR);
     const fs::path data = source / "configs" / "calibration" / "h100";
     std::vector<std::string> rows =
-        rows_of(data / "gemm_fp32.csv", [](const std::vector<std::string>&) { return true; });
+        rows_of(data / "gemm_fp32.csv", [](const sim::CsvRow&) { return true; });
     // Cold-L2 memory rows of every other size (4 KB, 16 KB, ... 1 GB: an even power of two of
     // KiB), as the fit set takes them.
     const std::vector<std::string> memory =
-        rows_of(data / "memory.csv", [](const std::vector<std::string>& cells) {
+        rows_of(data / "memory.csv", [](const sim::CsvRow& cells) {
             if (cells[2] != "l2=cold")
                 return false;
             const auto k = cells[1].rfind('_');

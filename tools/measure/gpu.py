@@ -669,19 +669,23 @@ class Run:
                 times = self.timer.measure(lambda: module(x), lead_cycles=lead)
                 host_bound = self.timer.measure(lambda: module(x), lead_cycles=0)
                 extra = {"no_lead_median_s": summary(host_bound)["time_s"]}
-                if section != "rnn":  # the shipped rnn.csv rows predate these fields
-                    extra["kernels"] = kernel_names(lambda: module(x), self.device)
-                    extra["kernel_sum_s"], extra["kernels_per_call"] = kernel_time(
-                        lambda: module(x), self.device, passes=1)
                 if full:
+                    # One profiled call gives the names, the sum and the count as well.
                     extra["lead_cycles"] = lead
                     try:
                         launches = []
                         call = kernels_per_call([lambda: module(x)], self.device, launches)[0]
+                        extra["kernels"] = sorted({name for name, _ in call})
+                        extra["kernel_sum_s"] = sum(t for _, t in call)
+                        extra["kernels_per_call"] = len(call)
                         extra["kernel_times"] = [[name, round(t * 1e6, 3)] for name, t in call]
                         extra["launches"] = launches[0]
                     except Exception as e:  # the timings stand without them
                         extra["kernel_times"] = f"profiler failed: {e!r}"
+                elif section != "rnn":  # the shipped rnn.csv rows predate these fields
+                    extra["kernels"] = kernel_names(lambda: module(x), self.device)
+                    extra["kernel_sum_s"], extra["kernels_per_call"] = kernel_time(
+                        lambda: module(x), self.device, passes=1)
             self.add(section, workload, {}, "compute", times, extra)
 
         self.section(section, rnn_configs() if items is None else items, one)
