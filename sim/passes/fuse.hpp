@@ -1,24 +1,31 @@
-// Compiler fusion as a graph rewrite (issue 25): TVM's FuseOps, in the simplified form its
-// relay pass applies to inference graphs (Chen et al., "TVM", OSDI 2018, §3 "Operator
-// fusion"), over hetsim's op categories:
-//   - an anchor (Conv, MatMul/Gemm; TVM's kOutEWiseFusable) starts a group, and element-wise
-//     and broadcast ops that follow it fuse into it as its epilogue;
-//   - element-wise, broadcast and injective ops (views, Transpose, Gather, Concat, ...) fuse
-//     into chains;
-//   - a reduction (ReduceMean, Softmax, LayerNormalization, pooling) may end such a chain,
-//     and nothing fuses after it;
-//   - opaque ops (LSTM/GRU/RNN, ops hetsim does not know, multi-output ops) are groups of one.
-// An op joins the group of the producer of one of its inputs only when that tensor has no
-// other reader and is not a graph output (so it never reaches memory) and that producer is
-// the group's last op. Every group therefore has one way out, and the fused graph stays
-// acyclic. BatchNormalization counts as element-wise: inference folds it into a scale and a
-// shift (TVM's SimplifyInference).
+// Compiler fusion as a graph rewrite (issue 25): TVM's FuseOps (Chen et al., "TVM", OSDI 2018,
+// §3 "Operator fusion"; relay's src/relay/transforms/fuse_ops.cc) over hetsim's ops, with the
+// op patterns relay registers (TVM 0.8, the release DUET and EOP compiled with):
+//   - Conv, MatMul/Gemm and pooling are kOutEWiseFusable anchors: element-wise and broadcast
+//     ops after them fuse in as their epilogue;
+//   - element-wise and broadcast ops fuse forward into an injective or reducing consumer, or
+//     into a group already anchored there, also across diamonds (Mul(x, x), x * sigmoid(x),
+//     two branches that meet in an Add);
+//   - injective ops (views, Transpose, Gather, Concat, ...) fuse into injective consumers,
+//     after the anchors have fused;
+//   - a reduction (ReduceSum, ReduceMean, LayerNormalization) fuses into nothing after it;
+//   - Softmax (relay's OPAQUE), LSTM/GRU/RNN, ops hetsim does not know and multi-output ops
+//     are groups of one.
+// An op fuses into the group of its immediate post-dominator, and only when every op on every
+// path between them allows it; an op whose result is a graph output (or leaves its DUET
+// subgraph) fuses into nothing. So only a group's last op is read from outside, and the fused
+// graph stays acyclic. BatchNormalization counts as element-wise: inference folds it into a
+// scale and a shift (TVM's SimplifyInference). An edge is element-wise where the tensor has
+// the shape of the consumer's result and broadcast where it does not; a Conv takes an epilogue
+// only through element-wise edges.
 //
 // A group of several ops becomes one op of type `Fused`: its inputs are what the group reads
-// from outside (the anchor's operands first), its outputs its last op's, its attributes the
-// anchor's plus `anchor` (the type it is costed as), `fused_ops` ("Conv+Add+Relu") and
-// `fused_flops`. Device models cost it as its anchor over the bytes that cross the group: one
-// launch or dispatch, the intermediate tensors never in memory.
+// from outside (its master op's operands first), its outputs what leaves it, its attributes
+// the master's plus `anchor` (the type it is costed as: the master's), `fused_ops`
+// ("Conv+Add+Relu") and `fused_flops`. The master is the op whose schedule TVM gives the
+// kernel: the last of those with the widest pattern (the anchor, else a reduction). Device
+// models cost the group as its master over the bytes that cross the group: one launch or
+// dispatch, the intermediate tensors never in memory.
 #pragma once
 
 #include <vector>

@@ -124,6 +124,86 @@ TEST(FuseTvm, RecurrentOpsAndGraphOutputsStopFusion) {
     EXPECT_EQ(tvm_fusion_groups(b.g), (std::vector<int>{0, 1, 2}));
 }
 
+// DUET's Siamese merge (held_out.csv's siamese_merge.json): a distance over two [1, 128]
+// embeddings, d = |l - r| / (|l| + |r|). TVM's FuseOps, by hand: each Mul (one of them
+// Mul(x, x), one op reading its input twice) fuses into its ReduceSum, the Sub into the Mul
+// and so into that ReduceSum; each Sqrt's post-dominator is the Div (two of them through the
+// Add), so the Sqrts, the Add and the Div are one group: 4 groups of 12 ops.
+TEST(FuseTvm, SiameseMergeFusesAcrossDiamondsIntoReductions) {
+    Builder b;
+    const Shape row{1, 128}, one{1, 1};
+    b.tensor("l", row, TensorKind::input);
+    b.tensor("r", row, TensorKind::input);
+    for (const char* t : {"d", "d2", "l2", "r2"})
+        b.tensor(t, row);
+    for (const char* t : {"sd", "sl", "sr", "qd", "ql", "qr", "n", "y"})
+        b.tensor(t, one);
+    const Attributes sum{{"axes", std::vector<std::int64_t>{1}}};
+    b.op("sub", "Sub", {"l", "r"}, {"d"});
+    b.op("mul", "Mul", {"d", "d"}, {"d2"});
+    b.op("sum", "ReduceSum", {"d2"}, {"sd"}, sum);
+    b.op("sqrt", "Sqrt", {"sd"}, {"qd"});
+    b.op("mul_l", "Mul", {"l", "l"}, {"l2"});
+    b.op("sum_l", "ReduceSum", {"l2"}, {"sl"}, sum);
+    b.op("sqrt_l", "Sqrt", {"sl"}, {"ql"});
+    b.op("mul_r", "Mul", {"r", "r"}, {"r2"});
+    b.op("sum_r", "ReduceSum", {"r2"}, {"sr"}, sum);
+    b.op("sqrt_r", "Sqrt", {"sr"}, {"qr"});
+    b.op("add", "Add", {"ql", "qr"}, {"n"});
+    b.op("div", "Div", {"qd", "n"}, {"y"});
+    b.g.mark_output(*b.g.find_tensor("y"));
+    b.g.finalize();
+    const std::vector<int> groups = tvm_fusion_groups(b.g);
+    EXPECT_EQ(groups, (std::vector<int>{0, 0, 0, 1, 2, 2, 1, 3, 3, 1, 1, 1}));
+
+    const PassResult fused = fuse(b.g, {});
+    ASSERT_EQ(fused.graph.op_count(), 4);
+    // A reduction group is costed as its reduction (the master op), over what crosses it.
+    const Op& first = fused.graph.op(0);
+    EXPECT_EQ(anchor_type(first), "ReduceSum");
+    EXPECT_EQ(std::get<std::string>(first.attrs.at("fused_ops")), "Sub+Mul+ReduceSum");
+    EXPECT_EQ(first.bytes_read, 2 * 128 * 4);
+    EXPECT_EQ(first.bytes_written, 4);
+    const Op& tail = fused.graph.op(1);
+    EXPECT_EQ(anchor_type(tail), "Div");  // all element-wise: the last of them
+    EXPECT_EQ(tail.inputs.size(), 3u);    // the three sums
+    EXPECT_EQ(fused.origin[1], (std::vector<int>{3, 6, 9, 10, 11}));
+}
+
+// An anchor takes an epilogue that reads its result twice (x * sigmoid(x), SiLU) and a
+// pooling op is an anchor too; a Softmax (relay's OPAQUE) takes nothing in, and an epilogue
+// through a broadcast edge (the anchor's result widened to a larger shape) is refused.
+TEST(FuseTvm, EpiloguesFuseAcrossDiamondsButNotThroughSoftmaxOrABroadcastEdge) {
+    Builder b;
+    b.tensor("x", {1, 64}, TensorKind::input);
+    b.tensor("w", {64, 64}, TensorKind::weight);
+    b.op("mm", "MatMul", {"x", "w"}, {"h"});
+    b.op("sig", "Sigmoid", {"h"}, {"s"});
+    b.op("silu", "Mul", {"h", "s"}, {"a"});
+    b.op("scale", "Div", {"a", "x"}, {"z"});
+    b.op("softmax", "Softmax", {"z"}, {"p"}, {{"axis", std::int64_t{-1}}});
+    b.op("mm2", "MatMul", {"p", "w"}, {"h2"});
+    b.tensor("wide", {4, 64}, TensorKind::input);
+    b.tensor("o", {4, 64});
+    b.op("widen", "Add", {"h2", "wide"}, {"o"});
+    b.g.mark_output(*b.g.find_tensor("o"));
+    b.g.finalize();
+    const std::vector<int> groups = tvm_fusion_groups(b.g);
+    EXPECT_EQ(groups, (std::vector<int>{0, 0, 0, 0, 1, 2, 3}));
+
+    Builder pool;
+    pool.tensor("x", {1, 8, 16, 16}, TensorKind::input);
+    pool.tensor("m", {1, 8, 8, 8});
+    pool.tensor("y", {1, 8, 8, 8});
+    pool.op("pool", "MaxPool", {"x"}, {"m"},
+            {{"kernel_shape", std::vector<std::int64_t>{2, 2}},
+             {"strides", std::vector<std::int64_t>{2, 2}}});
+    pool.op("relu", "Relu", {"m"}, {"y"});
+    pool.g.mark_output(*pool.g.find_tensor("y"));
+    pool.g.finalize();
+    EXPECT_EQ(tvm_fusion_groups(pool.g), (std::vector<int>{0, 0}));
+}
+
 // DUET's wide-and-deep (zhang2021 Fig. 2): the deep tower's three Gemm + Relu pairs fuse
 // into 3 groups plus the head Gemm; the ResNet-18 tower into conv+relu, maxpool, per basic
 // block conv1+relu and conv2+add+relu (plus the downsample conv in blocks 2-4), then
