@@ -10,6 +10,7 @@
 #include "sim/config.hpp"
 #include "sim/workloads/cnn.hpp"
 #include "sim/workloads/duet_models.hpp"
+#include "sim/workloads/kernels.hpp"
 #include "sim/workloads/random_dag.hpp"
 #include "sim/workloads/random_taskgraph.hpp"
 #include "sim/workloads/recurrent.hpp"
@@ -109,6 +110,23 @@ Graph random_task_graph_model(const ModelInfo& info, const Knobs& overrides) {
     c.mean_cost_s = static_cast<double>(k.at("mean_cost_ms")) * 1e-3;
     c.seed = static_cast<std::uint64_t>(k.at("seed"));
     return build_random_taskgraph(c);
+}
+
+DType kernel_dtype(const Knobs& k) {
+    return k.at("bf16") != 0 ? DType::bf16 : DType::f32;
+}
+
+Graph matmul(const ModelInfo& info, const Knobs& overrides) {
+    const Knobs k = resolve_knobs(info, overrides);
+    return build_matmul({k.at("batch"), k.at("m"), k.at("k"), k.at("n"), kernel_dtype(k)});
+}
+
+Graph conv(const ModelInfo& info, const Knobs& overrides) {
+    const Knobs k = resolve_knobs(info, overrides);
+    return build_conv({k.at("batch"), k.at("channels"), k.at("height"), k.at("width"),
+                       k.at("out_channels"), k.at("kernel_h"), k.at("kernel_w"), k.at("stride"),
+                       k.at("pad_h"), k.at("pad_w"), k.at("dilation"), k.at("group"),
+                       kernel_dtype(k)});
 }
 
 Graph random_dag(const ModelInfo& info, const Knobs& overrides) {
@@ -386,6 +404,35 @@ const std::vector<ModelEntry>& registry() {
             info.knobs.push_back({"fused", 0, "1: one ONNX LSTM op per layer", 0, 1});
             e.push_back({std::move(info), mt_dnn});
         }
+        e.push_back(
+            {ModelInfo{"matmul",
+                       "one MatMul, a GEMM benchmark's kernel (cuBLAS, DeepBench): [m, k] x "
+                       "[k, n], batched with batch > 1; for calibrate's measurement files",
+                       {{"m", 1024, "rows of a and y"},
+                        {"k", 1024, "the reduced dimension"},
+                        {"n", 1024, "columns of b and y"},
+                        {"batch", 1, "1: a plain GEMM; more: a batched GEMM"},
+                        {"bf16", 0, "1: bfloat16 operands, else float32", 0, 1}}},
+             matmul});
+        e.push_back(
+            {ModelInfo{"conv",
+                       "one Conv (NCHW, no bias), a convolution benchmark's kernel (cuDNN "
+                       "forward): symmetric padding, one stride and dilation; for calibrate's "
+                       "measurement files",
+                       {{"batch", 1, "images"},
+                        {"channels", 64, "input channels"},
+                        {"height", 56, "input height"},
+                        {"width", 56, "input width"},
+                        {"out_channels", 64, "output channels (filters)"},
+                        {"kernel_h", 3, "filter height"},
+                        {"kernel_w", 3, "filter width"},
+                        {"stride", 1, "stride on both axes"},
+                        {"pad_h", 1, "zero rows above and below", 0},
+                        {"pad_w", 1, "zero columns left and right", 0},
+                        {"dilation", 1, "dilation on both axes"},
+                        {"group", 1, "groups (channels for a depthwise conv)"},
+                        {"bf16", 0, "1: bfloat16 operands, else float32", 0, 1}}},
+             conv});
         // A knob that repeats structure adds at least one op per unit: past the graph's op
         // limit (sim/graph.hpp) it is refused before building, not after a million ops (4 s,
         // half a minute under ASan; found by tests/fuzz with layers: 4294967296).

@@ -56,7 +56,7 @@ const Knobs kTiny{{"layers", 1}, {"hidden", 8}, {"heads", 2}, {"ffn", 16}, {"seq
 
 TEST(ModelZoo, ListsModelsWithPaperDefaults) {
     const auto& models = list_models();
-    ASSERT_EQ(models.size(), 15u);
+    ASSERT_EQ(models.size(), 17u);
     EXPECT_EQ(models[3].name, "lstm");
     EXPECT_EQ(models[4].name, "gru");
     EXPECT_EQ(models[5].name, "random_dag");
@@ -69,6 +69,8 @@ TEST(ModelZoo, ListsModelsWithPaperDefaults) {
     EXPECT_EQ(models[12].name, "wide_and_deep");
     EXPECT_EQ(models[13].name, "siamese_lstm");
     EXPECT_EQ(models[14].name, "mt_dnn");
+    EXPECT_EQ(models[15].name, "matmul");
+    EXPECT_EQ(models[16].name, "conv");
     EXPECT_EQ(models[0].name, "bert");
     EXPECT_EQ(models[1].name, "roberta");
     EXPECT_EQ(models[2].name, "gpt2");
