@@ -50,11 +50,22 @@ sim::Arbitration parse_arbitration(const sim::ConfigNode& node) {
 
 namespace {
 
-// `{bandwidth: .., latency: ..}`; with `fallback`, both keys are optional overrides.
-LinkDirection parse_direction(const sim::ConfigNode& node, const LinkDirection* fallback) {
+// `{bandwidth: .., latency: ..}` (a pcie link's also `host_staging_bandwidth`); with
+// `fallback`, every key is an optional override.
+LinkDirection parse_direction(const sim::ConfigNode& node, const LinkDirection* fallback,
+                              bool pcie = false) {
     node.expect_map();
-    node.expect_keys({"bandwidth", "latency"});
+    if (pcie)
+        node.expect_keys({"bandwidth", "latency", "host_staging_bandwidth"});
+    else
+        node.expect_keys({"bandwidth", "latency"});
     LinkDirection d;
+    if (node.has("host_staging_bandwidth")) {
+        d.host_staging_bandwidth_Bps =
+            node.require_positive_quantity("host_staging_bandwidth", sim::Quantity::bandwidth);
+    } else if (fallback != nullptr) {
+        d.host_staging_bandwidth_Bps = fallback->host_staging_bandwidth_Bps;
+    }
     if (fallback == nullptr || node.has("bandwidth")) {
         d.bandwidth_Bps = node.require_positive_quantity("bandwidth", sim::Quantity::bandwidth);
     } else {
@@ -122,7 +133,7 @@ void build_pcie_link(const sim::ConfigNode& node, const std::string& name,
                      sim::Platform& platform) {
     node.expect_map();
     node.expect_keys({"type", "endpoints", "bandwidth", "latency", "forward", "backward",
-                      "convert_on", "one_way", "arbitration"});
+                      "convert_on", "one_way", "arbitration", "host_staging_bandwidth"});
     auto [a, b] = parse_endpoints(node);
     const bool one_way = parse_one_way(node);
     if (one_way && node.has("backward"))
@@ -135,8 +146,12 @@ void build_pcie_link(const sim::ConfigNode& node, const std::string& name,
     LinkDirection both;
     both.bandwidth_Bps = node.require_positive_quantity("bandwidth", sim::Quantity::bandwidth);
     both.latency_s = sim::non_negative_time(node, "latency", 0.0);
-    params.forward = node.has("forward") ? parse_direction(node.at("forward"), &both) : both;
-    params.backward = node.has("backward") ? parse_direction(node.at("backward"), &both) : both;
+    if (node.has("host_staging_bandwidth"))
+        both.host_staging_bandwidth_Bps =
+            node.require_positive_quantity("host_staging_bandwidth", sim::Quantity::bandwidth);
+    params.forward = node.has("forward") ? parse_direction(node.at("forward"), &both, true) : both;
+    params.backward =
+        node.has("backward") ? parse_direction(node.at("backward"), &both, true) : both;
     params.convert_on = parse_convert_on(node, a, b);
     add_link(node, platform, name, std::move(a), std::move(b), std::move(params), one_way);
 }

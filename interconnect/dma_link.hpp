@@ -16,6 +16,11 @@ namespace hetsim::interconnect {
 struct LinkDirection {
     double bandwidth_Bps = 0.0;
     double latency_s = 0.0;  // per transfer: descriptor setup, doorbell, completion
+    // pcie: > 0 when the host's buffers are pageable (a framework's default tensors): CUDA
+    // copies such a buffer through a pinned staging buffer on the host at this rate, then
+    // DMAs it, one after the other, so a transfer's bytes pay 1 / bandwidth +
+    // 1 / host_staging_bandwidth. 0 = page-locked host buffers, the DMA rate alone.
+    double host_staging_bandwidth_Bps = 0.0;
 };
 
 struct DmaLinkParams {
@@ -36,6 +41,12 @@ public:
         return (forward ? params_.forward : params_.backward).latency_s;
     }
     double bandwidth_Bps(bool forward) const override {
+        const LinkDirection& d = forward ? params_.forward : params_.backward;
+        if (d.host_staging_bandwidth_Bps <= 0.0)
+            return d.bandwidth_Bps;
+        return 1.0 / (1.0 / d.bandwidth_Bps + 1.0 / d.host_staging_bandwidth_Bps);
+    }
+    double page_locked_bandwidth_Bps(bool forward) const override {
         return (forward ? params_.forward : params_.backward).bandwidth_Bps;
     }
     std::string converting_component() const override { return params_.convert_on; }
@@ -56,7 +67,9 @@ sim::Arbitration parse_arbitration(const sim::ConfigNode& node);
 //   dma:  { type: dma, endpoints: [cpu, pim], forward: {bandwidth: .., latency: ..},
 //           backward: {bandwidth: .., latency: ..}, convert_on: cpu }
 //   pcie: { type: pcie, endpoints: [host, gpu], bandwidth: 12 GB/s, latency: 5 us,
-//           forward: {..optional override..}, backward: {..}, convert_on: host }
+//           forward: {..optional override..}, backward: {..}, convert_on: host,
+//           host_staging_bandwidth: 13 GB/s (optional: pageable host buffers; also a
+//           forward/backward override) }
 // Both also take `one_way: true` (only endpoints[0] -> endpoints[1] exists; a dma then
 // needs no `backward`) and `arbitration: shared | fifo` (docs/DESIGN.md "Contention").
 void build_dma_link(const sim::ConfigNode& node, const std::string& name, sim::Platform& platform);

@@ -24,7 +24,13 @@ void register_components(sim::ComponentRegistry& registry) {
          "PCIe link, full duplex: latency + bytes / bandwidth per direction",
          &build_pcie_link,
          {{"bandwidth", sim::Quantity::bandwidth, 1e6, 1e12, "streaming bandwidth per direction"},
-          {"latency", sim::Quantity::time, 1e-9, 1e-2, "per-transfer latency"}}});
+          {"latency", sim::Quantity::time, 1e-9, 1e-2, "per-transfer latency"},
+          {"host_staging_bandwidth", sim::Quantity::bandwidth, 1e6, 1e12,
+           "pageable host buffers: the host-side copy into the driver's pinned buffer"},
+          {"forward.host_staging_bandwidth", sim::Quantity::bandwidth, 1e6, 1e12,
+           "the staging rate, first endpoint to second"},
+          {"backward.host_staging_bandwidth", sim::Quantity::bandwidth, 1e6, 1e12,
+           "the staging rate, second endpoint to first"}}});
 }
 
 }  // namespace hetsim::interconnect

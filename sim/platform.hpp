@@ -87,6 +87,10 @@ public:
     double transfer_time_s(std::int64_t bytes, bool forward) const {
         return latency_s(forward) + static_cast<double>(bytes) / bandwidth_Bps(forward);
     }
+    // The rate of a copy whose host buffer is page-locked (pinned). It differs from
+    // bandwidth_Bps only on a link whose host buffers are pageable by default (a PCIe link
+    // with host_staging_bandwidth: the driver stages those through a pinned buffer first).
+    virtual double page_locked_bandwidth_Bps(bool forward) const { return bandwidth_Bps(forward); }
     // Component that performs fp32<->bf16 conversions for transfers over this link
     // (lee2022 §2.3: the CPU converts in both directions); empty = no conversion support.
     virtual std::string converting_component() const { return {}; }

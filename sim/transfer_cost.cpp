@@ -152,7 +152,7 @@ TransferCost transfer_cost(const Platform& platform, int from_device, int to_dev
 }
 
 RouteCost route_cost(const Platform& platform, const std::string& from_component,
-                     const std::string& to_component) {
+                     const std::string& to_component, bool page_locked) {
     RouteCost cost;
     std::string at = from_component;
     for (const Hop& hop : route_or_throw(platform, from_component, to_component, "a tensor")) {
@@ -160,7 +160,9 @@ RouteCost route_cost(const Platform& platform, const std::string& from_component
         at = hop.forward ? link.endpoint_b : link.endpoint_a;
         cost.latency_s +=
             link.model->latency_s(hop.forward) + platform.find_component(at)->memory_latency_s;
-        cost.seconds_per_byte += 1.0 / link.model->bandwidth_Bps(hop.forward);
+        cost.seconds_per_byte +=
+            1.0 / (page_locked ? link.model->page_locked_bandwidth_Bps(hop.forward)
+                               : link.model->bandwidth_Bps(hop.forward));
     }
     return cost;
 }

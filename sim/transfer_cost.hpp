@@ -90,7 +90,9 @@ struct RouteCost {
         return latency_s + static_cast<double>(bytes) * seconds_per_byte;
     }
 };
+// With `page_locked`, every hop at its page-locked rate (a copy from or to pinned host
+// memory: LinkModel::page_locked_bandwidth_Bps).
 RouteCost route_cost(const Platform& platform, const std::string& from_component,
-                     const std::string& to_component);
+                     const std::string& to_component, bool page_locked = false);
 
 }  // namespace hetsim::sim

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "sim/platform.hpp"
+#include "sim/transfer_cost.hpp"
 #include "tests/fixtures/yaml_fixtures.hpp"
 
 namespace hetsim::interconnect {
@@ -114,6 +115,36 @@ TEST(DmaLinkYaml, PcieIsSymmetricWithOptionalOverride) {
     EXPECT_DOUBLE_EQ(link2.transfer_time_s(12000, true), 6e-6);
     // Overridden bandwidth, inherited latency: 5 us + 12 kB / 6 GB/s = 7 us.
     EXPECT_DOUBLE_EQ(link2.transfer_time_s(12000, false), 7e-6);
+}
+
+// Pageable host buffers (host_staging_bandwidth): CUDA stages each copy through a pinned
+// buffer before its DMA, so a byte pays both rates; a copy from pinned memory (the
+// page-locked rate, and route_cost's page_locked) pays the DMA's alone.
+TEST(DmaLinkYaml, PageableHostBuffersPayTheStagingCopy) {
+    const sim::Platform platform = parse(R"(
+  pcie:
+    type: pcie
+    endpoints: [cpu, pim]
+    bandwidth: 12 GB/s
+    latency: 5 us
+    host_staging_bandwidth: 4 GB/s
+)");
+    const auto& link = *platform.links()[0].model;
+    // 5 us + 12 kB / 12 GB/s + 12 kB / 4 GB/s = 5 + 1 + 3 us, both ways.
+    EXPECT_DOUBLE_EQ(link.transfer_time_s(12000, true), 9e-6);
+    EXPECT_DOUBLE_EQ(link.transfer_time_s(12000, false), 9e-6);
+    EXPECT_DOUBLE_EQ(link.page_locked_bandwidth_Bps(true), 12e9);
+    EXPECT_DOUBLE_EQ(sim::route_cost(platform, "cpu", "pim").time_s(12000), 9e-6);
+    EXPECT_DOUBLE_EQ(sim::route_cost(platform, "cpu", "pim", true).time_s(12000), 6e-6);
+
+    const std::string e = parse_error(R"(
+  pcie:
+    type: pcie
+    endpoints: [cpu, pim]
+    bandwidth: 12 GB/s
+    host_staging_bandwidth: 0 GB/s
+)");
+    EXPECT_NE(e.find("components.pcie.host_staging_bandwidth"), std::string::npos) << e;
 }
 
 TEST(DmaLinkYaml, UnknownKeySuggestsTheClosest) {

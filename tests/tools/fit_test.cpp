@@ -203,6 +203,50 @@ std::string check_cell(const std::string& table, const std::string& prefix,
     return index && *index < row.size() ? row[*index] : "";
 }
 
+// Pinned and pageable copies tell the PCIe link's DMA rate from the host's staging rate
+// (host_staging_bandwidth): a fit on both recovers each; host_memory=pinned rows cost the DMA
+// alone, pageable ones and those that do not say both.
+TEST(CalibrateFit, PinnedAndPageableCopiesFitTheDmaAndTheStagingRates) {
+    register_all();
+    TempDir tmp;
+    auto yaml = [](const std::string& dma, const std::string& staging) {
+        return platform_yaml(0.7, 0.8, "4 us", dma) +
+               fmt::format("    host_staging_bandwidth: {}\n", staging);
+    };
+    std::string rows = "device,workload,knobs,scope,time_s\n";
+    for (const char* memory : {"pinned", "pageable"}) {
+        for (std::int64_t bytes : {4096, 1 << 20, 1 << 26})
+            rows +=
+                fmt::format("G,copy,bytes={};direction=host_to_device;host_memory={},transfer,1\n",
+                            bytes, memory);
+    }
+    rows += "G,copy,bytes=67108864;direction=device_to_host,transfer,1\n";
+    const fs::path placeholder = tmp.write("placeholder.csv", rows);
+    const fs::path truth = tmp.write("truth.yaml", yaml("12 GB/s", "4 GB/s"));
+    const sim::Platform platform = sim::load_platform(truth.string());
+    const MeasurementFile file = load_measurements(placeholder.string(), platform);
+    ASSERT_EQ(file.rows.size(), 7u);
+    // 10 us + 64 MiB / 12 GB/s pinned; + 64 MiB / 4 GB/s pageable or unsaid.
+    const double mib64 = 67108864.0;
+    EXPECT_DOUBLE_EQ(predict(platform, file.rows[2]), 10e-6 + mib64 / 12e9);
+    EXPECT_DOUBLE_EQ(predict(platform, file.rows[5]), 10e-6 + mib64 / 12e9 + mib64 / 4e9);
+    EXPECT_DOUBLE_EQ(predict(platform, file.rows[6]), predict(platform, file.rows[5]));
+    std::string measured = "device,workload,knobs,scope,time_s\n";
+    for (const Measurement& m : file.rows)
+        measured += fmt::format("G,copy,{},transfer,{:.17g}\n", m.knobs, predict(platform, m));
+    FitRequest request;
+    request.platform_file = tmp.write("start.yaml", yaml("30 GB/s", "10 GB/s")).string();
+    request.measurements_file = tmp.write("measured.csv", measured).string();
+    request.folds = 0;
+    const FitReport report = fit_platform(request);
+    std::map<std::string, double> by_key;
+    for (const auto& p : report.parameters)
+        by_key[p.component + "." + p.key] = p.value;
+    EXPECT_NEAR(by_key.at("link.bandwidth"), 12e9, 1e4);
+    EXPECT_NEAR(by_key.at("link.host_staging_bandwidth"), 4e9, 1e4);
+    EXPECT_NEAR(by_key.at("link.latency"), 10e-6, 1e-11);
+}
+
 TEST(CalibrateFit, CheckWritesOneRowPerMeasurement) {
     register_all();
     TempDir tmp;
@@ -710,7 +754,7 @@ TEST(CalibrateFit, H100FitSetsAreWhatTheirScriptDerives) {
     ASSERT_EQ(out.exit_code, 0) << out.output;
     for (const char* derived :
          {"fit.csv", "check_gemm_fp32.csv", "check_gemm_bf16.csv", "check_conv.csv",
-          "check_rnn.csv", "check_memory.csv", "check_end_to_end.csv"})
+          "check_rnn.csv", "check_memory.csv", "check_end_to_end.csv", "check_copy.csv"})
         EXPECT_EQ(read_file(tmp.path() / "h100" / derived), read_file(shipped / derived))
             << derived;
     EXPECT_EQ(read_file(tmp.path() / "h100_fresh/check_gemm_fp32_fresh.csv"),

@@ -247,13 +247,14 @@ double row_time_s(const sim::Platform& platform, const Measurement& row,
                   const std::string& device_name, bool reference = false) {
     const int device = *platform.find_device(device_name);
     if (row.scope == "transfer") {
-        // host_memory (pinned or pageable) does not enter: the platform has one bandwidth per
-        // link, which a fit on pinned copies sets; pageable copies (an extra staging copy on
-        // the host) are predicted as fast.
+        // host_memory=pinned copies at the links' page-locked rate; pageable ones, and those
+        // that do not say, as the platform's links state host buffers (a PCIe link with
+        // host_staging_bandwidth stages pageable ones; without it both are the same time).
         const std::string& host = platform.host_component;
         const std::string& comp = platform.device(device).component;
-        const sim::RouteCost cost = row.host_to_device ? sim::route_cost(platform, host, comp)
-                                                       : sim::route_cost(platform, comp, host);
+        const sim::RouteCost cost = row.host_to_device
+                                        ? sim::route_cost(platform, host, comp, row.page_locked)
+                                        : sim::route_cost(platform, comp, host, row.page_locked);
         return cost.time_s(row.transfer_bytes);
     }
     return graph_time_s(platform, device, row, reference);
@@ -856,7 +857,7 @@ MeasurementFile load_measurements(const std::string& csv_path, const sim::Platfo
         if (m.scope == "transfer") {
             if (m.workload != "copy")
                 row_error(csv_path, line, "workload", "a transfer row's workload is 'copy'");
-            // host_memory tells pinned from pageable copies apart (row_time_s: the same time).
+            // host_memory tells pinned from pageable copies apart (row_time_s).
             expect_knobs(csv_path, line, "knobs", knobs, {"bytes", "direction", "host_memory"},
                          "a copy takes bytes, direction and host_memory");
             const auto bytes = knobs.find("bytes");
@@ -876,6 +877,8 @@ MeasurementFile load_measurements(const std::string& csv_path, const sim::Platfo
                           fmt::format("host_memory must be pinned or pageable, got '{}'",
                                       sim::csv_shown(memory->second)));
             m.host_to_device = direction->second == "host_to_device";
+            if (const auto memory = knobs.find("host_memory"); memory != knobs.end())
+                m.page_locked = memory->second == "pinned";
             const std::string& comp = platform.device(device).component;
             if (platform.route(platform.host_component, comp) == nullptr ||
                 platform.route(comp, platform.host_component) == nullptr)
@@ -1311,8 +1314,8 @@ std::vector<MeasurementSet> measurement_sets(const std::string& platform_name) {
           {"held out (zhang2021 Table II, Siamese): predictions",
            "calibration/duet/held_out.csv"}}},
         {"h100",
-         {{"fit set (every other fp32 GEMM, pinned copies, memory-bound kernels of every other "
-           "size)",
+         {{"fit set (every other fp32 GEMM, pinned copies, pageable copies and memory-bound "
+           "kernels of every other size)",
            "calibration/h100/fit.csv"},
           {"held out: the other fp32 GEMMs", "calibration/h100/check_gemm_fp32.csv"},
           {"held out: 180 fresh fp32 GEMMs (h100_fresh), first compared with the model after "
@@ -1333,6 +1336,7 @@ std::vector<MeasurementSet> measurement_sets(const std::string& platform_name) {
            "calibration/h100_reserve2/check_rnn_reserve.csv"},
           {"held out: memory-bound kernels of the sizes between, cold L2",
            "calibration/h100/check_memory.csv"},
+          {"held out: pageable copies of the sizes between", "calibration/h100/check_copy.csv"},
           {"held out: eager PyTorch models", "calibration/h100/check_end_to_end.csv"},
           {"the host's time per queued op (gpu.launch_overhead's source, not fitted)",
            "calibration/h100/launch.csv"}}},

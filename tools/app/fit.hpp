@@ -54,6 +54,7 @@ struct Measurement {
     std::shared_ptr<const sim::Graph> reference_fused;
     std::int64_t transfer_bytes = 0;
     bool host_to_device = true;
+    bool page_locked = false;       // host_memory=pinned: the link's page-locked rate
     std::int64_t dispatch_ops = 0;  // a dispatch row: the launches queued back to back
 
     bool is_ratio() const { return !reference_device.empty(); }

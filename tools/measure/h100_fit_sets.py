@@ -5,9 +5,11 @@ The raw files (configs/calibration/h100/*.csv, written by tools/measure/gpu.py) 
 measured. This script only selects and relabels rows:
 
   fit.csv              every other fp32 GEMM (rows 0, 2, 4, ... of gemm_fp32.csv), the
-                       pinned host<->device copies and, where memory.csv is there, the
-                       memory-bound kernels (cold L2) of every other size (4 KB, 16 KB, 64 KB,
-                       ...): what `hetsim calibrate --fit` sees.
+                       pinned host<->device copies, the pageable ones of every other size
+                       (4 KB, 16 KB, ...) and, where memory.csv is there, the memory-bound
+                       kernels (cold L2) of every other size (4 KB, 16 KB, 64 KB, ...): what
+                       `hetsim calibrate --fit` sees.
+  check_copy.csv       the pageable copies of the sizes between (8 KB, 32 KB, ...): held out.
   check_gemm_fp32.csv  the other half of the fp32 GEMMs (rows 1, 3, 5, ...): held out.
   check_gemm_bf16.csv  every bf16 GEMM (tensor cores): predicted from the fp32 fit.
   check_conv.csv       every forward convolution: predicted from the GEMM fit alone.
@@ -98,7 +100,21 @@ def main():
         gemm = as_kernel(gemm_rows)
         copy_rows = raw("copy.csv") or []
         copies = [r for r in copy_rows if "host_memory=pinned" in r["knobs"]]
-        write(os.path.join(d, "fit.csv"), gemm[0::2] + copies + as_kernel(memory_fit))
+        # Pageable copies by size, as the memory-bound kernels: every other size fitted (the
+        # host's staging rate), the sizes between predicted.
+        pageable_sizes = []
+        pageable_fit, pageable_check = [], []
+        for r in copy_rows:
+            if "host_memory=pageable" not in r["knobs"]:
+                continue
+            size = [k for k in r["knobs"].split(";") if k.startswith("bytes=")][0]
+            if size not in pageable_sizes:
+                pageable_sizes.append(size)
+            (pageable_fit if pageable_sizes.index(size) % 2 == 0 else pageable_check).append(r)
+        write(os.path.join(d, "fit.csv"),
+              gemm[0::2] + copies + pageable_fit + as_kernel(memory_fit))
+        if copy_rows:
+            write(os.path.join(d, "check_copy.csv"), pageable_check)
         write(os.path.join(d, "check_gemm_fp32.csv"), gemm[1::2])
     # gemm_fp32_reserve: only when its folder is asked for (h100_reserve's README).
     # gemm_fp32_reserve2 (h100_reserve2): never derived here, so that no check reads it by
