@@ -352,6 +352,13 @@ TEST(CalibrateFit, BadMeasurementFilesAreOneLineErrorsNamingRowAndColumn) {
          "l2=cold|hot only"},
         {"graph_l2.csv", knobbed + "G,add_1024.json,l2=warm,kernel,1e-5\n",
          "graph_l2.csv:2: knobs: l2 must be cold or hot, got 'warm'"},
+        // Knobs a model refuses together are the knobs column's error; an unknown model the
+        // workload column's.
+        {"model_knobs.csv", knobbed + "G,conv,height=2;pad_h=0;kernel_h=5,kernel,1e-5\n",
+         "model_knobs.csv:2: knobs: model 'conv': the kernel_h kernel (5, dilation 1) is larger "
+         "than the padded input (2 + 2 x 0)"},
+        {"unknown_model.csv", knobbed + "G,matmull,m=4,kernel,1e-5\n",
+         "unknown_model.csv:2: workload: unknown model 'matmull'"},
         {"dispatch_no_ops.csv", knobbed + "G,add_1024.json,,dispatch,1e-5\n",
          "dispatch_no_ops.csv:2: knobs: a dispatch row needs ops=N"},
         {"dispatch_model.csv", knobbed + "G,bert,layers=1;ops=10,dispatch,1e-5\n",

@@ -191,7 +191,11 @@ std::shared_ptr<const sim::Graph> load_row_graph(const std::string& file, int li
         const bool bad_value = knobs.count(knob) > 0;
         const bool unknown =
             path == "workload" && !knobs.empty() && e.message().rfind("unknown key", 0) == 0;
-        row_error(file, line, bad_value || unknown ? knobs_column : column,
+        // A model's refusal of its knobs together (hidden not divisible by heads, a kernel
+        // larger than the padded image) is the knobs' error too: the model name was known.
+        const bool inconsistent =
+            path == "workload" && !knobs.empty() && e.message().rfind("model '", 0) == 0;
+        row_error(file, line, bad_value || unknown || inconsistent ? knobs_column : column,
                   bad_value && e.message().find("'" + knob + "'") == std::string::npos
                       ? fmt::format("knob '{}': {}", knob, e.message())
                       : e.message());
