@@ -24,6 +24,7 @@
 #include "sim/version.hpp"
 #include "sim/workloads/model_zoo.hpp"
 #include "tools/app/agree.hpp"
+#include "tools/app/bound.hpp"
 #include "tools/app/calibrate.hpp"
 #include "tools/app/check_partition.hpp"
 #include "tools/app/compare.hpp"
@@ -316,7 +317,7 @@ int main(int argc, char** argv) {
     dataset_build->add_option("--seed", dataset_request.seed, "override the spec's seed")
         ->check(kSeed);
 
-    std::string calibrate_file, calibrate_fit, calibrate_check, calibrate_out;
+    std::string calibrate_file, calibrate_fit, calibrate_check, calibrate_bound, calibrate_out;
     std::vector<std::string> calibrate_devices, calibrate_fixed;
     int calibrate_folds = 5;
     int calibrate_starts = 1;
@@ -334,6 +335,12 @@ int main(int argc, char** argv) {
         ->add_option("--check", calibrate_check,
                      "measurements CSV: predict every row without fitting")
         ->excludes(calibrate_fit_option);
+    calibrate
+        ->add_option("--bound", calibrate_bound,
+                     "measurements CSV: the least error any model monotone in a GEMM's sizes "
+                     "can reach on its one-op GEMM rows, beside the platform's")
+        ->excludes(calibrate_fit_option)
+        ->excludes("--check");
     // --device, --fix and --folds shape a fit: given with --check they did nothing.
     calibrate
         ->add_option("--device", calibrate_devices,
@@ -549,6 +556,13 @@ int main(int argc, char** argv) {
             std::cout << app::format_check(report);
             if (!calibrate_out.empty())
                 std::cout << fmt::format("rows written to {}/calibration.csv\n", calibrate_out);
+            return 0;
+        }
+        if (calibrate->parsed() && !calibrate_bound.empty()) {
+            if (!calibrate_out.empty())
+                throw sim::InputError("", "--out", 0, "applies to --fit and --check only");
+            app::register_all();
+            std::cout << app::format_bound(app::bound_platform(calibrate_file, calibrate_bound));
             return 0;
         }
         if (calibrate->parsed()) {
