@@ -151,8 +151,23 @@ double rounds_cycles(double q, double r, double k_steps, double per_block, doubl
 
 }  // namespace
 
+GemmAlignment gemm_alignment(double a_row, double b_row, sim::DType dtype) {
+    const double element_bytes = static_cast<double>(sim::dtype_size_bytes(dtype));
+    const auto widest = [&](double row) {
+        if (!(row > 0.0))
+            return 16.0;
+        const double row_bytes = row * element_bytes;
+        double width = 16.0;
+        while (width > 1.0 && std::fmod(row_bytes, width) != 0.0)
+            width /= 2.0;
+        return width;
+    };
+    return {widest(a_row), widest(b_row)};
+}
+
 GemmKernelCost GpuModel::gemm(double batch, double m, double n, double k, sim::DType dtype,
-                              bool allow_split_k, double streaming_max_side) const {
+                              bool allow_split_k, double streaming_max_side,
+                              GemmAlignment alignment) const {
     const GpuParams& p = params_;
     const double element_bytes = static_cast<double>(sim::dtype_size_bytes(dtype));
     // A and B read once, C written once.
@@ -190,8 +205,13 @@ GemmKernelCost GpuModel::gemm(double batch, double m, double n, double k, sim::D
         // rows and columns that exist.
         const double rows = m / row_tiles, columns = n / column_tiles;
         const double fma_step = tm * tn * fma_cycles;
-        const double load_step =
-            p.tile_load_Bpc > 0.0 ? (rows + columns) * element_bytes / p.tile_load_Bpc : 0.0;
+        // A tensor-core kernel's operand with rows unaligned to 16 bytes loads in narrower
+        // accesses: 16 / width times the loads (devices/gpu.hpp).
+        const double a_loads = tensor_core ? 16.0 / alignment.a_bytes : 1.0;
+        const double b_loads = tensor_core ? 16.0 / alignment.b_bytes : 1.0;
+        const double load_step = p.tile_load_Bpc > 0.0 ? (rows * a_loads + columns * b_loads) *
+                                                             element_bytes / p.tile_load_Bpc
+                                                       : 0.0;
         const double step_throughput =
             tensor_core ? std::max(fma_step, load_step) : fma_step + load_step;
         const double resident = p.resident_blocks(tile);
@@ -326,7 +346,8 @@ GpuOpCost GpuModel::cost(const sim::Graph& graph, const sim::Op& op) const {
     } else if (const auto dims = sim::gemm_dims(graph, op)) {
         // A Conv, or a fusion group anchored at one (its operands and attributes come first).
         const bool conv = sim::anchor_type(op) == "Conv";
-        GemmKernelCost k = gemm(dims->batch, dims->m, dims->n, dims->k, dtype, !conv);
+        GemmKernelCost k = gemm(dims->batch, dims->m, dims->n, dims->k, dtype, !conv, 1.0,
+                                gemm_alignment(dims->a_row, dims->b_row, dtype));
         if (conv) {
             // Implicit GEMM never materialises im2col: device memory sees the op's tensors.
             k.memory_s = op_bytes / params_.memory_bandwidth_Bps;

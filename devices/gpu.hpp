@@ -25,6 +25,15 @@
 //         resident blocks leave the FMA pipes idle;
 //       A = block_overhead_cycles: what a block costs besides its K loop (prologue,
 //         epilogue).
+//   A tensor-core (16-bit) kernel copies each operand's rows 16 bytes at a time, which needs
+//   every row to start on a 16-byte boundary: a row of K bf16 values does when K is a
+//   multiple of 8. Otherwise the library runs a kernel that loads the operand with the widest
+//   access its rows allow (8, 4 or 2 bytes), and feeding the tensor cores takes 16 / width
+//   times the loads: that operand's share of the load term is scaled by it (row lengths from
+//   sim::GemmDims; an H100's bf16 GEMMs with K and N both odd ran 4-8x slower than aligned
+//   ones of the same size). A SIMT (fp32) kernel is left as it is: its FFMAs, not its loads,
+//   set its pace, and the H100's align1 fp32 kernels ran within 3 % of the model's error on
+//   align4 ones (h100_fresh's kernel names).
 //   As a library's heuristic does, the tile and split with the least time are taken. The
 //   kernel cannot beat streaming its operands once at the achievable bandwidth. A split-K
 //   pays a second kernel that reduces the fp32 partial sums: chained_kernel_latency plus the
@@ -167,6 +176,15 @@ struct GemmKernelCost {
     double total_s = 0.0;    // device side, without kernel_latency
 };
 
+// The widest load, in bytes (a power of two, at most 16), that the rows of each operand of a
+// GEMM allow: 16 unless a row's bytes are not a multiple of 16.
+struct GemmAlignment {
+    double a_bytes = 16.0;
+    double b_bytes = 16.0;
+};
+// Of rows of `a_row` and `b_row` elements of `dtype` (0: not known, taken as aligned).
+GemmAlignment gemm_alignment(double a_row, double b_row, sim::DType dtype);
+
 struct GpuOpCost {
     double kernels = 1.0;
     bool fft = false;       // a convolution run as cuDNN's FFT algorithm
@@ -187,8 +205,10 @@ public:
     // Body of one GEMM kernel (batch products of m x k by k x n, operands of `dtype`) at the
     // best tile and split (no split when `allow_split_k` is false: convolutions). A product
     // with at most `streaming_max_side` rows or columns runs as a streaming kernel (a GEMV).
+    // `alignment` is what the operands' rows allow (a tensor-core kernel's loads).
     GemmKernelCost gemm(double batch, double m, double n, double k, sim::DType dtype,
-                        bool allow_split_k = true, double streaming_max_side = 1.0) const;
+                        bool allow_split_k = true, double streaming_max_side = 1.0,
+                        GemmAlignment alignment = {}) const;
     const GpuParams& params() const { return params_; }
 
 private:

@@ -975,11 +975,16 @@ std::optional<GemmDims> matmul_dims(const Op& op, const Shapes& in) {
             return std::nullopt;
         const bool trans_a = op.attr_int("transA", 0) != 0;
         const bool trans_b = op.attr_int("transB", 0) != 0;
-        return GemmDims{1.0, static_cast<double>(trans_a ? a[1] : a[0]),
+        return GemmDims{1.0,
+                        static_cast<double>(trans_a ? a[1] : a[0]),
                         static_cast<double>(trans_b ? b[0] : b[1]),
-                        static_cast<double>(trans_a ? a[0] : a[1])};
+                        static_cast<double>(trans_a ? a[0] : a[1]),
+                        static_cast<double>(a[1]),
+                        static_cast<double>(b[1])};
     }
     GemmDims d;
+    d.a_row = static_cast<double>(a.back());
+    d.b_row = static_cast<double>(b.back());
     d.m = a.size() >= 2 ? static_cast<double>(a[a.size() - 2]) : 1.0;
     d.k = static_cast<double>(a.back());
     d.n = b.size() >= 2 ? static_cast<double>(b.back()) : 1.0;

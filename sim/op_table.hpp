@@ -113,6 +113,11 @@ struct GemmDims {
     double m = 0.0;
     double n = 0.0;
     double k = 0.0;
+    // Elements in a row of A and of B as stored (their innermost, contiguous dimension: K or M
+    // of A, N or K of B, as transA/transB say); 0 = not known (an implicit GEMM's operands are
+    // laid out by the library). A device model reads the alignment of the rows from them.
+    double a_row = 0.0;
+    double b_row = 0.0;
 };
 // MatMul and Gemm as written; Conv as the implicit GEMM cuDNN and TVM lower it to (m = N x
 // output pixels, n = Cout/group, k = Cin/group x kernel area, one product per group).

@@ -229,6 +229,35 @@ TEST(GpuModel, TensorCoreKernelsOverlapTheirOperandLoadsWithTheirMath) {
     EXPECT_NEAR(gpu.gemm(1, 4, 4, 8, sim::DType::bf16).compute_s, 128e-9, 1e-18);
 }
 
+TEST(GpuModel, TensorCoreOperandsWithUnalignedRowsLoadInNarrowerAccesses) {
+    // The widest access a row allows: 8 bf16 = 16 B; 4 bf16 = 8 B; 7 bf16 = 14 B, 2-byte
+    // accesses; 3 fp32 = 12 B, 4-byte ones; unknown rows count as aligned.
+    EXPECT_EQ(gemm_alignment(8, 4, sim::DType::bf16).a_bytes, 16.0);
+    EXPECT_EQ(gemm_alignment(8, 4, sim::DType::bf16).b_bytes, 8.0);
+    EXPECT_EQ(gemm_alignment(7, 12, sim::DType::bf16).a_bytes, 2.0);
+    EXPECT_EQ(gemm_alignment(7, 12, sim::DType::bf16).b_bytes, 8.0);
+    EXPECT_EQ(gemm_alignment(0, 3, sim::DType::f32).a_bytes, 16.0);
+    EXPECT_EQ(gemm_alignment(0, 3, sim::DType::f32).b_bytes, 4.0);
+    // (4x8) x (8x4) bf16 at 1 B/cycle, two 2 x 2 blocks a round on each SM (the test above):
+    // aligned, (2 + 2) x 2 B = 8 cycles a K value, 8 x 2 x 8 = 128 ns. B's rows of 4 bf16
+    // (8 B) take two 8-byte loads per 16 bytes: (2 + 2 x 2) x 2 B = 12 cycles, 192 ns. A's
+    // rows of 8 are aligned.
+    GpuParams p = small_gpu();
+    p.bf16_flops_per_cycle_per_sm = 16;
+    p.tile_load_Bpc = 1;
+    const GpuModel gpu(p);
+    const GemmAlignment b_in_halves{16.0, 8.0};
+    EXPECT_NEAR(gpu.gemm(1, 4, 4, 8, sim::DType::bf16, true, 1.0, b_in_halves).compute_s, 192e-9,
+                1e-18);
+    // A MatMul graph says its rows: [4, 8] x [8, 4] in bf16 is that kernel (after the floor).
+    const auto mm =
+        binary("MatMul", {4, 8}, {8, 4}, {4, 4}, {}, sim::TensorKind::weight, sim::DType::bf16);
+    EXPECT_NEAR(gpu.kernel_time_s(mm.graph, mm.get()), 192e-9, 1e-15);
+    // An fp32 kernel's FFMAs set its pace: unaligned rows change nothing (288 ns above).
+    EXPECT_NEAR(gpu.gemm(1, 4, 4, 8, sim::DType::f32, true, 1.0, {4.0, 4.0}).compute_s, 288e-9,
+                1e-18);
+}
+
 TEST(GpuModel, MemoryBoundKernelStreamsAtTheAchievableBandwidthAfterItsFloor) {
     // Add of 1000 floats: 12 kB at 8 GB/s x 0.5 = 3 us, after a 1 us kernel floor; the host
     // issues it in 1 us more.

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/op_semantics.hpp"
+
 namespace hetsim::sim {
 namespace {
 
@@ -343,6 +345,30 @@ TEST(OpSemanticsFlops, MatrixProducts) {
     EXPECT_DOUBLE_EQ(
         OneOp("Gemm", {{512, 16}, {512, 8}}, {{"transA", std::int64_t{1}}}, {{16, 8}}).flops(),
         2.0 * 16 * 8 * 512);
+}
+
+TEST(OpSemanticsGemmDims, RowsAsStoredFollowTheTransposes) {
+    // A row of each operand as stored is its last dimension: K of A and N of B as written; a
+    // transposed Gemm operand stores M (A) or K (B) along its rows.
+    const auto plain = matmul_dims(Op{"op", "MatMul", {}, {}, {}}, {{3, 5, 7}, {7, 9}});
+    ASSERT_TRUE(plain.has_value());
+    EXPECT_EQ(plain->batch, 3.0);
+    EXPECT_EQ(plain->a_row, 7.0);
+    EXPECT_EQ(plain->b_row, 9.0);
+    const Attributes transposed = {{"transA", std::int64_t{1}}, {"transB", std::int64_t{1}}};
+    const auto t = matmul_dims(Op{"op", "Gemm", transposed, {}, {}}, {{512, 16}, {8, 512}});
+    ASSERT_TRUE(t.has_value());
+    EXPECT_EQ(t->m, 16.0);
+    EXPECT_EQ(t->n, 8.0);
+    EXPECT_EQ(t->k, 512.0);
+    EXPECT_EQ(t->a_row, 16.0);   // A stored [K, M]
+    EXPECT_EQ(t->b_row, 512.0);  // B stored [N, K]
+    // An implicit GEMM's operands are the library's to lay out: not known.
+    const auto conv =
+        conv_gemm_dims(Op{"op", "Conv", {}, {}, {}}, {{1, 3, 8, 8}, {4, 3, 3, 3}}, {1, 4, 6, 6});
+    ASSERT_TRUE(conv.has_value());
+    EXPECT_EQ(conv->a_row, 0.0);
+    EXPECT_EQ(conv->b_row, 0.0);
 }
 
 TEST(OpSemanticsFlops, ElementwiseReductionsAndMovement) {
