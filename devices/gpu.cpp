@@ -74,8 +74,8 @@ GpuModel::GpuModel(GpuParams params) : params_(std::move(params)) {
     }
     if (p.launch_overhead_s < 0.0 || p.kernel_latency_s < 0.0 || p.tile_load_Bpc < 0.0 ||
         p.block_overhead_cycles < 0.0 || p.k_tile_latency_cycles < 0.0 ||
-        p.chained_kernel_latency_s < 0.0 || p.recurrent_step_latency_s < 0.0 ||
-        p.reduction_latency_s < 0.0) {
+        p.tensor_k_tile_latency_cycles < 0.0 || p.chained_kernel_latency_s < 0.0 ||
+        p.recurrent_step_latency_s < 0.0 || p.reduction_latency_s < 0.0) {
         throw std::invalid_argument("GpuModel: overheads, rates and latencies must be >= 0");
     }
     if (p.registers_per_sm <= 0 || p.max_threads_per_sm <= 0 || p.max_blocks_per_sm <= 0 ||
@@ -194,7 +194,10 @@ GemmKernelCost GpuModel::gemm(double batch, double m, double n, double k, sim::D
     const double memory_s = operand_bytes / p.gemm_achievable_bandwidth_Bps();
     const double k_depth = k_tile_depth(dtype);
     const bool tensor_core = on_tensor_cores(dtype);
-    const double step_latency = p.k_tile_latency_cycles / k_depth;
+    const double k_tile_latency_cycles = tensor_core && !std::isnan(p.tensor_k_tile_latency_cycles)
+                                             ? p.tensor_k_tile_latency_cycles
+                                             : p.k_tile_latency_cycles;
+    const double step_latency = k_tile_latency_cycles / k_depth;
     best.total_s = std::numeric_limits<double>::infinity();
     for (const GpuTile& tile : p.gemm_tiles) {
         const double tm = tile.m, tn = tile.n;
@@ -443,6 +446,7 @@ void build_gpu(const sim::ConfigNode& node, const std::string& name, sim::Platfo
                                                  "tile_load_Bpc",
                                                  "block_overhead_cycles",
                                                  "k_tile_latency_cycles",
+                                                 "tensor_k_tile_latency_cycles",
                                                  "chained_kernel_latency",
                                                  "kernel_latency",
                                                  "reduction_latency",
@@ -475,6 +479,8 @@ void build_gpu(const sim::ConfigNode& node, const std::string& name, sim::Platfo
         p.tile_load_Bpc = sim::positive_number(node, "tile_load_Bpc");
     p.block_overhead_cycles = non_negative_cycles(node, "block_overhead_cycles");
     p.k_tile_latency_cycles = non_negative_cycles(node, "k_tile_latency_cycles");
+    if (node.has("tensor_k_tile_latency_cycles"))
+        p.tensor_k_tile_latency_cycles = non_negative_cycles(node, "tensor_k_tile_latency_cycles");
     p.chained_kernel_latency_s = sim::non_negative_time(node, "chained_kernel_latency");
     if (node.has("registers_per_sm"))
         p.registers_per_sm = sim::positive_int(node, "registers_per_sm");

@@ -22,7 +22,10 @@
 //         its SM. The main loop moves K in tiles (8 fp32 values a pipeline stage in CUTLASS's
 //         SIMT kernels, 32 16-bit ones in its tensor-op kernels) and cannot start the next
 //         before its operands arrive, so a stage costs about a memory round trip; a few
-//         resident blocks leave the FMA pipes idle;
+//         resident blocks leave the FMA pipes idle. A tensor-core kernel takes
+//         tensor_k_tile_latency_cycles instead where the platform gives it: Hopper's
+//         tensor-core GEMMs keep more stages of asynchronous copies (TMA) in flight and so
+//         expose less of the round trip than the SIMT kernels the fp32 fit sees;
 //       A = block_overhead_cycles: what a block costs besides its K loop (prologue,
 //         epilogue).
 //   A tensor-core (16-bit) kernel copies each operand's rows 16 bytes at a time, which needs
@@ -124,6 +127,8 @@ struct GpuParams {
     double tile_load_Bpc = 0.0;          // operand bytes per cycle per SM feeding FMAs; 0 = free
     double block_overhead_cycles = 0.0;  // per thread block, besides its K loop
     double k_tile_latency_cycles = 0.0;  // one K tile (pipeline stage) of a block alone on its SM
+    // The same for a tensor-core (16-bit) kernel; NaN = k_tile_latency_cycles.
+    double tensor_k_tile_latency_cycles = std::numeric_limits<double>::quiet_NaN();
     // A further kernel queued right behind another (a split-K's reduction, a recurrent step's
     // kernels): its launch gap and floor, besides its body.
     double chained_kernel_latency_s = 0.0;

@@ -55,6 +55,8 @@ void register_components(sim::ComponentRegistry& registry) {
            "cycles a thread block costs its SM besides its K loop"},
           {"k_tile_latency_cycles", std::nullopt, 1.0, 1e5,
            "cycles one K tile (pipeline stage) takes a block alone on its SM"},
+          {"tensor_k_tile_latency_cycles", std::nullopt, 1.0, 1e5,
+           "the same for a tensor-core (16-bit) kernel"},
           {"chained_kernel_latency", sim::Quantity::time, 1e-8, 1e-3,
            "a further kernel of a chain (split-K reduction, recurrent step), besides its body"},
           {"kernel_latency", sim::Quantity::time, 1e-8, 1e-3, "device-side floor of one kernel"},

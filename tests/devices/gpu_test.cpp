@@ -258,6 +258,20 @@ TEST(GpuModel, TensorCoreOperandsWithUnalignedRowsLoadInNarrowerAccesses) {
                 1e-18);
 }
 
+TEST(GpuModel, TensorCoreKernelsMayHaveTheirOwnKTileLatency) {
+    // (2x32) x (32x2): one 2 x 2 block. 16-bit K tiles hold 32 values: at k_tile_latency 64
+    // cycles a K value waits 2 cycles, more than its 0.5 cycles of MMA (no loads): 32 x 2 =
+    // 64 ns. A tensor-core latency of 16 cycles makes it 0.5 cycles a K value, 16 ns; fp32
+    // keeps the shared one (8-value tiles: 8 cycles a K value against 2 of FMAs, 256 ns).
+    GpuParams p = small_gpu();
+    p.bf16_flops_per_cycle_per_sm = 16;
+    p.k_tile_latency_cycles = 64;
+    EXPECT_NEAR(GpuModel(p).gemm(1, 2, 2, 32, sim::DType::bf16).compute_s, 64e-9, 1e-18);
+    p.tensor_k_tile_latency_cycles = 16;
+    EXPECT_NEAR(GpuModel(p).gemm(1, 2, 2, 32, sim::DType::bf16).compute_s, 16e-9, 1e-18);
+    EXPECT_NEAR(GpuModel(p).gemm(1, 2, 2, 32, sim::DType::f32).compute_s, 256e-9, 1e-18);
+}
+
 TEST(GpuModel, MemoryBoundKernelStreamsAtTheAchievableBandwidthAfterItsFloor) {
     // Add of 1000 floats: 12 kB at 8 GB/s x 0.5 = 3 us, after a 1 us kernel floor; the host
     // issues it in 1 us more.
@@ -539,6 +553,7 @@ TEST(GpuYaml, ReadsTilesWithWarpsAndTheSmLimits) {
     const sim::Platform p = hetsim::testing::parse_platform_yaml(
         gpu_platform("    gemm_tiles: [[64, 32, 2], [128, 128]]\n"
                      "    k_tile_latency_cycles: 600\n"
+                     "    tensor_k_tile_latency_cycles: 84\n"
                      "    block_overhead_cycles: 3000\n"
                      "    chained_kernel_latency: 4 us\n"
                      "    persistent_rnn_max_hidden: 192\n"
@@ -554,6 +569,7 @@ TEST(GpuYaml, ReadsTilesWithWarpsAndTheSmLimits) {
     EXPECT_EQ(g.gemm_tiles[0].warps, 2);
     EXPECT_EQ(g.gemm_tiles[1].warps, 4);  // [rows, columns] alone: 4 warps
     EXPECT_DOUBLE_EQ(g.k_tile_latency_cycles, 600.0);
+    EXPECT_DOUBLE_EQ(g.tensor_k_tile_latency_cycles, 84.0);
     EXPECT_DOUBLE_EQ(g.block_overhead_cycles, 3000.0);
     EXPECT_DOUBLE_EQ(g.chained_kernel_latency_s, 4e-6);
     EXPECT_DOUBLE_EQ(g.persistent_rnn_max_hidden, 192.0);
@@ -570,6 +586,7 @@ TEST(GpuYaml, RefusesBadWarpsAndLimits) {
         {"gemm_tiles: [[64, 32, 0]]", "a block has 1..32 warps, got 0"},
         {"gemm_tiles: [[64, 32, 2, 1]]", "[rows, columns, warps]"},
         {"k_tile_latency_cycles: -1", "must be >= 0 cycles, got -1"},
+        {"tensor_k_tile_latency_cycles: -2", "must be >= 0 cycles, got -2"},
         {"persistent_rnn_max_hidden: 0", "persistent_rnn_max_hidden"},
         // The parameter of an earlier form of the model is refused by name.
         {"warps_to_saturate: 4", "warps_to_saturate"},

@@ -667,6 +667,32 @@ TEST(CalibrateFit, ShippedH100PlatformIsItsFitOutput) {
     }
 }
 
+// Its second command, the tensor-core K-tile latency on every other bf16 GEMM with every fp32
+// constant fixed, also lands on the shipped file; that constant is the only one it fits.
+TEST(CalibrateFit, ShippedH100TensorCoreConstantIsItsSecondFitOutput) {
+    register_all();
+    const fs::path root = HETSIM_SOURCE_DIR;
+    FitRequest request;
+    request.platform_file = (root / "configs/platforms/h100.yaml").string();
+    request.measurements_file = (root / "configs/calibration/h100/fit_bf16.csv").string();
+    request.starts = 8;
+    request.folds = 0;
+    for (const char* key :
+         {"compute_efficiency", "bandwidth_efficiency", "gemm_bandwidth_efficiency",
+          "tile_load_Bpc", "block_overhead_cycles", "k_tile_latency_cycles",
+          "chained_kernel_latency", "kernel_latency", "reduction_latency"})
+        request.fixed.push_back(std::string("gpu.") + key);
+    const FitReport report = fit_platform(request);
+    EXPECT_EQ(report.fitted_text, read_file(root / "configs/platforms/h100.yaml"));
+    std::vector<std::string> fitted;
+    for (const auto& p : report.parameters) {
+        if (p.fitted)
+            fitted.push_back(p.component + "." + p.key);
+    }
+    EXPECT_THAT(fitted, ::testing::ElementsAre("gpu.tensor_k_tile_latency_cycles"));
+    EXPECT_EQ(report.in_sample.rows, 80u);
+}
+
 // configs/platforms/h200.yaml is what its header's command writes (fp32 GEMMs only).
 TEST(CalibrateFit, ShippedH200PlatformIsItsFitOutput) {
     const FitReport report = refit_gpu_platform("h200.yaml", "h200/fit.csv");
@@ -761,7 +787,7 @@ TEST(CalibrateFit, H100FitSetsAreWhatTheirScriptDerives) {
                     (tmp.path() / "h100").string()));
     ASSERT_EQ(out.exit_code, 0) << out.output;
     for (const char* derived :
-         {"fit.csv", "check_gemm_fp32.csv", "check_gemm_bf16.csv", "check_conv.csv",
+         {"fit.csv", "check_gemm_fp32.csv", "fit_bf16.csv", "check_gemm_bf16.csv", "check_conv.csv",
           "check_rnn.csv", "check_memory.csv", "check_end_to_end.csv", "check_copy.csv"})
         EXPECT_EQ(read_file(tmp.path() / "h100" / derived), read_file(shipped / derived))
             << derived;

@@ -11,7 +11,10 @@ measured. This script only selects and relabels rows:
                        `hetsim calibrate --fit` sees.
   check_copy.csv       the pageable copies of the sizes between (8 KB, 32 KB, ...): held out.
   check_gemm_fp32.csv  the other half of the fp32 GEMMs (rows 1, 3, 5, ...): held out.
-  check_gemm_bf16.csv  every bf16 GEMM (tensor cores): predicted from the fp32 fit.
+  fit_bf16.csv         every other bf16 GEMM (rows 0, 2, 4, ... of gemm_bf16.csv): what the
+                       second fit (the tensor-core kernels' own constant, every fp32 constant
+                       fixed; configs/platforms/h100.yaml's header) sees.
+  check_gemm_bf16.csv  the other half of the bf16 GEMMs (rows 1, 3, 5, ...): held out.
   check_conv.csv       every forward convolution: predicted from the GEMM fit alone.
   check_rnn.csv        every LSTM/GRU layer: predicted from the GEMM fit alone.
   check_memory.csv     the memory-bound kernels with a cold L2 of the other sizes (8 KB,
@@ -116,10 +119,15 @@ def main():
         if copy_rows:
             write(os.path.join(d, "check_copy.csv"), pageable_check)
         write(os.path.join(d, "check_gemm_fp32.csv"), gemm[1::2])
+    bf16_rows = raw("gemm_bf16.csv")
+    if bf16_rows is not None:
+        bf16 = as_kernel(bf16_rows)
+        write(os.path.join(d, "fit_bf16.csv"), bf16[0::2])
+        write(os.path.join(d, "check_gemm_bf16.csv"), bf16[1::2])
     # gemm_fp32_reserve: only when its folder is asked for (h100_reserve's README).
     # gemm_fp32_reserve2 (h100_reserve2): never derived here, so that no check reads it by
     # accident; its README says how to use it once.
-    for name in ("gemm_bf16", "conv", "rnn", "gemm_fp32_fresh", "gemm_fp32_reserve",
+    for name in ("conv", "rnn", "gemm_fp32_fresh", "gemm_fp32_reserve",
                  "conv_fresh", "rnn_fresh", "rnn_reserve"):
         rows = raw(name + ".csv")
         if rows is not None:
