@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "sim/config.hpp"
+#include "tests/fixtures/calibrate_fixtures.hpp"
 #include "tests/fixtures/cli_fixtures.hpp"
 #include "tools/app/registration.hpp"
 
@@ -147,32 +148,8 @@ TEST(MonotoneBound, MatchesBruteForceOnRandomSets) {
     }
 }
 
-constexpr const char* kPlatform = R"(name: bound_test
-host: cpu
-components:
-  cpu:
-    type: cpu
-    devices: {CPU: serial}
-    cores: 1
-    clock: 1 GHz
-    flops_per_cycle: 8
-    l1d: 32 KiB
-    l2: 1 MiB
-    dram_bandwidth: 10 GB/s
-  gpu:
-    type: gpu
-    device: G
-    sms: 8
-    clock: 1 GHz
-    fp32_flops_per_cycle_per_sm: 128
-    memory_bandwidth: 200 GB/s
-    kernel_latency: 5 us
-  link:
-    type: pcie
-    endpoints: [cpu, gpu]
-    bandwidth: 10 GB/s
-    latency: 10 us
-)";
+// A valid platform with a GPU "G" (the constants do not matter here).
+const std::string kPlatform = hetsim::testing::platform_yaml(0.7, 0.8, "4 us", "12 GB/s");
 
 TEST(MonotoneBound, CommandPrintsTheFloorPerGroup) {
     register_all();

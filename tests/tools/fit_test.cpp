@@ -18,6 +18,7 @@
 #include "sim/config.hpp"
 #include "sim/csv.hpp"
 #include "sim/workloads/json_graph.hpp"
+#include "tests/fixtures/calibrate_fixtures.hpp"
 #include "tests/fixtures/cli_fixtures.hpp"
 #include "tests/fixtures/graph_fixtures.hpp"
 #include "tools/app/registration.hpp"
@@ -31,39 +32,7 @@ using hetsim::testing::read_file;
 using hetsim::testing::run_hetsim;
 using hetsim::testing::TempDir;
 
-std::string platform_yaml(double compute_efficiency, double bandwidth_efficiency,
-                          const std::string& kernel_latency, const std::string& pcie_bandwidth) {
-    return fmt::format(R"(name: fit_test
-host: cpu
-components:
-  cpu:
-    type: cpu
-    devices: {{CPU: serial}}
-    cores: 1
-    clock: 1 GHz
-    flops_per_cycle: 8
-    l1d: 32 KiB
-    l2: 1 MiB
-    dram_bandwidth: 10 GB/s
-  gpu:
-    type: gpu
-    device: G
-    sms: 8
-    clock: 1 GHz
-    fp32_flops_per_cycle_per_sm: 128
-    memory_bandwidth: 200 GB/s
-    compute_efficiency: {}   # [assumption] the starting value
-    bandwidth_efficiency: {} # [assumption]
-    kernel_latency: {}
-    launch_overhead: 5 us    # [datasheet] not fitted by kernel rows
-  link:
-    type: pcie
-    endpoints: [cpu, gpu]
-    bandwidth: {}
-    latency: 10 us
-)",
-                       compute_efficiency, bandwidth_efficiency, kernel_latency, pcie_bandwidth);
-}
+using hetsim::testing::platform_yaml;
 
 // One-op JSON graphs of GEMMs and Adds of several shapes in `dir`; returns their file names.
 std::vector<std::string> write_graphs(const fs::path& dir) {
