@@ -82,6 +82,18 @@ TEST(MonotoneBound, AChainCountsAMatchingNotItsPairs) {
     EXPECT_EQ(f.must_exceed_15, 2u);
 }
 
+TEST(MonotoneBound, RowsOfDifferentClassesAreNotCompared) {
+    // The inverted pair of the test above, its rows in two classes (two row alignments): a
+    // model may treat them apart, so nothing need be wrong. In one class the floor is back.
+    const std::vector<Sizes> sizes = {mnk(2, 2, 2), mnk(4, 4, 4)};
+    const std::vector<double> times = {10e-6, 5e-6};
+    EXPECT_EQ(monotone_must_exceed(sizes, times, 0.0, {16 * 32 + 16, 2 * 32 + 16}), 0u);
+    const MonotoneFloor apart = monotone_floor(sizes, times, {1, 2});
+    EXPECT_EQ(apart.ordered_pairs, 0u);
+    EXPECT_EQ(apart.floor.max, 0.0);
+    EXPECT_DOUBLE_EQ(monotone_floor(sizes, times, {3, 3}).floor.max, 1.0 / 3.0);
+}
+
 TEST(MonotoneBound, IncomparableSizesNeverConflict) {
     // Neither (4,1,1) <= (1,4,1) nor the reverse: any times can be met exactly.
     const std::vector<Sizes> sizes = {mnk(4, 1, 1), mnk(1, 4, 1), {2.0, 1.0, 1.0, 1.0}};
@@ -93,9 +105,11 @@ TEST(MonotoneBound, IncomparableSizesNeverConflict) {
 
 // The fewest rows no monotone model can keep within x, by brute force: the largest subset S
 // for which the least monotone assignment p_i = max over j in S below i of t_j (1 - x) stays
-// within t_i (1 + x) (any monotone assignment within x is at least that one).
+// within t_i (1 + x) (any monotone assignment within x is at least that one). Only rows of the
+// same class (all, without classes) are below one another.
 std::size_t brute_force_must_exceed(const std::vector<Sizes>& sizes,
-                                    const std::vector<double>& times, double x) {
+                                    const std::vector<double>& times, double x,
+                                    const std::vector<int>& classes = {}) {
     const std::size_t n = times.size();
     std::size_t best = 0;
     for (unsigned mask = 0; mask < (1u << n); ++mask) {
@@ -105,7 +119,8 @@ std::size_t brute_force_must_exceed(const std::vector<Sizes>& sizes,
                 continue;
             double least = 0.0;
             for (std::size_t j = 0; j < n; ++j) {
-                const bool below = sizes[j][0] <= sizes[i][0] && sizes[j][1] <= sizes[i][1] &&
+                const bool below = (classes.empty() || classes[i] == classes[j]) &&
+                                   sizes[j][0] <= sizes[i][0] && sizes[j][1] <= sizes[i][1] &&
                                    sizes[j][2] <= sizes[i][2] && sizes[j][3] <= sizes[i][3];
                 if ((mask & (1u << j)) && below)
                     least = std::max(least, times[j] * (1.0 - x));
@@ -132,10 +147,17 @@ TEST(MonotoneBound, MatchesBruteForceOnRandomSets) {
                              static_cast<double>(side(rng))});
             times.push_back(1e-6 * std::pow(10.0, log_time(rng)));
         }
+        // Every other trial also splits the rows into two classes (row alignments).
+        std::vector<int> classes;
+        for (std::size_t i = 0; trial % 2 == 1 && i < n; ++i)
+            classes.push_back(side(rng) == 1 ? 1 : 0);
         for (double x : {0.0, 0.05, 0.15, 0.3, 0.6}) {
             ASSERT_EQ(monotone_must_exceed(sizes, times, x),
                       brute_force_must_exceed(sizes, times, x))
                 << "trial " << trial << ", x = " << x;
+            ASSERT_EQ(monotone_must_exceed(sizes, times, x, classes),
+                      brute_force_must_exceed(sizes, times, x, classes))
+                << "trial " << trial << " with classes, x = " << x;
         }
         // The max floor is the least x at which every row fits.
         const MonotoneFloor f = monotone_floor(sizes, times);
@@ -171,9 +193,12 @@ TEST(MonotoneBound, CommandPrintsTheFloorPerGroup) {
     const BoundGroup& f32 =
         report.groups[1].dtype == "float32" ? report.groups[1] : report.groups[0];
     EXPECT_EQ(f32.rows.size(), 3u);
-    EXPECT_EQ(f32.inverted_pairs, 1u);
-    EXPECT_DOUBLE_EQ(f32.floor.max, 5.0 / 15.0);
-    EXPECT_EQ(f32.must_exceed_15, 1u);
+    EXPECT_EQ(f32.any.inverted_pairs, 1u);
+    EXPECT_DOUBLE_EQ(f32.any.floor.max, 5.0 / 15.0);
+    EXPECT_EQ(f32.any.must_exceed_15, 1u);
+    // Rows of 64 fp32 values: one alignment class, the same floor.
+    EXPECT_EQ(f32.within_alignment.ordered_pairs, f32.any.ordered_pairs);
+    EXPECT_DOUBLE_EQ(f32.within_alignment.floor.max, 5.0 / 15.0);
 
     const auto out = run_hetsim("calibrate " + platform.string() + " --bound " + csv.string());
     EXPECT_EQ(out.exit_code, 0) << out.output;
@@ -182,6 +207,8 @@ TEST(MonotoneBound, CommandPrintsTheFloorPerGroup) {
                                       "slower for the smaller size"));
     EXPECT_THAT(out.output,
                 HasSubstr("max >= 33.3 %; at least 1 row more than 15 % off, 1 more than 5 %"));
+    EXPECT_THAT(out.output, HasSubstr("within each row alignment of A and B (3 of the pairs, 1 "
+                                      "inverted): median >= 0.0 %"));
     EXPECT_THAT(out.output, HasSubstr("16x64x64 10 us (line 2) vs 32x64x64 5 us (line 3): x2.00"));
 }
 

@@ -11,6 +11,7 @@
 #include <tuple>
 #include <utility>
 
+#include "devices/gpu.hpp"
 #include "sim/config.hpp"
 #include "sim/op_table.hpp"
 #include "sim/units.hpp"
@@ -29,12 +30,14 @@ bool dominated(const Sizes& a, const Sizes& b) {  // a <= b in every dimension
     return true;
 }
 
-// Ordered pairs (i, j), i != j, with sizes[i] <= sizes[j].
-std::vector<std::pair<std::size_t, std::size_t>> ordered_pairs(const std::vector<Sizes>& sizes) {
+// Ordered pairs (i, j), i != j, with sizes[i] <= sizes[j] (and, with classes, of one class).
+std::vector<std::pair<std::size_t, std::size_t>> ordered_pairs(const std::vector<Sizes>& sizes,
+                                                               const std::vector<int>& classes) {
     std::vector<std::pair<std::size_t, std::size_t>> pairs;
     for (std::size_t i = 0; i < sizes.size(); ++i) {
         for (std::size_t j = 0; j < sizes.size(); ++j) {
-            if (i != j && dominated(sizes[i], sizes[j]))
+            const bool same_class = classes.empty() || classes[i] == classes[j];
+            if (i != j && same_class && dominated(sizes[i], sizes[j]))
                 pairs.emplace_back(i, j);
         }
     }
@@ -118,18 +121,19 @@ std::string percent(double x) {
 }  // namespace
 
 std::size_t monotone_must_exceed(const std::vector<std::array<double, 4>>& sizes,
-                                 const std::vector<double>& times, double x) {
-    return must_exceed(ordered_pairs(sizes), times, x);
+                                 const std::vector<double>& times, double x,
+                                 const std::vector<int>& classes) {
+    return must_exceed(ordered_pairs(sizes, classes), times, x);
 }
 
 MonotoneFloor monotone_floor(const std::vector<std::array<double, 4>>& sizes,
-                             const std::vector<double>& times) {
+                             const std::vector<double>& times, const std::vector<int>& classes) {
     MonotoneFloor f;
     const std::size_t n = times.size();
     f.floor.rows = n;
     if (n == 0)
         return f;
-    const auto pairs = ordered_pairs(sizes);
+    const auto pairs = ordered_pairs(sizes, classes);
     f.ordered_pairs = pairs.size();
     std::vector<double> thresholds;
     for (const auto& [i, j] : pairs) {
@@ -177,7 +181,8 @@ BoundReport bound_platform(const std::string& platform_file, const std::string& 
             ++report.skipped;
             continue;
         }
-        const std::string dtype{sim::to_string(m.graph->tensor(gemm->inputs[0]).dtype)};
+        const sim::DType element = m.graph->tensor(gemm->inputs[0]).dtype;
+        const std::string dtype{sim::to_string(element)};
         BoundGroup& g = groups[{m.device, m.scope, dtype}];
         g.device = m.device;
         g.scope = m.scope;
@@ -185,6 +190,11 @@ BoundReport bound_platform(const std::string& platform_file, const std::string& 
         g.rows.push_back(r);
         g.sizes.push_back({dims->batch, dims->m, dims->n, dims->k});
         g.measured_s.push_back(m.time_s);
+        // One class per pair of access widths (each a power of two up to 16 bytes).
+        const devices::GemmAlignment widths =
+            devices::gemm_alignment(dims->a_row, dims->b_row, element);
+        g.alignment.push_back(static_cast<int>(widths.a_bytes) * 32 +
+                              static_cast<int>(widths.b_bytes));
     }
     if (groups.empty()) {
         throw sim::InputError(measurements_file, "", 0,
@@ -192,13 +202,8 @@ BoundReport bound_platform(const std::string& platform_file, const std::string& 
                               "--bound compares GEMM sizes");
     }
     for (auto& [key, g] : groups) {
-        MonotoneFloor f = monotone_floor(g.sizes, g.measured_s);
-        g.ordered_pairs = f.ordered_pairs;
-        g.inverted_pairs = f.inverted_pairs;
-        g.floor = f.floor;
-        g.must_exceed_5 = f.must_exceed_5;
-        g.must_exceed_15 = f.must_exceed_15;
-        g.worst = std::move(f.worst);
+        g.any = monotone_floor(g.sizes, g.measured_s);
+        g.within_alignment = monotone_floor(g.sizes, g.measured_s, g.alignment);
         std::vector<double> errors;
         for (std::size_t r : g.rows) {
             for (const CheckRow& row : report.check.rows) {
@@ -223,18 +228,27 @@ std::string format_bound(const BoundReport& report) {
         const std::size_t n = g.rows.size();
         out << fmt::format(
             "  {}, {}, {}: {} rows, {} ordered pairs, {} measured slower for the smaller size\n",
-            g.device, g.scope, g.dtype, n, g.ordered_pairs, g.inverted_pairs);
+            g.device, g.scope, g.dtype, n, g.any.ordered_pairs, g.any.inverted_pairs);
+        const auto floor_line = [&](const MonotoneFloor& f) {
+            return fmt::format(
+                "median >= {}, p90 >= {}, max >= {}; at least {} more than 15 % "
+                "off, {} more than 5 %",
+                percent(f.floor.median), percent(f.floor.p90), percent(f.floor.max),
+                rows_text(f.must_exceed_15), f.must_exceed_5);
+        };
+        out << fmt::format("    any model whose time never falls as batch, M, N or K grows: {}\n",
+                           floor_line(g.any));
         out << fmt::format(
-            "    any model whose time never falls as batch, M, N or K grows: median >= {}, p90 "
-            ">= {}, max >= {}; at least {} more than 15 % off, {} more than 5 %\n",
-            percent(g.floor.median), percent(g.floor.p90), percent(g.floor.max),
-            rows_text(g.must_exceed_15), g.must_exceed_5);
+            "    any such model within each row alignment of A and B ({} of the "
+            "pairs, {} inverted): {}\n",
+            g.within_alignment.ordered_pairs, g.within_alignment.inverted_pairs,
+            floor_line(g.within_alignment));
         out << fmt::format("    {} predicts: median {}, p90 {}, max {}\n",
                            report.check.platform_file, percent(g.platform.median),
                            percent(g.platform.p90), percent(g.platform.max));
-        if (!g.worst.empty())
+        if (!g.any.worst.empty())
             out << "    most inverted pairs (the smaller size measured slower):\n";
-        for (const InvertedPair& p : g.worst) {
+        for (const InvertedPair& p : g.any.worst) {
             const Measurement& a = file.rows[g.rows[p.smaller]];
             const Measurement& b = file.rows[g.rows[p.larger]];
             out << fmt::format(
