@@ -205,12 +205,8 @@ BoundReport bound_platform(const std::string& platform_file, const std::string& 
         g.any = monotone_floor(g.sizes, g.measured_s);
         g.within_alignment = monotone_floor(g.sizes, g.measured_s, g.alignment);
         std::vector<double> errors;
-        for (std::size_t r : g.rows) {
-            for (const CheckRow& row : report.check.rows) {
-                if (row.row == r)
-                    errors.push_back(row.relative_error);
-            }
-        }
+        for (std::size_t r : g.rows)  // check_platform() predicts every row, in file order
+            errors.push_back(report.check.rows.at(r).relative_error);
         g.platform = summarize_errors(errors);
         report.groups.push_back(std::move(g));
     }
