@@ -34,10 +34,28 @@ Graph build_matmul(const MatMulConfig& c) {
     auto shape = [&](std::int64_t rows, std::int64_t columns) {
         return batched ? Shape{c.batch, rows, columns} : Shape{rows, columns};
     };
-    return one_op_graph(
+    std::string name =
         fmt::format("matmul_{}_{}{}x{}x{}", to_string(c.dtype),
-                    batched ? fmt::format("b{}_", c.batch) : std::string(), c.m, c.k, c.n),
-        "MatMul", {{"a", shape(c.m, c.k)}, {"b", shape(c.k, c.n)}}, shape(c.m, c.n), c.dtype, {});
+                    batched ? fmt::format("b{}_", c.batch) : std::string(), c.m, c.k, c.n);
+    if (!c.trans_a && !c.trans_b) {
+        return one_op_graph(name, "MatMul", {{"a", shape(c.m, c.k)}, {"b", shape(c.k, c.n)}},
+                            shape(c.m, c.n), c.dtype, {});
+    }
+    if (batched) {
+        throw std::invalid_argument(fmt::format(
+            "model 'matmul': trans_a and trans_b need batch = 1 (ONNX Gemm is two-dimensional; "
+            "got batch {})",
+            c.batch));
+    }
+    // The suffix names what is stored transposed; a plain MatMul keeps gpu.py's name.
+    name += fmt::format("_{}{}", c.trans_a ? "t" : "n", c.trans_b ? "t" : "n");
+    Attributes attrs;
+    attrs["transA"] = std::int64_t{c.trans_a ? 1 : 0};
+    attrs["transB"] = std::int64_t{c.trans_b ? 1 : 0};
+    return one_op_graph(name, "Gemm",
+                        {{"a", c.trans_a ? Shape{c.k, c.m} : Shape{c.m, c.k}},
+                         {"b", c.trans_b ? Shape{c.n, c.k} : Shape{c.k, c.n}}},
+                        {c.m, c.n}, c.dtype, std::move(attrs));
 }
 
 Graph build_conv(const ConvConfig& c) {

@@ -13,13 +13,18 @@
 namespace hetsim::sim::workloads {
 
 // y = a b: a [m, k] (an input), b [k, n] (a weight); with batch > 1 both carry a leading
-// batch dimension (a batched GEMM).
+// batch dimension (a batched GEMM). trans_a stores a as [k, m] and trans_b stores b as [n, k]
+// (BLAS's op(A) = A^T, DeepBench's a_t / b_t): an ONNX Gemm with transA / transB instead of a
+// MatMul, so the operands' stored rows, which set their alignment, are what the benchmark had.
+// Gemm is two-dimensional: a transposed operand with batch > 1 throws std::invalid_argument.
 struct MatMulConfig {
     std::int64_t batch = 1;
     std::int64_t m = 1024;
     std::int64_t k = 1024;
     std::int64_t n = 1024;
     DType dtype = DType::f32;
+    bool trans_a = false;
+    bool trans_b = false;
 };
 Graph build_matmul(const MatMulConfig& config);
 

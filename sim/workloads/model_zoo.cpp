@@ -118,7 +118,8 @@ DType kernel_dtype(const Knobs& k) {
 
 Graph matmul(const ModelInfo& info, const Knobs& overrides) {
     const Knobs k = resolve_knobs(info, overrides);
-    return build_matmul({k.at("batch"), k.at("m"), k.at("k"), k.at("n"), kernel_dtype(k)});
+    return build_matmul({k.at("batch"), k.at("m"), k.at("k"), k.at("n"), kernel_dtype(k),
+                         k.at("trans_a") != 0, k.at("trans_b") != 0});
 }
 
 Graph conv(const ModelInfo& info, const Knobs& overrides) {
@@ -405,14 +406,18 @@ const std::vector<ModelEntry>& registry() {
             e.push_back({std::move(info), mt_dnn});
         }
         e.push_back(
-            {ModelInfo{"matmul",
-                       "one MatMul, a GEMM benchmark's kernel (cuBLAS, DeepBench): [m, k] x "
-                       "[k, n], batched with batch > 1; for calibrate's measurement files",
-                       {{"m", 1024, "rows of a and y"},
-                        {"k", 1024, "the reduced dimension"},
-                        {"n", 1024, "columns of b and y"},
-                        {"batch", 1, "1: a plain GEMM; more: a batched GEMM"},
-                        {"bf16", 0, "1: bfloat16 operands, else float32", 0, 1}}},
+            {ModelInfo{
+                 "matmul",
+                 "one MatMul, a GEMM benchmark's kernel (cuBLAS, DeepBench): [m, k] x "
+                 "[k, n], batched with batch > 1, a Gemm with trans_a / trans_b; for "
+                 "calibrate's measurement files",
+                 {{"m", 1024, "rows of a and y"},
+                  {"k", 1024, "the reduced dimension"},
+                  {"n", 1024, "columns of b and y"},
+                  {"batch", 1, "1: a plain GEMM; more: a batched GEMM"},
+                  {"bf16", 0, "1: bfloat16 operands, else float32", 0, 1},
+                  {"trans_a", 0, "1: a stored [k, m] (ONNX Gemm transA, BLAS op(A) = A^T)", 0, 1},
+                  {"trans_b", 0, "1: b stored [n, k] (ONNX Gemm transB, BLAS op(B) = B^T)", 0, 1}}},
              matmul});
         e.push_back(
             {ModelInfo{"conv",

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "sim/op_table.hpp"
 #include "sim/workloads/json_graph.hpp"
 #include "sim/workloads/model_zoo.hpp"
 
@@ -80,6 +81,48 @@ TEST(KernelModels, ShapesFlopsAndBatchedGemm) {
     EXPECT_EQ(depthwise.tensor(depthwise.op(0).inputs[1]).shape, (Shape{64, 1, 3, 3}));
     EXPECT_EQ(depthwise.tensor(depthwise.op(0).inputs[1]).dtype, DType::bf16);
     EXPECT_EQ(depthwise.name(), "conv_b1_64x56x56_o64_k3x3_s1x1_p1x1_g64_bfloat16");
+}
+
+TEST(KernelModels, TransposedOperandsAreAGemmOfTheirStoredShapes) {
+    // DeepBench's a_t / b_t: m = 3, k = 5, n = 7 with A stored [k, m] and B [n, k].
+    const Graph both =
+        build_model("matmul", {{"m", 3}, {"k", 5}, {"n", 7}, {"trans_a", 1}, {"trans_b", 1}});
+    ASSERT_EQ(both.op_count(), 1);
+    const Op& gemm = both.op(0);
+    EXPECT_EQ(gemm.type, "Gemm");
+    EXPECT_EQ(gemm.attr_int("transA", 0), 1);
+    EXPECT_EQ(gemm.attr_int("transB", 0), 1);
+    EXPECT_EQ(both.tensor(gemm.inputs[0]).shape, (Shape{5, 3}));
+    EXPECT_EQ(both.tensor(gemm.inputs[1]).shape, (Shape{7, 5}));
+    EXPECT_EQ(both.tensor(gemm.outputs[0]).shape, (Shape{3, 7}));
+    EXPECT_DOUBLE_EQ(gemm.flops, 2.0 * 3 * 5 * 7);
+    EXPECT_EQ(both.name(), "matmul_float32_3x5x7_tt");
+    // The product is the same GEMM; the stored rows, which a device model reads for their
+    // alignment, are M for A and K for B.
+    const auto dims = gemm_dims(both, gemm);
+    ASSERT_TRUE(dims.has_value());
+    EXPECT_EQ(dims->m, 3.0);
+    EXPECT_EQ(dims->n, 7.0);
+    EXPECT_EQ(dims->k, 5.0);
+    EXPECT_EQ(dims->a_row, 3.0);
+    EXPECT_EQ(dims->b_row, 5.0);
+
+    const Graph only_b = build_model("matmul", {{"m", 3}, {"k", 5}, {"n", 7}, {"trans_b", 1}});
+    EXPECT_EQ(only_b.name(), "matmul_float32_3x5x7_nt");
+    EXPECT_EQ(only_b.tensor(only_b.op(0).inputs[0]).shape, (Shape{3, 5}));
+    EXPECT_EQ(gemm_dims(only_b, only_b.op(0))->a_row, 5.0);
+    EXPECT_EQ(gemm_dims(only_b, only_b.op(0))->b_row, 5.0);
+    // Neither flag: the MatMul gpu.py times, under its name.
+    EXPECT_EQ(build_model("matmul", {{"m", 3}, {"k", 5}, {"n", 7}}).op(0).type, "MatMul");
+
+    try {
+        build_model("matmul", {{"batch", 2}, {"trans_a", 1}});
+        ADD_FAILURE() << "a batched transposed GEMM was built";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_STREQ(e.what(),
+                     "model 'matmul': trans_a and trans_b need batch = 1 (ONNX Gemm is "
+                     "two-dimensional; got batch 2)");
+    }
 }
 
 std::string conv_error(const Knobs& knobs) {
