@@ -252,6 +252,10 @@ struct ComponentType {
     std::string description;
     ComponentFactory factory;
     std::vector<FreeParameter> free_parameters = {};
+    // Descents a fit of these parameters wants (`hetsim calibrate --fit --starts`): more than
+    // one where the model's discrete choices (a GPU's tiles, split-K and waves) make the error
+    // surface a staircase with local minima that one descent from rough values stops in.
+    int suggested_starts = 1;
 };
 
 class ComponentRegistry {

@@ -302,8 +302,9 @@ double relative_error(double predicted, double measured) {
 
 struct ParamSlot {
     FittedParameter info;
-    YAML::Mark mark;          // where the value is in the platform file
-    std::string scalar_text;  // the value as written
+    YAML::Mark mark;           // where the value is in the platform file
+    std::string scalar_text;   // the value as written
+    int suggested_starts = 1;  // its component type's (sim::ComponentType)
 };
 
 std::string value_text(const FittedParameter& p, double v, int digits) {
@@ -384,6 +385,7 @@ std::vector<ParamSlot> free_slots(const sim::ConfigNode& root, const sim::Platfo
             slot.info.initial = fp.quantity ? value.as_quantity(*fp.quantity) : value.as_double();
             slot.mark = value.raw().Mark();
             slot.scalar_text = value.raw().Scalar();
+            slot.suggested_starts = info->suggested_starts;
             slots.push_back(std::move(slot));
         }
     }
@@ -1122,6 +1124,19 @@ FitReport fit_platform(const FitRequest& request) {
     }
     problem.set_active(active);
     report.starts = std::max(1, request.starts);
+    if (report.starts == 1) {
+        // Said once per component whose type wants more descents than the one asked for.
+        std::set<std::string> told;
+        for (const std::size_t i : active) {
+            const ParamSlot& slot = slots[i];
+            if (slot.suggested_starts > 1 && told.insert(slot.info.component).second) {
+                report.notes.push_back(fmt::format(
+                    "{}: its model's discrete choices give the error surface local minima; "
+                    "--starts {} keeps the best of {} descents",
+                    slot.info.component, slot.suggested_starts, slot.suggested_starts));
+            }
+        }
+    }
     const Solution solution = solve(problem, request.starts);
     report.objective = problem.residuals(solution.values).squaredNorm();
     report.solver_status = solution.status;

@@ -115,7 +115,8 @@ TEST(EopAt, IsTheSumOfOpTimesAndASplitOpCostsItsPartsItsCutsAndItsCopies) {
     const int cpu = run.device("CPU"), gpu = run.device("GPU");
     const auto& pf = run.platform;
     // Unsplit on the GPU: the sum of the two op times, no transfer counted.
-    sim::Placement on_gpu{{gpu, gpu}};
+    sim::Placement on_gpu;
+    on_gpu.device_of_op = {gpu, gpu};
     EXPECT_DOUBLE_EQ(at_seconds(g, on_gpu, pf), pf.device(gpu).model->op_time_s(g, g.op(0)) +
                                                     pf.device(gpu).model->op_time_s(g, g.op(1)));
     // Split: parts on CPU and GPU, the Split and Concat on the GPU (the Tanh too).
