@@ -6,11 +6,11 @@
     /usr/bin/python3 tools/export_models.py --list
 
 Models: every torchvision classification model of the installed version, `bert`, `lstm`,
-`gru` (the knobs and structure of hetsim's generators of the same names), and DUET's
+`gru`, `rnn` (the knobs and structure of hetsim's generators of the same names), and DUET's
 `wide_and_deep`, `siamese_lstm` and `mt_dnn` (zhang2021 Table I, Figs. 2-3).
 
 --reference writes an independent count of the compute ops, made from the PyTorch modules'
-shapes while they run (forward hooks on Conv/Linear/LSTM/GRU modules and a torch-function
+shapes while they run (forward hooks on Conv/Linear/LSTM/GRU/RNN modules and a torch-function
 mode catching matmuls outside them), not from the ONNX graph. FLOPs follow hetsim's
 convention (sim/op_semantics.cpp): a multiply-add is 2.
 """
@@ -32,9 +32,10 @@ from torch.overrides import TorchFunctionMode
 # sim/workloads/recurrent.cpp, which the fused LSTM/GRU rows of sim/op_semantics.cpp count
 # the same way): LSTM = 3 gate adds of G*H (two biases, xW + hR) + 3 Sigmoid + 2 Tanh +
 # 3 Mul + 1 Add on H = 12H + 9H = 21H; GRU = 2 bias adds of G*H + 11 ops on H
-# (2 Add + 2 Sigmoid, Mul + Add + Tanh for n, Sub + 2 Mul + Add for h') = 6H + 11H = 17H.
-RECURRENT_ELEMENTWISE_PER_H = {"LSTM": 21, "GRU": 17}
-RECURRENT_GATES = {"LSTM": 4, "GRU": 3}
+# (2 Add + 2 Sigmoid, Mul + Add + Tanh for n, Sub + 2 Mul + Add for h') = 6H + 11H = 17H;
+# RNN (tanh) = 2 bias adds + xW + hR + Tanh = 4H.
+RECURRENT_ELEMENTWISE_PER_H = {"LSTM": 21, "GRU": 17, "RNN": 4}
+RECURRENT_GATES = {"LSTM": 4, "GRU": 3, "RNN": 1}
 
 
 def recurrent_cell_flops(kind, batch, input_size, hidden, bias=True):
@@ -132,7 +133,7 @@ class Bert(nn.Module):
 
 
 class Recurrent(nn.Module):
-    """hetsim's `lstm` / `gru`: a stack on x [seq, batch, input], zero initial states."""
+    """hetsim's `lstm` / `gru` / `rnn`: a stack on x [seq, batch, input], zero initial states."""
 
     def __init__(self, cell, layers, hidden, input_size):
         super().__init__()
@@ -360,6 +361,8 @@ def catalogue():
                  "stacked nn.LSTM on x [seq, batch, input], hetsim's `lstm`"),
         "gru": (dict(RECURRENT_KNOBS), make_recurrent(nn.GRU),
                 "stacked nn.GRU on x [seq, batch, input], hetsim's `gru`"),
+        "rnn": (dict(RECURRENT_KNOBS), make_recurrent(nn.RNN),
+                "stacked nn.RNN (tanh) on x [seq, batch, input], hetsim's `rnn`"),
         "wide_and_deep": (dict(WIDE_AND_DEEP_KNOBS), make_wide_and_deep,
                           "DUET Wide-and-Deep: wide linear, FFN, ResNet-18, 2-layer LSTM"),
         "siamese_lstm": (dict(SIAMESE_KNOBS), make_siamese,
@@ -454,8 +457,9 @@ def reference_count(model, inputs):
                 kind, _, flops = linear_entry(x, mod.out_features, mod.in_features,
                                               mod.bias is not None, out)
                 record(kind, name, flops)
-            elif isinstance(mod, (nn.LSTM, nn.GRU)):
-                kind = "LSTM" if isinstance(mod, nn.LSTM) else "GRU"
+            elif isinstance(mod, (nn.LSTM, nn.GRU, nn.RNN)):
+                kind = ("LSTM" if isinstance(mod, nn.LSTM)
+                        else "GRU" if isinstance(mod, nn.GRU) else "RNN")
                 seq, batch = (x.shape[1], x.shape[0]) if mod.batch_first else x.shape[:2]
                 dirs = 2 if mod.bidirectional else 1
                 for layer in range(mod.num_layers):  # the exporter emits one op per layer
@@ -466,7 +470,7 @@ def reference_count(model, inputs):
 
     handles = []
     for name, mod in model.named_modules():
-        if isinstance(mod, (nn.modules.conv._ConvNd, nn.Linear, nn.LSTM, nn.GRU)):
+        if isinstance(mod, (nn.modules.conv._ConvNd, nn.Linear, nn.LSTM, nn.GRU, nn.RNN)):
             handles.append(mod.register_forward_pre_hook(pre))
             handles.append(mod.register_forward_hook(hook_for(name)))
     counter = MatmulCounter(record)

@@ -93,7 +93,7 @@ std::vector<KnobInfo> recurrent_knobs() {
             {"input", 256, "input features of x_t"},
             {"seq_len", 16, "time steps, unrolled"},
             {"batch", 1, "batch size"},
-            {"fused", 0, "1: one ONNX LSTM/GRU op per layer, as torch.onnx exports it", 0, 1}};
+            {"fused", 0, "1: one ONNX LSTM/GRU/RNN op per layer, as torch.onnx exports it", 0, 1}};
 }
 
 Graph random_task_graph_model(const ModelInfo& info, const Knobs& overrides) {
@@ -287,6 +287,12 @@ const std::vector<ModelEntry>& registry() {
                                "linear_before_reset as PyTorch exports it",
                                recurrent_knobs()},
                      recurrent<build_gru>});
+        e.push_back({ModelInfo{"rnn",
+                               "stacked Elman RNN (nn.RNN, tanh; DeepBench's vanilla RNN "
+                               "kernels) unrolled per time step: 2 MatMuls and a Tanh per step "
+                               "and layer; fused=1: one ONNX RNN op per layer",
+                               recurrent_knobs()},
+                     recurrent<build_rnn>});
         e.push_back({ModelInfo{"random_dag",
                                "layered random DAG of MatMul/Add/Relu/Tanh/Sigmoid on [batch, "
                                "hidden] tensors, for stress tests and training sets (mcm2022 "

@@ -11,8 +11,20 @@ namespace hetsim::sim::workloads {
 
 namespace {
 
+// What each cell is: its gates, its ONNX op type and the generator's name (the unrolled
+// graph's weight prefix). Indexed by RecurrentCell.
+struct CellInfo {
+    std::int64_t gates;
+    const char* onnx_type;
+    const char* name;
+};
+const CellInfo& info_of(RecurrentCell cell) {
+    static const CellInfo cells[] = {{4, "LSTM", "lstm"}, {3, "GRU", "gru"}, {1, "RNN", "rnn"}};
+    return cells[static_cast<int>(cell)];
+}
+
 std::int64_t gates_of(RecurrentCell cell) {
-    return cell == RecurrentCell::lstm ? 4 : 3;
+    return info_of(cell).gates;
 }
 
 RecurrentStack unrolled_stack(GraphBuilder& b, RecurrentCell cell, int x, const RecurrentConfig& c,
@@ -49,7 +61,9 @@ RecurrentStack unrolled_stack(GraphBuilder& b, RecurrentCell cell, int x, const 
             const int xw = b.op("Add", {b.op("MatMul", {x_t, w}), bias_w});
             const int hr = b.op("Add", {b.op("MatMul", {state_h, r}), bias_r});
             const Attributes split_gates{{"axis", std::int64_t{1}}};
-            if (cell == RecurrentCell::lstm) {
+            if (cell == RecurrentCell::rnn) {
+                state_h = b.op("Tanh", {b.op("Add", {xw, hr})});
+            } else if (cell == RecurrentCell::lstm) {
                 const auto g = b.op_multi("Split", {b.op("Add", {xw, hr})}, split_gates, 4);
                 const int i = b.op("Sigmoid", {g[0]});
                 const int o = b.op("Sigmoid", {g[1]});
@@ -80,7 +94,7 @@ RecurrentStack fused_stack(GraphBuilder& b, RecurrentCell cell, int x, const Rec
                            const std::string& prefix) {
     const std::int64_t gates = gates_of(cell);
     const std::int64_t h = c.hidden;
-    const std::string type = cell == RecurrentCell::lstm ? "LSTM" : "GRU";
+    const std::string type = info_of(cell).onnx_type;
     Attributes attrs{{"hidden_size", h}};
     if (cell == RecurrentCell::gru)
         attrs["linear_before_reset"] = std::int64_t{1};
@@ -101,7 +115,7 @@ RecurrentStack fused_stack(GraphBuilder& b, RecurrentCell cell, int x, const Rec
 }
 
 Graph build(const RecurrentConfig& c, RecurrentCell cell) {
-    const std::string name = cell == RecurrentCell::lstm ? "lstm" : "gru";
+    const std::string name = info_of(cell).name;
     GraphBuilder b(name);
     const int x = b.input("x", {c.seq_len, c.batch, c.input}, DType::f32);
     RecurrentStack stack;
@@ -155,6 +169,10 @@ Graph build_lstm(const RecurrentConfig& config) {
 
 Graph build_gru(const RecurrentConfig& config) {
     return build(config, RecurrentCell::gru);
+}
+
+Graph build_rnn(const RecurrentConfig& config) {
+    return build(config, RecurrentCell::rnn);
 }
 
 }  // namespace hetsim::sim::workloads

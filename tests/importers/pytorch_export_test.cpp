@@ -121,7 +121,8 @@ INSTANTIATE_TEST_SUITE_P(
                                  {"layers=1", "hidden=64", "heads=2", "ffn=128", "seq_len=8",
                                   "vocab=100", "max_positions=16"}},
                       ExportCase{"lstm", {"layers=2", "hidden=32", "input=16", "seq_len=4"}},
-                      ExportCase{"gru", {"layers=2", "hidden=32", "input=16", "seq_len=4"}}),
+                      ExportCase{"gru", {"layers=2", "hidden=32", "input=16", "seq_len=4"}},
+                      ExportCase{"rnn", {"layers=2", "hidden=32", "input=16", "seq_len=4"}}),
     [](const ::testing::TestParamInfo<ExportCase>& info) { return info.param.model; });
 
 // A dataset spec's `export:` source runs the exporter and imports the file.

@@ -1,5 +1,5 @@
-// The `lstm` and `gru` generators, unrolled and fused: ops per cell, MatMul FLOPs, shapes and
-// outputs; the LSTM/GRU rows of the op table (shape inference, FLOPs).
+// The `lstm`, `gru` and `rnn` generators, unrolled and fused: ops per cell, MatMul FLOPs,
+// shapes and outputs; the LSTM/GRU/RNN rows of the op table (shape inference, FLOPs).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -79,6 +79,36 @@ TEST(Recurrent, GruCellsFollowLinearBeforeReset) {
     EXPECT_DOUBLE_EQ(matmul_flops(g), expected);
 }
 
+TEST(Recurrent, RnnCellsAreTwoMatMulsAndATanh) {
+    // 2 layers x 3 steps; input 16, hidden 8, batch 4: h' = tanh(x W + b + h R + b).
+    const Graph g = build_model(
+        "rnn", {{"layers", 2}, {"seq_len", 3}, {"input", 16}, {"hidden", 8}, {"batch", 4}});
+    const auto h = op_histogram(g);
+    const int cells = 6;
+    EXPECT_EQ(h.at("MatMul"), 2 * cells);
+    EXPECT_EQ(h.at("Add"), 3 * cells);  // two biases, x W + h R
+    EXPECT_EQ(h.at("Tanh"), cells);
+    EXPECT_EQ(h.at("Split"), 1);  // x into steps; one gate needs no split
+    EXPECT_EQ(h.at("Squeeze"), 3);
+    EXPECT_EQ(g.op_count(), 2 * cells + 3 * cells + cells + 1 + 3);
+    EXPECT_EQ(h.count("Sigmoid"), 0u);
+    const double expected = 3.0 * (2 * 4 * (16 + 8) * 8 + 2 * 4 * (8 + 8) * 8);
+    EXPECT_DOUBLE_EQ(matmul_flops(g), expected);
+    // Fused: one ONNX RNN op per layer, Y and Y_h, W [1, H, I], R [1, H, H], B [1, 2H].
+    const Graph fused = build_model(
+        "rnn",
+        {{"layers", 2}, {"seq_len", 3}, {"input", 16}, {"hidden", 8}, {"batch", 4}, {"fused", 1}});
+    EXPECT_EQ(op_histogram(fused).at("RNN"), 2);
+    const Op& first = fused.op(*fused.find_op("/rnn/RNN"));
+    EXPECT_EQ(first.outputs.size(), 2u);
+    EXPECT_EQ(fused.tensor(first.inputs[1]).shape, (Shape{1, 8, 16}));
+    EXPECT_EQ(fused.tensor(first.inputs[2]).shape, (Shape{1, 8, 8}));
+    EXPECT_EQ(fused.tensor(first.inputs[3]).shape, (Shape{1, 16}));
+    EXPECT_EQ(fused.tensor(first.outputs[0]).shape, (Shape{3, 1, 4, 8}));
+    // Per step 2 B H (I + H) for the products and 4 B H element-wise.
+    EXPECT_DOUBLE_EQ(first.flops, 3.0 * (2 * 4 * 8 * (16 + 8) + 4 * 4 * 8));
+}
+
 TEST(Recurrent, OneStepNeedsNoSplitOfTheInput) {
     const Graph g = build_model("lstm", {{"seq_len", 1}, {"hidden", 8}, {"input", 8}});
     EXPECT_EQ(op_histogram(g).at("Split"), 1);
@@ -108,7 +138,9 @@ TEST(Recurrent, FusedLstmIsOneOpPerLayerWithTheExportersWeightShapes) {
 }
 
 TEST(Recurrent, FusedAndUnrolledFormsCostTheSameFlops) {
-    for (const char* model : {"lstm", "gru"}) {
+    const std::map<std::string, std::string> op_type{
+        {"lstm", "LSTM"}, {"gru", "GRU"}, {"rnn", "RNN"}};
+    for (const auto& [model, type] : op_type) {
         const Knobs knobs{
             {"layers", 3}, {"seq_len", 7}, {"input", 20}, {"hidden", 12}, {"batch", 3}};
         Knobs fused_knobs = knobs;
@@ -118,8 +150,7 @@ TEST(Recurrent, FusedAndUnrolledFormsCostTheSameFlops) {
         const double expected = total_flops(unrolled);
         EXPECT_NEAR(total_flops(fused), expected, 0.02 * expected) << model;
         // The fused ops carry all of it (Squeeze and Gather cost nothing).
-        EXPECT_DOUBLE_EQ(flops_of(fused, model == std::string("lstm") ? "LSTM" : "GRU"),
-                         total_flops(fused));
+        EXPECT_DOUBLE_EQ(flops_of(fused, type), total_flops(fused)) << model;
     }
     // GRU by hand: G = 3, 17 B H element-wise per cell; 2 layers x 3 steps, I = 16, H = 8.
     const Graph gru = build_model(

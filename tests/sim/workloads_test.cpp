@@ -56,21 +56,22 @@ const Knobs kTiny{{"layers", 1}, {"hidden", 8}, {"heads", 2}, {"ffn", 16}, {"seq
 
 TEST(ModelZoo, ListsModelsWithPaperDefaults) {
     const auto& models = list_models();
-    ASSERT_EQ(models.size(), 17u);
+    ASSERT_EQ(models.size(), 18u);
     EXPECT_EQ(models[3].name, "lstm");
     EXPECT_EQ(models[4].name, "gru");
-    EXPECT_EQ(models[5].name, "random_dag");
-    EXPECT_EQ(models[6].name, "random_taskgraph");
-    EXPECT_EQ(models[7].name, "resnet");
-    EXPECT_EQ(models[8].name, "inception_v3");
-    EXPECT_EQ(models[9].name, "mobilenet_v2");
-    EXPECT_EQ(models[10].name, "mobilenet_v1");
-    EXPECT_EQ(models[11].name, "yolo_v3");
-    EXPECT_EQ(models[12].name, "wide_and_deep");
-    EXPECT_EQ(models[13].name, "siamese_lstm");
-    EXPECT_EQ(models[14].name, "mt_dnn");
-    EXPECT_EQ(models[15].name, "matmul");
-    EXPECT_EQ(models[16].name, "conv");
+    EXPECT_EQ(models[5].name, "rnn");
+    EXPECT_EQ(models[6].name, "random_dag");
+    EXPECT_EQ(models[7].name, "random_taskgraph");
+    EXPECT_EQ(models[8].name, "resnet");
+    EXPECT_EQ(models[9].name, "inception_v3");
+    EXPECT_EQ(models[10].name, "mobilenet_v2");
+    EXPECT_EQ(models[11].name, "mobilenet_v1");
+    EXPECT_EQ(models[12].name, "yolo_v3");
+    EXPECT_EQ(models[13].name, "wide_and_deep");
+    EXPECT_EQ(models[14].name, "siamese_lstm");
+    EXPECT_EQ(models[15].name, "mt_dnn");
+    EXPECT_EQ(models[16].name, "matmul");
+    EXPECT_EQ(models[17].name, "conv");
     EXPECT_EQ(models[0].name, "bert");
     EXPECT_EQ(models[1].name, "roberta");
     EXPECT_EQ(models[2].name, "gpt2");
@@ -412,7 +413,7 @@ TEST(ModelZoo, UnknownModelsAndKnobsSuggest) {
     EXPECT_THAT(build_error("resnet50", {}), HasSubstr("did you mean 'resnet'"));
     const std::string far = build_error("alexnet", {});
     EXPECT_THAT(far, Not(HasSubstr("did you mean")));
-    EXPECT_THAT(far, HasSubstr("bert, roberta, gpt2, lstm, gru, random_dag"));
+    EXPECT_THAT(far, HasSubstr("bert, roberta, gpt2, lstm, gru, rnn, random_dag"));
     const std::string knob = build_error("bert", {{"layer", 2}});
     EXPECT_THAT(knob, HasSubstr("no knob 'layer'"));
     EXPECT_THAT(knob, HasSubstr("did you mean 'layers'"));

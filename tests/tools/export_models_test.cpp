@@ -137,6 +137,11 @@ TEST(ExportModels, Gru) {
     check_recurrent("gru");
 }
 
+TEST(ExportModels, Rnn) {
+    REQUIRE_TORCH();
+    check_recurrent("rnn");
+}
+
 TEST(ExportModels, Bert) {
     REQUIRE_TORCH();
     TempDir dir;
@@ -279,7 +284,7 @@ TEST(ExportModels, ListsEveryModelAndRejectsBadKnobs) {
     const auto list = run_command(python + " " + script + " --list");
     ASSERT_EQ(list.exit_code, 0) << list.output;
     for (const char* name : {"resnet18\t", "mobilenet_v2\t", "inception_v3\t", "bert\t", "lstm\t",
-                             "gru\t", "wide_and_deep\t", "siamese_lstm\t", "mt_dnn\t"})
+                             "gru\t", "rnn\t", "wide_and_deep\t", "siamese_lstm\t", "mt_dnn\t"})
         EXPECT_THAT(list.output, ::testing::HasSubstr(name));
     TempDir dir;
     const auto bad = run_command(python + " " + script + " lstm --set hiden=3 --out " +
