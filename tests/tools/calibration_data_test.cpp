@@ -338,6 +338,32 @@ TEST(CalibrationData, TheNextRecurrentSetsShareNoLayerWithTheEarlierOnes) {
     }
 }
 
+// `--only rnn_tanh` (prepared for the next device session): the 54 layers of rnn.csv's grid
+// as one-layer Elman RNNs, each graph one ONNX RNN op whose FLOPs are those of hetsim's `rnn`
+// generator with the same sizes (fused, one layer, input = hidden).
+TEST(CalibrationData, TheVanillaRnnSetIsTheRnnGridAsOnnxRnnOps) {
+    if (!python_has_torch())
+        GTEST_SKIP() << kNoTorch;
+    TempDir dir;
+    const auto out =
+        run_command("/usr/bin/python3 " + std::string(HETSIM_SOURCE_DIR) +
+                    "/tools/measure/gpu.py --dry-run --only rnn_tanh --out " + dir.path().string());
+    ASSERT_EQ(out.exit_code, 0) << out.output;
+    const auto rows = read_rows(dir.path() / "rnn_tanh.csv");
+    ASSERT_EQ(rows.size(), 55U);
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+        const sim::Graph graph =
+            sim::workloads::load_json_graph((dir.path() / rows[i][1]).string());
+        ASSERT_EQ(graph.op_count(), 1) << rows[i][1];
+        EXPECT_EQ(graph.op(0).type, "RNN") << rows[i][1];
+    }
+    const sim::Graph one =
+        sim::workloads::load_json_graph((dir.path() / "graphs/rnn_h512_b8_s10.json").string());
+    const sim::Graph generated = sim::workloads::build_model(
+        "rnn", {{"hidden", 512}, {"input", 512}, {"batch", 8}, {"seq_len", 10}, {"fused", 1}});
+    EXPECT_DOUBLE_EQ(one.op(0).flops, generated.op(*generated.find_op("/rnn/RNN")).flops);
+}
+
 // gpu.py's launch_configs() reads a profiler trace: the kernels that start inside each labelled
 // host range (Kineto's "user_annotation", or an older profiler's uncategorised event), in start
 // order, with their grid, block, registers and shared memory; a kernel outside every host range

@@ -51,6 +51,9 @@ DIR/graphs/ (hetsim's format, sim/workloads/json_graph.hpp), a model name with i
                     sequence 1..64): microbenchmarks of a persistent kernel's launch and steps.
                     Both give the host a head start that grows with the sequence and record
                     each kernel of a call with its time and launch configuration.
+    rnn_tanh.csv (only with --only rnn_tanh) one-layer Elman RNNs (nn.RNN, tanh; hetsim's
+                    `rnn`, an ONNX RNN op) on rnn.csv's grid, recorded as rnn_reserve3 is:
+                    cuDNN's RNN_TANH mode, which no model choice has seen.
     With --kernels the GEMM rows also record each kernel's launch configuration (grid, block,
     registers per thread, shared memory) from the profiler's trace: the grid shows a split-K
     inside a kernel, which the name does not.
@@ -97,13 +100,13 @@ SECTIONS = ["gemm_fp32", "gemm_bf16", "conv", "rnn", "memory", "launch", "copy",
 # Sections run only when --only names them (a dry run of the default set leaves them out, so
 # the shipped h100 folder stays what the default run writes).
 EXTRA_SECTIONS = ["gemm_fp32_fresh", "gemm_fp32_reserve", "conv_fresh", "rnn_fresh",
-                  "gemm_fp32_reserve2", "rnn_reserve", "rnn_reserve3", "rnn_persist"]
+                  "gemm_fp32_reserve2", "rnn_reserve", "rnn_reserve3", "rnn_persist", "rnn_tanh"]
 # Seconds of the budget each section may use, as shares of --budget-s (the rest is start-up).
 SECTION_SHARE = {"gemm_fp32": 0.15, "gemm_bf16": 0.08, "conv": 0.22, "rnn": 0.10,
                  "memory": 0.08, "launch": 0.02, "copy": 0.12, "end_to_end": 0.15,
                  "gemm_fp32_fresh": 0.5, "gemm_fp32_reserve": 0.5, "conv_fresh": 0.5,
                  "rnn_fresh": 0.5, "gemm_fp32_reserve2": 0.5, "rnn_reserve": 0.5,
-                 "rnn_reserve3": 0.5, "rnn_persist": 0.5}
+                 "rnn_reserve3": 0.5, "rnn_persist": 0.5, "rnn_tanh": 0.5}
 KB = 1024
 MEMORY_SIZES = [4 * KB * 2 ** k for k in range(19)]  # 4 KB .. 1 GB
 HOT_LIMIT_BYTES = 64 * 1024 * KB
@@ -288,8 +291,8 @@ def persistent_rnn_configs():
             if (cell, hidden, batch, seq) not in taken]
 
 
-def rnn_configs():
-    return [(cell, hidden, batch, seq) for cell in ("LSTM", "GRU")
+def rnn_configs(cells=("LSTM", "GRU")):
+    return [(cell, hidden, batch, seq) for cell in cells
             for hidden in (64, 128, 256, 512, 1024, 2048) for batch in (1, 8, 64)
             for seq in (1, 10, 100)]
 
@@ -348,7 +351,7 @@ def conv_graph(graphs, batch, layer):
 
 
 def rnn_graph(graphs, cell, hidden, batch, seq):
-    gates = 4 if cell == "LSTM" else 3
+    gates = {"LSTM": 4, "GRU": 3, "RNN": 1}[cell]
     tensors = [("x", (seq, batch, hidden), "float32", "input"),
                ("w", (1, gates * hidden, hidden), "float32", "weight"),
                ("r", (1, gates * hidden, hidden), "float32", "weight"),
@@ -360,7 +363,7 @@ def rnn_graph(graphs, cell, hidden, batch, seq):
     if cell == "LSTM":
         tensors.append(("y_c", (1, batch, hidden), "float32", "activation"))
         outputs.append("y_c")
-    else:
+    elif cell == "GRU":
         attrs["linear_before_reset"] = 1  # PyTorch's GRU, as ONNX exports it
     return graphs.write(f"{cell.lower()}_h{hidden}_b{batch}_s{seq}", tensors, cell,
                         ["x", "w", "r", "b"], outputs, attrs)
@@ -654,14 +657,15 @@ class Run:
         # sequence (rnn_lead_cycles), so that a long sequence's kernels are all queued before
         # its start event, and record every kernel of one call with its time and launch
         # configuration.
-        full = section in ("rnn_reserve3", "rnn_persist")
+        full = section in ("rnn_reserve3", "rnn_persist", "rnn_tanh")
 
         def one(item):
             cell, hidden, batch, seq = item
             workload = rnn_graph(self.graphs, cell, hidden, batch, seq)
             if self.dry:
                 return self.add(section, workload, {}, "compute")
-            module = (torch.nn.LSTM if cell == "LSTM" else torch.nn.GRU)(hidden, hidden)
+            module = {"LSTM": torch.nn.LSTM, "GRU": torch.nn.GRU,
+                      "RNN": torch.nn.RNN}[cell](hidden, hidden)
             module = module.to(self.device).eval()
             x = torch.randn(seq, batch, hidden, device=self.device)
             lead = rnn_lead_cycles(seq) if full else RNN_LEAD_CYCLES
@@ -848,6 +852,7 @@ class Run:
                  "rnn_reserve": lambda: self.rnn("rnn_reserve", fresh_rnn_configs(2032)),
                  "rnn_reserve3": lambda: self.rnn("rnn_reserve3", fresh_rnn_configs(2033)),
                  "rnn_persist": lambda: self.rnn("rnn_persist", persistent_rnn_configs()),
+                 "rnn_tanh": lambda: self.rnn("rnn_tanh", rnn_configs(("RNN",))),
                  "rnn": self.rnn, "memory": self.memory, "launch": self.launch,
                  "copy": self.copy, "end_to_end": self.end_to_end}
         for name in self.selected:
