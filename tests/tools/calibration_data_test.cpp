@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -362,6 +363,38 @@ TEST(CalibrationData, TheVanillaRnnSetIsTheRnnGridAsOnnxRnnOps) {
     const sim::Graph generated = sim::workloads::build_model(
         "rnn", {{"hidden", 512}, {"input", 512}, {"batch", 8}, {"seq_len", 10}, {"fused", 1}});
     EXPECT_DOUBLE_EQ(one.op(0).flops, generated.op(*generated.find_op("/rnn/RNN")).flops);
+}
+
+// `--only gemm_linear` (prepared for the next device session): 60 shapes of seed 2034, each in
+// fp32 and bf16, with b stored as nn.Linear's weight; each graph is hetsim's `matmul` model
+// with trans_b=1 and the same sizes, byte for byte, so a measurement row may name either.
+TEST(CalibrationData, TheLinearLayoutSetIsTheMatmulModelWithTransposedB) {
+    if (!python_has_torch())
+        GTEST_SKIP() << kNoTorch;
+    TempDir dir;
+    const auto out = run_command("/usr/bin/python3 " + std::string(HETSIM_SOURCE_DIR) +
+                                 "/tools/measure/gpu.py --dry-run --only gemm_linear --out " +
+                                 dir.path().string());
+    ASSERT_EQ(out.exit_code, 0) << out.output;
+    const auto rows = read_rows(dir.path() / "gemm_linear.csv");
+    ASSERT_EQ(rows.size(), 121U);
+    int bf16 = 0;
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+        const std::string& workload = rows[i][1];  // graphs/matmul_<dtype>_<m>x<k>x<n>_nt.json
+        const std::size_t dims = workload.find('_', workload.find("matmul_") + 7) + 1;
+        long long m = 0, k = 0, n = 0;
+        ASSERT_EQ(std::sscanf(workload.c_str() + dims, "%lldx%lldx%lld_nt.json", &m, &k, &n), 3)
+            << workload;
+        const bool is_bf16 = workload.find("bfloat16") != std::string::npos;
+        bf16 += is_bf16 ? 1 : 0;
+        const sim::Graph model = sim::workloads::build_model(
+            "matmul", {{"m", m}, {"k", k}, {"n", n}, {"bf16", is_bf16 ? 1 : 0}, {"trans_b", 1}});
+        EXPECT_EQ(sim::workloads::write_json_graph(
+                      sim::workloads::load_json_graph((dir.path() / workload).string())),
+                  sim::workloads::write_json_graph(model))
+            << workload;
+    }
+    EXPECT_EQ(bf16, 60);
 }
 
 // gpu.py's launch_configs() reads a profiler trace: the kernels that start inside each labelled

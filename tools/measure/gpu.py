@@ -54,6 +54,10 @@ DIR/graphs/ (hetsim's format, sim/workloads/json_graph.hpp), a model name with i
     rnn_tanh.csv (only with --only rnn_tanh) one-layer Elman RNNs (nn.RNN, tanh; hetsim's
                     `rnn`, an ONNX RNN op) on rnn.csv's grid, recorded as rnn_reserve3 is:
                     cuDNN's RNN_TANH mode, which no model choice has seen.
+    gemm_linear.csv (only with --only gemm_linear) 60 GEMMs of their own seed (2034), each in
+                    fp32 and bf16, with b stored as nn.Linear's weight [n, k] (y = a b^T,
+                    cuBLAS's NT layout; ONNX Gemm with transB, hetsim's `matmul` with
+                    trans_b=1): the layout every Linear layer runs, which no earlier set has.
     With --kernels the GEMM rows also record each kernel's launch configuration (grid, block,
     registers per thread, shared memory) from the profiler's trace: the grid shows a split-K
     inside a kernel, which the name does not.
@@ -100,13 +104,14 @@ SECTIONS = ["gemm_fp32", "gemm_bf16", "conv", "rnn", "memory", "launch", "copy",
 # Sections run only when --only names them (a dry run of the default set leaves them out, so
 # the shipped h100 folder stays what the default run writes).
 EXTRA_SECTIONS = ["gemm_fp32_fresh", "gemm_fp32_reserve", "conv_fresh", "rnn_fresh",
-                  "gemm_fp32_reserve2", "rnn_reserve", "rnn_reserve3", "rnn_persist", "rnn_tanh"]
+                  "gemm_fp32_reserve2", "rnn_reserve", "rnn_reserve3", "rnn_persist", "rnn_tanh",
+                  "gemm_linear"]
 # Seconds of the budget each section may use, as shares of --budget-s (the rest is start-up).
 SECTION_SHARE = {"gemm_fp32": 0.15, "gemm_bf16": 0.08, "conv": 0.22, "rnn": 0.10,
                  "memory": 0.08, "launch": 0.02, "copy": 0.12, "end_to_end": 0.15,
                  "gemm_fp32_fresh": 0.5, "gemm_fp32_reserve": 0.5, "conv_fresh": 0.5,
                  "rnn_fresh": 0.5, "gemm_fp32_reserve2": 0.5, "rnn_reserve": 0.5,
-                 "rnn_reserve3": 0.5, "rnn_persist": 0.5, "rnn_tanh": 0.5}
+                 "rnn_reserve3": 0.5, "rnn_persist": 0.5, "rnn_tanh": 0.5, "gemm_linear": 0.5}
 KB = 1024
 MEMORY_SIZES = [4 * KB * 2 ** k for k in range(19)]  # 4 KB .. 1 GB
 HOT_LIMIT_BYTES = 64 * 1024 * KB
@@ -323,8 +328,15 @@ def dtype_name(dtype):
     return {torch.float32: "float32", torch.bfloat16: "bfloat16"}[dtype]
 
 
-def gemm_graph(graphs, m, k, n, dtype):
+def gemm_graph(graphs, m, k, n, dtype, linear=False):
+    """y = a b as a MatMul, or with `linear` as nn.Linear stores its weight, b [n, k]: an ONNX
+    Gemm with transB (hetsim's `matmul` model with trans_b=1, the same graph)."""
     d = dtype_name(dtype)
+    if linear:
+        return graphs.write(f"matmul_{d}_{m}x{k}x{n}_nt",
+                            [("a", (m, k), d, "input"), ("b", (n, k), d, "weight"),
+                             ("y", (m, n), d, "activation")], "Gemm", ["a", "b"], ["y"],
+                            {"transA": 0, "transB": 1})
     return graphs.write(f"matmul_{d}_{m}x{k}x{n}",
                         [("a", (m, k), d, "input"), ("b", (k, n), d, "weight"),
                          ("y", (m, n), d, "activation")], "MatMul", ["a", "b"], ["y"])
@@ -592,16 +604,28 @@ class Run:
 
     # Sections --------------------------------------------------------------------------------
 
-    def gemm(self, dtype, section, shapes):
-        def one(shape):
-            m, k, n = shape
-            workload = gemm_graph(self.graphs, m, k, n, dtype)
+    def gemm(self, dtype, section, shapes, linear=False):
+        """With `linear`, each shape in both dtypes (`dtype` is then ignored), b stored as
+        nn.Linear's weight [n, k] and y = a b^T: cuBLAS's NT layout, the one every Linear
+        layer runs."""
+        if linear:
+            shapes = [(shape, dt) for shape in shapes for dt in (torch.float32, torch.bfloat16)]
+        else:
+            shapes = [(shape, dtype) for shape in shapes]
+
+        def one(item):
+            (m, k, n), dtype_ = item
+            workload = gemm_graph(self.graphs, m, k, n, dtype_, linear)
             if self.dry:
                 return self.add(section, workload, {}, "compute")
-            a = torch.randn(m, k, device=self.device, dtype=dtype)
-            b = torch.randn(k, n, device=self.device, dtype=dtype)
-            y = torch.empty(m, n, device=self.device, dtype=dtype)
-            run = lambda: torch.matmul(a, b, out=y)  # noqa: E731
+            a = torch.randn(m, k, device=self.device, dtype=dtype_)
+            y = torch.empty(m, n, device=self.device, dtype=dtype_)
+            if linear:
+                b = torch.randn(n, k, device=self.device, dtype=dtype_)
+                run = lambda: torch.matmul(a, b.t(), out=y)  # noqa: E731
+            else:
+                b = torch.randn(k, n, device=self.device, dtype=dtype_)
+                run = lambda: torch.matmul(a, b, out=y)  # noqa: E731
             times = self.timer.measure(run)
             s = summary(times)
             extra = {"tflops": 2.0 * m * k * n / s["time_s"] / 1e12}
@@ -853,6 +877,8 @@ class Run:
                  "rnn_reserve3": lambda: self.rnn("rnn_reserve3", fresh_rnn_configs(2033)),
                  "rnn_persist": lambda: self.rnn("rnn_persist", persistent_rnn_configs()),
                  "rnn_tanh": lambda: self.rnn("rnn_tanh", rnn_configs(("RNN",))),
+                 "gemm_linear": lambda: self.gemm(None, "gemm_linear",
+                                                  fresh_gemm_shapes(2034)[::3], linear=True),
                  "rnn": self.rnn, "memory": self.memory, "launch": self.launch,
                  "copy": self.copy, "end_to_end": self.end_to_end}
         for name in self.selected:
