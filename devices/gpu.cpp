@@ -75,7 +75,8 @@ GpuModel::GpuModel(GpuParams params) : params_(std::move(params)) {
     if (p.launch_overhead_s < 0.0 || p.kernel_latency_s < 0.0 || p.tile_load_Bpc < 0.0 ||
         p.block_overhead_cycles < 0.0 || p.k_tile_latency_cycles < 0.0 ||
         p.tensor_k_tile_latency_cycles < 0.0 || p.chained_kernel_latency_s < 0.0 ||
-        p.recurrent_step_latency_s < 0.0 || p.reduction_latency_s < 0.0) {
+        p.recurrent_step_latency_s < 0.0 || p.reduction_latency_s < 0.0 ||
+        p.persistent_rnn_weight_load_Bps < 0.0) {
         throw std::invalid_argument("GpuModel: overheads, rates and latencies must be >= 0");
     }
     if (p.registers_per_sm <= 0 || p.max_threads_per_sm <= 0 || p.max_blocks_per_sm <= 0 ||
@@ -292,6 +293,45 @@ std::optional<std::pair<double, double>> GpuModel::fft_conv(const sim::Graph& gr
                           kernels);
 }
 
+double GpuModel::block_persistent_rnn_s(double gates, double hidden, double batch, double steps,
+                                        double element_bytes) const {
+    // CUDA's ceiling on registers per thread [datasheet]; the registers a persistent thread
+    // keeps besides its weights: the kernels' register counts less their hidden size are 32
+    // to 44 where the row fits (LSTM 64: 108, LSTM 96: 132, GRU 96: 130, GRU 128: 160;
+    // configs/calibration/h100_reserve3/stats.csv).
+    constexpr double max_registers_per_thread = 255.0;
+    constexpr double kept_registers = 32.0;
+    constexpr double register_bytes = 4.0;
+    const GpuParams& p = params_;
+    // cuDNN instantiates the kernel for hidden sizes 64, 96, 128, 160 and 192 and runs a
+    // hidden size as the smallest of them that holds it (RNN_blockPersist_fp_LSTM<..., 96>
+    // for hidden 72, <..., 160> for 132: h100_fresh_layers/ and h100_reserve2/stats.csv).
+    constexpr double template_step = 32.0;
+    constexpr double smallest_template = 64.0;
+    const double rows =
+        std::max(smallest_template, template_step * std::ceil(hidden / template_step));
+    const double threads = gates * rows;
+    // The load moves the weights there are; the registers and FMAs follow the template.
+    const double weight_bytes = gates * hidden * hidden * element_bytes;
+    const double row_registers = rows * element_bytes / register_bytes;
+    const double weight_registers =
+        std::max(0.0, std::min(max_registers_per_thread,
+                               std::floor(static_cast<double>(p.registers_per_sm) / threads)) -
+                          kept_registers);
+    const double spilled_bytes =
+        threads * std::max(0.0, row_registers - weight_registers) * register_bytes;
+    const double load_s = p.persistent_rnn_weight_load_Bps > 0.0
+                              ? weight_bytes / p.persistent_rnn_weight_load_Bps
+                              : 0.0;
+    const double step_s =
+        p.recurrent_step_latency_s +
+        2.0 * threads * rows / (p.fp32_flops_per_cycle_per_sm * p.clock_hz * p.compute_efficiency) +
+        (p.tile_load_Bpc > 0.0 ? spilled_bytes / (p.tile_load_Bpc * p.clock_hz) : 0.0);
+    // One block per sequence, one block per SM: more sequences than SMs run in rounds.
+    const double rounds = std::ceil(batch / static_cast<double>(p.sms));
+    return rounds * (load_s + steps * step_s);
+}
+
 GpuOpCost GpuModel::cost(const sim::Graph& graph, const sim::Op& op) const {
     GpuOpCost c;
     const sim::OpCategory category = sim::op_category(op.type);
@@ -319,13 +359,21 @@ GpuOpCost GpuModel::cost(const sim::Graph& graph, const sim::Op& op) const {
         const double zeroed = cudnn ? zeroed_initial_states(graph, op) : 0.0;
         double kernels = zeroed;
         double bodies_s = zeroed * streaming_s(directions * batch * hidden * element_bytes, 0.0);
-        if (hidden <= params_.persistent_rnn_max_hidden) {
-            const double step_flops = 2.0 * batch * gates_h * hidden;
-            const double per_step =
-                params_.recurrent_step_latency_s +
-                step_flops / (params_.peak_flops() * params_.compute_efficiency) + gate_s;
+        if (hidden <= params_.persistent_max_hidden(std::string(sim::anchor_type(op)))) {
+            double steps_s = 0.0;
+            if (cudnn) {
+                steps_s = block_persistent_rnn_s(static_cast<double>(rnn->gates), hidden, batch,
+                                                 steps, element_bytes) +
+                          steps * gate_s;
+            } else {  // a compiler's kernel: the whole GPU on each step
+                const double step_flops = 2.0 * batch * gates_h * hidden;
+                steps_s =
+                    steps *
+                    (params_.recurrent_step_latency_s +
+                     step_flops / (params_.peak_flops() * params_.compute_efficiency) + gate_s);
+            }
             kernels += 2.0 * directions;
-            bodies_s += directions * (projection + steps * per_step);
+            bodies_s += directions * (projection + steps_s);
             if (cudnn && op.type == "GRU") {
                 // cuDNN's persistent GRU adds the biases to the projection in a kernel of its
                 // own (persistRNN_addBias in h100_fresh_layers/stats.csv): it reads and writes
@@ -453,6 +501,7 @@ void build_gpu(const sim::ConfigNode& node, const std::string& name, sim::Platfo
                                                  "launch_overhead",
                                                  "recurrent_step_latency",
                                                  "persistent_rnn_max_hidden",
+                                                 "persistent_rnn_weight_load",
                                                  "recurrent_library",
                                                  "registers_per_sm",
                                                  "max_threads_per_sm",
@@ -494,8 +543,19 @@ void build_gpu(const sim::ConfigNode& node, const std::string& name, sim::Platfo
     p.kernel_latency_s = sim::non_negative_time(node, "kernel_latency");
     p.reduction_latency_s = sim::non_negative_time(node, "reduction_latency");
     p.recurrent_step_latency_s = sim::non_negative_time(node, "recurrent_step_latency");
-    if (node.has("persistent_rnn_max_hidden"))
-        p.persistent_rnn_max_hidden = sim::positive_int(node, "persistent_rnn_max_hidden");
+    p.persistent_rnn_weight_load_Bps =
+        sim::optional_positive(node, "persistent_rnn_weight_load", sim::Quantity::bandwidth, 0.0);
+    if (node.has("persistent_rnn_max_hidden")) {
+        // One size for every cell, or {LSTM: 192, GRU: 192, RNN: 256}: a size per cell type.
+        const sim::ConfigNode limit = node.at("persistent_rnn_max_hidden");
+        if (limit.is_map()) {
+            limit.expect_keys({"LSTM", "GRU", "RNN"});
+            for (const std::string& cell : limit.keys())
+                p.persistent_rnn_max_hidden_of_cell[cell] = sim::positive_int(limit, cell);
+        } else {
+            p.persistent_rnn_max_hidden = sim::positive_int(node, "persistent_rnn_max_hidden");
+        }
+    }
     if (node.has("recurrent_library")) {
         const sim::ConfigNode library = node.at("recurrent_library");
         const std::string name = library.as_string();

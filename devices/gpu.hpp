@@ -76,6 +76,16 @@
 //     compiler's fused RNN kernel): one launch for all steps, the recurrent weights held on
 //     chip, so a step costs recurrent_step_latency (the grid-wide hand-over between steps),
 //     its FMAs at the SMs' rate and its gates' bytes;
+//     Through cuDNN that kernel is block-persistent (RNN_blockPersist_fp_LSTM/GRU; grid =
+//     batch, block = gates x hidden threads: configs/calibration/h100_reserve3/stats.csv):
+//     each sequence is one thread block on an SM of its own, each thread holds the row of
+//     recurrent weights it multiplies in registers; a hidden size runs as the template
+//     (64, 96, 128, 160 or 192) that holds it. The block first loads those weights
+//     (gates x hidden^2 elements at persistent_rnn_weight_load per block), then each step
+//     costs recurrent_step_latency, the block's FMAs at one SM's rate, and, where a thread's
+//     row does not fit in the registers it can have (registers_per_sm / threads, at most 255,
+//     less 32 it keeps for itself), the rest of the row re-read from the memory hierarchy at
+//     the SM's operand rate, tile_load_Bpc, which the GEMMs fix;
 //   - otherwise cuDNN's standard algorithm: per step a GEMM kernel and a gates kernel.
 // With recurrent_library: cudnn (a framework calling cuDNN, as PyTorch does), each initial
 // state the op is not given (h, and an LSTM's c) is first zeroed by a kernel of its own,
@@ -90,6 +100,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -135,9 +146,20 @@ struct GpuParams {
     double kernel_latency_s = 0.0;          // per kernel, device side
     double reduction_latency_s = 0.0;       // further, per kernel that reduces across threads
     double recurrent_step_latency_s = 0.0;  // per recurrent step inside a fused RNN kernel
+    // Bytes per second one block of cuDNN's block-persistent RNN kernel loads its recurrent
+    // weights at, before the first step; 0 = free (the weights are on chip already).
+    double persistent_rnn_weight_load_Bps = 0.0;
     // Largest hidden size the library runs as a persistent kernel; larger ones launch kernels
     // per step. Infinite: every size (a compiler's fused kernel).
     double persistent_rnn_max_hidden = std::numeric_limits<double>::infinity();
+    // The same for one cell type (LSTM, GRU, RNN), where it differs: cuDNN 9 runs a vanilla RNN
+    // of hidden 256 persistently, LSTM and GRU only up to 192.
+    std::map<std::string, double> persistent_rnn_max_hidden_of_cell;
+    double persistent_max_hidden(const std::string& cell) const {
+        const auto it = persistent_rnn_max_hidden_of_cell.find(cell);
+        return it == persistent_rnn_max_hidden_of_cell.end() ? persistent_rnn_max_hidden
+                                                             : it->second;
+    }
     RecurrentLibrary recurrent_library = RecurrentLibrary::fused;
     std::vector<GpuTile> gemm_tiles;  // candidate tiles; empty = default_gemm_tiles()
     std::vector<int> split_k = {1, 2, 4, 8, 16, 32, 64};  // candidate K splits
@@ -218,6 +240,10 @@ public:
 
 private:
     double streaming_s(double bytes, double flops) const;
+    // Device time of cuDNN's block-persistent kernel for `steps` steps of a recurrent cell of
+    // `gates` gates over `batch` sequences (header comment), the gates' bytes per step apart.
+    double block_persistent_rnn_s(double gates, double hidden, double batch, double steps,
+                                  double element_bytes) const;
     // Device time of the Conv `op` by the FFT algorithm, without kernel_latency, and its
     // kernel count; nullopt when the algorithm does not apply.
     std::optional<std::pair<double, double>> fft_conv(const sim::Graph& graph,

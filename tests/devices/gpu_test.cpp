@@ -1,5 +1,7 @@
 // The GPU / accelerator model (devices/gpu.hpp) and pinned CPU cores, with hand-computed
 // numbers.
+#include <cmath>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -383,29 +385,62 @@ TEST(GpuModel, FusedLstmIsAProjectionGemmThenOneGemmPerStep) {
 }
 
 TEST(GpuModel, ThroughCudnnAbsentInitialStatesAreZeroedByKernelsOfTheirOwn) {
-    // The LSTM above, run as a framework runs it through cuDNN: without initial_h and
-    // initial_c (ONNX inputs 5 and 6), each is zeroed first, 1 x 16 x 4 B = 64 B at 80 GB/s
-    // (0.8 ns) in a chained kernel: 4 kernels, 25.192 + 2 x 0.5008 = 26.1936 us.
-    const OneOp bare = recurrent_op("LSTM", 5, 1, 8, 16);
-    const GpuOpCost zeroed = cost_through(recurrent_gpu(), RecurrentLibrary::cudnn, bare);
-    expect_kernels_and_time(zeroed, 4.0, 26.1936e-6);
-    // Given both states, nothing is zeroed: the two kernels of the fused case.
+    // The LSTM above, run as a framework runs it through cuDNN. Its persistent kernel is one
+    // block per sequence, sized for the smallest template that holds hidden 16: 64, so
+    // 4 x 64 = 256 threads, each with a row of 64 weights (223 registers to hold them: no
+    // spill). A step is the 1 us latency and the block's 2 x 256 x 64 FLOPs on one SM at
+    // 4 GFLOP/s: 8.192 us; 5 steps 45.96 us, and the gates 5 x 5.6 ns. Two kernels: 2.5 +
+    // 16.384 + 45.96 + 0.028 = 64.872 us.
     const OneOp given = recurrent_op("LSTM", 5, 1, 8, 16, true);
     const GpuOpCost kept = cost_through(recurrent_gpu(), RecurrentLibrary::cudnn, given);
-    expect_kernels_and_time(kept, 2.0, 25.192e-6);
+    expect_kernels_and_time(kept, 2.0, 64.872e-6);
+    // Without initial_h and initial_c (ONNX inputs 5 and 6), each is zeroed first, 1 x 16 x
+    // 4 B = 64 B at 80 GB/s (0.8 ns) in a chained kernel: 4 kernels, 64.872 + 2 x 0.5008 =
+    // 65.8736 us.
+    const OneOp bare = recurrent_op("LSTM", 5, 1, 8, 16);
+    const GpuOpCost zeroed = cost_through(recurrent_gpu(), RecurrentLibrary::cudnn, bare);
+    expect_kernels_and_time(zeroed, 4.0, 65.8736e-6);
+}
+
+TEST(GpuModel, CudnnPersistentKernelLoadsItsWeightsPerBlockAndSpillsWhatItsRegistersCannotHold) {
+    // LSTM, 2 steps, batch 3, input 8, hidden 40 through cuDNN on 2 SMs: the template holding
+    // 40 is 64, so a block is 256 threads with rows of 64 weights; 3 sequences on 2 SMs run in
+    // 2 rounds of blocks.
+    const OneOp lstm = recurrent_op("LSTM", 2, 3, 8, 40, true);
+    GpuParams p = recurrent_gpu();
+    p.tile_load_Bpc = 16.0;  // 16 GB/s per SM at 1 GHz
+    const auto device_s = [&](double load_Bps, int registers) {
+        GpuParams q = p;
+        q.persistent_rnn_weight_load_Bps = load_Bps;
+        q.registers_per_sm = registers;
+        return cost_through(q, RecurrentLibrary::cudnn, lstm).device_s;
+    };
+    // Each block first loads the 4 x 40 x 40 weights there are, 25.6 KB, at 1 GB/s: 25.6 us a
+    // round, 51.2 us for 2.
+    EXPECT_NEAR(device_s(1e9, 65536) - device_s(0.0, 65536), 51.2e-6, 1e-12);
+    // With 16384 registers an SM, a thread may have 16384 / 256 = 64, keeps 32 for itself and
+    // holds 32 of its 64 weights: the other 32 x 4 B of each of 256 threads, 32 KiB, are
+    // re-read each step at 16 GB/s: 2.048 us, x 2 steps x 2 rounds.
+    EXPECT_NEAR(device_s(0.0, 16384) - device_s(0.0, 65536), 8.192e-6, 1e-12);
+    // More SMs than sequences: one round, half the load.
+    p.sms = 4;
+    EXPECT_NEAR(device_s(1e9, 65536) - device_s(0.0, 65536), 25.6e-6, 1e-12);
 }
 
 TEST(GpuModel, CudnnPersistentGruAddsItsBiasesInAKernelOfItsOwn) {
     // GRU, 5 steps, batch 1, input 8, hidden 16 (3 gates: 48 columns), through cuDNN, no
-    // initial_h. 64 x 64 tiles: projection 16.384 us as for the LSTM; a step: 2 x 16 x 48
-    // FLOPs at 8 GFLOP/s (192 ns), gates (48 + 3 x 16) x 4 B = 384 B (4.8 ns) and 1 us:
-    // 1.1968 us, 5.984 us for 5. Zeroing h: 64 B (0.8 ns); adding the biases: the projection,
-    // 5 x 48 x 4 B, read and written: 1920 B (24 ns). 4 kernels: 2 + 3 x 0.5 + 16.384 + 5.984
-    // + 0.0008 + 0.024 = 25.8928 us.
+    // initial_h. 64 x 64 tiles: projection 16.384 us as for the LSTM. The persistent block:
+    // template 64, 3 x 64 = 192 threads; a step is 1 us and 2 x 192 x 64 FLOPs at 4 GFLOP/s
+    // (6.144 us): 35.72 us for 5, and the gates, (48 + 3 x 16) x 4 B = 384 B (4.8 ns) a step.
+    // Zeroing h: 64 B (0.8 ns); adding the biases: the projection, 5 x 48 x 4 B, read and
+    // written: 1920 B (24 ns). 4 kernels: 2 + 3 x 0.5 + 16.384 + 35.72 + 0.024 + 0.0008 +
+    // 0.024 = 55.6528 us.
     const OneOp gru = recurrent_op("GRU", 5, 1, 8, 16);
     const GpuOpCost c = cost_through(recurrent_gpu(), RecurrentLibrary::cudnn, gru);
-    expect_kernels_and_time(c, 4.0, 25.8928e-6);
-    // A compiler's fused GRU has neither the zeroing nor the bias kernel.
+    expect_kernels_and_time(c, 4.0, 55.6528e-6);
+    // A compiler's fused GRU has neither the zeroing nor the bias kernel, and runs each step
+    // on the whole GPU: 2 x 16 x 48 FLOPs at 8 GFLOP/s (192 ns), the gates and 1 us: 1.1968
+    // us a step.
     const GpuOpCost fused = cost_through(recurrent_gpu(), RecurrentLibrary::fused, gru);
     expect_kernels_and_time(fused, 2.0, 2.5e-6 + 16.384e-6 + 5.984e-6);
 }
@@ -573,11 +608,25 @@ TEST(GpuYaml, ReadsTilesWithWarpsAndTheSmLimits) {
     EXPECT_DOUBLE_EQ(g.block_overhead_cycles, 3000.0);
     EXPECT_DOUBLE_EQ(g.chained_kernel_latency_s, 4e-6);
     EXPECT_DOUBLE_EQ(g.persistent_rnn_max_hidden, 192.0);
+    EXPECT_DOUBLE_EQ(g.persistent_max_hidden("RNN"), 192.0);
     EXPECT_EQ(g.recurrent_library, RecurrentLibrary::cudnn);
     EXPECT_EQ(g.registers_per_sm, 32768);
     EXPECT_EQ(g.max_threads_per_sm, 1024);
     EXPECT_EQ(g.max_blocks_per_sm, 16);
     EXPECT_DOUBLE_EQ(g.shared_memory_per_sm_bytes, 65536.0);
+}
+
+TEST(GpuYaml, ReadsAPersistentLimitPerCellAndTheWeightLoadRate) {
+    const sim::Platform p = hetsim::testing::parse_platform_yaml(
+        gpu_platform("    persistent_rnn_max_hidden: {LSTM: 192, RNN: 256}\n"
+                     "    persistent_rnn_weight_load: 8 GB/s\n"));
+    const auto* gpu = dynamic_cast<const GpuModel*>(p.device(*p.find_device("G")).model.get());
+    ASSERT_NE(gpu, nullptr);
+    const GpuParams& g = gpu->params();
+    EXPECT_DOUBLE_EQ(g.persistent_max_hidden("LSTM"), 192.0);
+    EXPECT_DOUBLE_EQ(g.persistent_max_hidden("RNN"), 256.0);
+    EXPECT_TRUE(std::isinf(g.persistent_max_hidden("GRU")));  // not listed: every size
+    EXPECT_DOUBLE_EQ(g.persistent_rnn_weight_load_Bps, 8e9);
 }
 
 TEST(GpuYaml, RefusesBadWarpsAndLimits) {
@@ -588,6 +637,9 @@ TEST(GpuYaml, RefusesBadWarpsAndLimits) {
         {"k_tile_latency_cycles: -1", "must be >= 0 cycles, got -1"},
         {"tensor_k_tile_latency_cycles: -2", "must be >= 0 cycles, got -2"},
         {"persistent_rnn_max_hidden: 0", "persistent_rnn_max_hidden"},
+        {"persistent_rnn_max_hidden: {LSTM: 192, Conv: 4}", "Conv"},
+        {"persistent_rnn_max_hidden: {GRU: 0}", "GRU"},
+        {"persistent_rnn_weight_load: 0 GB/s", "persistent_rnn_weight_load"},
         // The parameter of an earlier form of the model is refused by name.
         {"warps_to_saturate: 4", "warps_to_saturate"},
         {"max_blocks_per_sm: 0", "must be an integer in 1..1000000"},

@@ -98,20 +98,21 @@ TEST(CalibrationData, EveryRowIsAPositiveTimeOfAWorkloadHetsimLoads) {
 TEST(CalibrationData, EveryShippedMeasurementFileLoadsAgainstItsPlatform) {
     const fs::path calibration = fs::path(HETSIM_SOURCE_DIR) / "configs" / "calibration";
     const fs::path platforms = fs::path(HETSIM_SOURCE_DIR) / "configs" / "platforms";
-    const std::map<std::string, std::string> platform_of = {{"h100", "h100.yaml"},
-                                                            {"h100_fresh", "h100.yaml"},
-                                                            {"h100_reserve", "h100.yaml"},
-                                                            {"h100_fresh_layers", "h100.yaml"},
-                                                            {"h100_reserve2", "h100.yaml"},
-                                                            {"h200", "h200.yaml"},
-                                                            {"lee2022", "zynq_silentpim.yaml"},
-                                                            {"duet", "xeon_titanv.yaml"},
-                                                            {"eop", "i7_rtx2060.yaml"}};
+    const std::map<std::string, std::string> platform_of = {
+        {"h100", "h100.yaml"},          {"h100_fresh", "h100.yaml"},
+        {"h100_reserve", "h100.yaml"},  {"h100_fresh_layers", "h100.yaml"},
+        {"h100_reserve2", "h100.yaml"}, {"h100_reserve3", "h100.yaml"},
+        {"h200", "h200.yaml"},          {"lee2022", "zynq_silentpim.yaml"},
+        {"duet", "xeon_titanv.yaml"},   {"eop", "i7_rtx2060.yaml"}};
     // Not a measurement file: every h100 row again with its spread and extras (README.md).
-    const std::set<std::string> not_measurements = {
-        "h100/stats.csv",         "h100_fresh/stats.csv",   "h100_fresh/repeat_gemm_fp32_stats.csv",
-        "h200/stats.csv",         "h100_reserve/stats.csv", "h100_fresh_layers/stats.csv",
-        "h100_reserve2/stats.csv"};
+    const std::set<std::string> not_measurements = {"h100/stats.csv",
+                                                    "h100_fresh/stats.csv",
+                                                    "h100_fresh/repeat_gemm_fp32_stats.csv",
+                                                    "h200/stats.csv",
+                                                    "h100_reserve/stats.csv",
+                                                    "h100_fresh_layers/stats.csv",
+                                                    "h100_reserve2/stats.csv",
+                                                    "h100_reserve3/stats.csv"};
     std::size_t files = 0;
     for (const auto& set : fs::directory_iterator(calibration)) {
         if (!set.is_directory())
@@ -133,9 +134,9 @@ TEST(CalibrationData, EveryShippedMeasurementFileLoadsAgainstItsPlatform) {
             ++files;
         }
     }
-    // h100: 17, h100_fresh: 2, h100_reserve: 2, h100_fresh_layers: 4, h100_reserve2: 3, h200:
-    // 5, lee2022: 1, duet: 2, eop: 1
-    EXPECT_EQ(files, 37u);
+    // h100: 17, h100_fresh: 2, h100_reserve: 2, h100_fresh_layers: 4, h100_reserve2: 3,
+    // h100_reserve3: 9, h200: 5, lee2022: 1, duet: 2, eop: 1
+    EXPECT_EQ(files, 46u);
 }
 
 TEST(CalibrationData, CopiesGrowWithSizeAndPinnedBeatsPageableAtOneGigabyte) {
@@ -285,6 +286,33 @@ TEST(CalibrationData, TheSecondReserveIsTheScriptsFourthGemmSetAndRandomRnns) {
     expect_new_positive_rows(reserve / "rnn_reserve.csv", earlier, 61U);
 }
 
+// The third reserve (configs/calibration/h100_reserve3) is the script's run of its five
+// sections: 180 fp32 GEMM shapes in no earlier GEMM set, 60 LSTM/GRU layers in no earlier
+// recurrent set, the persistent-kernel grid, the vanilla RNNs and the nn.Linear-layout GEMMs,
+// every time positive.
+TEST(CalibrationData, TheThirdReserveIsTheScriptsRunOfItsFiveSections) {
+    if (!python_has_torch())
+        GTEST_SKIP() << kNoTorch;
+    const fs::path calibration = data_dir.parent_path();
+    const fs::path reserve = calibration / "h100_reserve3";
+    const std::vector<std::string> sections = {"rnn_reserve3", "rnn_persist", "rnn_tanh",
+                                               "gemm_linear", "gemm_fp32_reserve3"};
+    expect_dry_run_reproduces(
+        reserve, "--only rnn_reserve3,rnn_persist,rnn_tanh,gemm_linear,gemm_fp32_reserve3",
+        sections);
+    const std::set<std::string> earlier =
+        workloads_of({data_dir / "gemm_fp32.csv", calibration / "h100_fresh/gemm_fp32_fresh.csv",
+                      calibration / "h100_reserve/gemm_fp32_reserve.csv",
+                      calibration / "h100_reserve2/gemm_fp32_reserve2.csv", data_dir / "rnn.csv",
+                      calibration / "h100_fresh_layers/rnn_fresh.csv",
+                      calibration / "h100_reserve2/rnn_reserve.csv"});
+    expect_new_positive_rows(reserve / "gemm_fp32_reserve3.csv", earlier, 181U);
+    expect_new_positive_rows(reserve / "rnn_reserve3.csv", earlier, 61U);
+    expect_new_positive_rows(reserve / "rnn_persist.csv", earlier, 77U);
+    expect_new_positive_rows(reserve / "rnn_tanh.csv", earlier, 55U);
+    expect_new_positive_rows(reserve / "gemm_linear.csv", earlier, 121U);
+}
+
 // The H200 folder (configs/calibration/h200) is the script's run of both fp32 GEMM sets on the
 // second card, every time positive.
 TEST(CalibrationData, TheH200SetIsTheScriptsRunOfBothGemmSets) {
@@ -303,7 +331,7 @@ TEST(CalibrationData, TheH200SetIsTheScriptsRunOfBothGemmSets) {
     }
 }
 
-// The sets prepared for the next device session (not measured yet): `--only
+// The recurrent sets of configs/calibration/h100_reserve3: `--only
 // rnn_reserve3,rnn_persist`'s dry run writes 60 random LSTM/GRU layers in no earlier set
 // (rnn.csv, rnn_fresh.csv, rnn_reserve.csv) and 76 at cuDNN's persistent template sizes (the
 // 80 of the grid less the 4 already in rnn.csv), and every graph loads with its one op.
@@ -339,8 +367,8 @@ TEST(CalibrationData, TheNextRecurrentSetsShareNoLayerWithTheEarlierOnes) {
     }
 }
 
-// `--only rnn_tanh` (prepared for the next device session): the 54 layers of rnn.csv's grid
-// as one-layer Elman RNNs, each graph one ONNX RNN op whose FLOPs are those of hetsim's `rnn`
+// `--only rnn_tanh` (measured into configs/calibration/h100_reserve3): the 54 layers of rnn.csv's
+// grid as one-layer Elman RNNs, each graph one ONNX RNN op whose FLOPs are those of hetsim's `rnn`
 // generator with the same sizes (fused, one layer, input = hidden).
 TEST(CalibrationData, TheVanillaRnnSetIsTheRnnGridAsOnnxRnnOps) {
     if (!python_has_torch())
@@ -365,8 +393,8 @@ TEST(CalibrationData, TheVanillaRnnSetIsTheRnnGridAsOnnxRnnOps) {
     EXPECT_DOUBLE_EQ(one.op(0).flops, generated.op(*generated.find_op("/rnn/RNN")).flops);
 }
 
-// `--only gemm_linear` (prepared for the next device session): 60 shapes of seed 2034, each in
-// fp32 and bf16, with b stored as nn.Linear's weight; each graph is hetsim's `matmul` model
+// `--only gemm_linear` (measured into configs/calibration/h100_reserve3): 60 shapes of seed 2034,
+// each in fp32 and bf16, with b stored as nn.Linear's weight; each graph is hetsim's `matmul` model
 // with trans_b=1 and the same sizes, byte for byte, so a measurement row may name either.
 TEST(CalibrationData, TheLinearLayoutSetIsTheMatmulModelWithTransposedB) {
     if (!python_has_torch())

@@ -642,30 +642,55 @@ TEST(CalibrateFit, ShippedH100PlatformIsItsFitOutput) {
     }
 }
 
-// Its second command, the tensor-core K-tile latency on every other bf16 GEMM with every fp32
-// constant fixed, also lands on the shipped file; that constant is the only one it fits.
-TEST(CalibrateFit, ShippedH100TensorCoreConstantIsItsSecondFitOutput) {
+// Re-runs one of h100.yaml's later fit commands (its header): `csv` with --starts 8 and the
+// GPU constants `fixed` held; expects the shipped file back and returns the names of the
+// constants it fitted.
+std::vector<std::string> refit_h100_stage(const std::string& csv,
+                                          const std::vector<std::string>& fixed, std::size_t rows) {
     register_all();
     const fs::path root = HETSIM_SOURCE_DIR;
     FitRequest request;
     request.platform_file = (root / "configs/platforms/h100.yaml").string();
-    request.measurements_file = (root / "configs/calibration/h100/fit_bf16.csv").string();
+    request.measurements_file = (root / "configs/calibration" / csv).string();
     request.starts = 8;
     request.folds = 0;
-    for (const char* key :
-         {"compute_efficiency", "bandwidth_efficiency", "gemm_bandwidth_efficiency",
-          "tile_load_Bpc", "block_overhead_cycles", "k_tile_latency_cycles",
-          "chained_kernel_latency", "kernel_latency", "reduction_latency"})
-        request.fixed.push_back(std::string("gpu.") + key);
+    for (const std::string& key : fixed)
+        request.fixed.push_back("gpu." + key);
     const FitReport report = fit_platform(request);
     EXPECT_EQ(report.fitted_text, read_file(root / "configs/platforms/h100.yaml"));
+    EXPECT_EQ(report.in_sample.rows, rows);
     std::vector<std::string> fitted;
     for (const auto& p : report.parameters) {
         if (p.fitted)
             fitted.push_back(p.component + "." + p.key);
     }
-    EXPECT_THAT(fitted, ::testing::ElementsAre("gpu.tensor_k_tile_latency_cycles"));
-    EXPECT_EQ(report.in_sample.rows, 80u);
+    return fitted;
+}
+
+// Its second command, the tensor-core K-tile latency on every other bf16 GEMM with every fp32
+// constant fixed, also lands on the shipped file; that constant is the only one it fits.
+TEST(CalibrateFit, ShippedH100TensorCoreConstantIsItsSecondFitOutput) {
+    EXPECT_THAT(
+        refit_h100_stage("h100/fit_bf16.csv",
+                         {"compute_efficiency", "bandwidth_efficiency", "gemm_bandwidth_efficiency",
+                          "tile_load_Bpc", "block_overhead_cycles", "k_tile_latency_cycles",
+                          "chained_kernel_latency", "kernel_latency", "reduction_latency"},
+                         80u),
+        ::testing::ElementsAre("gpu.tensor_k_tile_latency_cycles"));
+}
+
+// Its third command, cuDNN's persistent RNN kernel's step latency and weight load on the
+// LSTM/GRU layers at the kernel's template sizes with every GEMM constant fixed, also lands on
+// the shipped file and fits those two alone.
+TEST(CalibrateFit, ShippedH100PersistentRnnConstantsAreItsThirdFitOutput) {
+    EXPECT_THAT(
+        refit_h100_stage("h100_reserve3/fit_rnn_persist.csv",
+                         {"compute_efficiency", "bandwidth_efficiency", "gemm_bandwidth_efficiency",
+                          "tile_load_Bpc", "block_overhead_cycles", "k_tile_latency_cycles",
+                          "tensor_k_tile_latency_cycles", "chained_kernel_latency",
+                          "kernel_latency", "reduction_latency"},
+                         76u),
+        ::testing::ElementsAre("gpu.recurrent_step_latency", "gpu.persistent_rnn_weight_load"));
 }
 
 // configs/platforms/h200.yaml is what its header's command writes (fp32 GEMMs only).

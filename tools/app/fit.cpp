@@ -1356,6 +1356,16 @@ std::vector<MeasurementSet> measurement_sets(const std::string& platform_name) {
           {"held out: 60 more random LSTM and GRU layers (h100_reserve2), first compared with "
            "the model after its fit",
            "calibration/h100_reserve2/check_rnn_reserve.csv"},
+          {"fit set of the persistent RNN kernel's two constants (every GEMM constant fixed): "
+           "LSTM/GRU layers at cuDNN's template sizes (h100_reserve3)",
+           "calibration/h100_reserve3/fit_rnn_persist.csv"},
+          {"held out: 60 random LSTM and GRU layers (h100_reserve3), first compared with the "
+           "model after its persistent-kernel fit",
+           "calibration/h100_reserve3/check_rnn_reserve3.csv"},
+          {"held out: 54 vanilla RNN layers (h100_reserve3)",
+           "calibration/h100_reserve3/check_rnn_tanh.csv"},
+          {"held out: 60 GEMMs with nn.Linear's weight layout, fp32 and bf16 (h100_reserve3)",
+           "calibration/h100_reserve3/check_gemm_linear.csv"},
           {"held out: memory-bound kernels of the sizes between, cold L2",
            "calibration/h100/check_memory.csv"},
           {"held out: pageable copies of the sizes between", "calibration/h100/check_copy.csv"},

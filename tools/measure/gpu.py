@@ -58,6 +58,10 @@ DIR/graphs/ (hetsim's format, sim/workloads/json_graph.hpp), a model name with i
                     fp32 and bf16, with b stored as nn.Linear's weight [n, k] (y = a b^T,
                     cuBLAS's NT layout; ONNX Gemm with transB, hetsim's `matmul` with
                     trans_b=1): the layout every Linear layer runs, which no earlier set has.
+    gemm_fp32_reserve3.csv (only with --only gemm_fp32_reserve3) a fifth fp32 GEMM set (seed
+                    2035) sharing no shape with any earlier set: the held-out test of the
+                    next GEMM model form, once h100_reserve2 has been used
+                    (configs/calibration/h100_reserve3)
     With --kernels the GEMM rows also record each kernel's launch configuration (grid, block,
     registers per thread, shared memory) from the profiler's trace: the grid shows a split-K
     inside a kernel, which the name does not.
@@ -105,13 +109,14 @@ SECTIONS = ["gemm_fp32", "gemm_bf16", "conv", "rnn", "memory", "launch", "copy",
 # the shipped h100 folder stays what the default run writes).
 EXTRA_SECTIONS = ["gemm_fp32_fresh", "gemm_fp32_reserve", "conv_fresh", "rnn_fresh",
                   "gemm_fp32_reserve2", "rnn_reserve", "rnn_reserve3", "rnn_persist", "rnn_tanh",
-                  "gemm_linear"]
+                  "gemm_linear", "gemm_fp32_reserve3"]
 # Seconds of the budget each section may use, as shares of --budget-s (the rest is start-up).
 SECTION_SHARE = {"gemm_fp32": 0.15, "gemm_bf16": 0.08, "conv": 0.22, "rnn": 0.10,
                  "memory": 0.08, "launch": 0.02, "copy": 0.12, "end_to_end": 0.15,
                  "gemm_fp32_fresh": 0.5, "gemm_fp32_reserve": 0.5, "conv_fresh": 0.5,
                  "rnn_fresh": 0.5, "gemm_fp32_reserve2": 0.5, "rnn_reserve": 0.5,
-                 "rnn_reserve3": 0.5, "rnn_persist": 0.5, "rnn_tanh": 0.5, "gemm_linear": 0.5}
+                 "rnn_reserve3": 0.5, "rnn_persist": 0.5, "rnn_tanh": 0.5, "gemm_linear": 0.5,
+                 "gemm_fp32_reserve3": 0.5}
 KB = 1024
 MEMORY_SIZES = [4 * KB * 2 ** k for k in range(19)]  # 4 KB .. 1 GB
 HOT_LIMIT_BYTES = 64 * 1024 * KB
@@ -170,7 +175,9 @@ def fresh_gemm_shapes(seed=2027):
     it never saw (configs/calibration/h100_fresh): its own seed, and sides from 1, so skinny
     problems of every size come up, not only the structured ones of gemm_shapes(). Seed 2028
     draws the reserve set (configs/calibration/h100_reserve, used once for the K-tile model),
-    seed 2031 the second reserve (configs/calibration/h100_reserve2), kept unseen."""
+    seed 2031 the second reserve (configs/calibration/h100_reserve2), kept unseen, and seed 2035
+    the third (configs/calibration/h100_reserve3), which shares no shape with any earlier set,
+    gemm_linear's seed 2034 included."""
     rng = random.Random(seed)
 
     def side(lo, hi):
@@ -191,6 +198,8 @@ def fresh_gemm_shapes(seed=2027):
         taken = set(gemm_shapes()) | set(fresh_gemm_shapes())
         if seed != 2028:
             taken |= set(fresh_gemm_shapes(2028))
+        if seed >= 2035:  # later sets also avoid the second reserve's and gemm_linear's shapes
+            taken |= set(fresh_gemm_shapes(2031)) | set(fresh_gemm_shapes(2034))
         shapes = [x for x in shapes if x not in taken]
     return distinct(shapes)
 
@@ -879,6 +888,8 @@ class Run:
                  "rnn_tanh": lambda: self.rnn("rnn_tanh", rnn_configs(("RNN",))),
                  "gemm_linear": lambda: self.gemm(None, "gemm_linear",
                                                   fresh_gemm_shapes(2034)[::3], linear=True),
+                 "gemm_fp32_reserve3": lambda: self.gemm(torch.float32, "gemm_fp32_reserve3",
+                                                         fresh_gemm_shapes(2035)),
                  "rnn": self.rnn, "memory": self.memory, "launch": self.launch,
                  "copy": self.copy, "end_to_end": self.end_to_end}
         for name in self.selected:

@@ -32,6 +32,13 @@ measured. This script only selects and relabels rows:
                        conv_fresh,rnn_fresh; --dir configs/calibration/h100_fresh_layers).
   check_rnn_reserve.csv
                        a second random LSTM/GRU set (--dir configs/calibration/h100_reserve2).
+  fit_rnn_persist.csv  LSTM/GRU layers at cuDNN's persistent-kernel sizes (--dir
+                       configs/calibration/h100_reserve3): what the third fit (the persistent
+                       kernel's weight load and step latency, every GEMM constant fixed) sees.
+  check_rnn_tanh.csv, check_gemm_linear.csv, check_rnn_reserve3.csv
+                       vanilla RNN layers, GEMMs with nn.Linear's weight layout and a third
+                       random LSTM/GRU set (--dir configs/calibration/h100_reserve3):
+                       predictions.
 
 Any folder of gpu.py output works (--dir configs/calibration/h200: the fp32 GEMMs alone); a
 derived file is written when its raw file is there.
@@ -125,13 +132,18 @@ def main():
         write(os.path.join(d, "fit_bf16.csv"), bf16[0::2])
         write(os.path.join(d, "check_gemm_bf16.csv"), bf16[1::2])
     # gemm_fp32_reserve: only when its folder is asked for (h100_reserve's README).
-    # gemm_fp32_reserve2 (h100_reserve2): never derived here, so that no check reads it by
-    # accident; its README says how to use it once.
+    # gemm_fp32_reserve2 (h100_reserve2) and gemm_fp32_reserve3 (h100_reserve3): never derived
+    # here, so that no check reads them by accident; their READMEs say how to use each once.
+    # rnn_reserve3 was derived once the persistent-kernel model was final (its README).
     for name in ("conv", "rnn", "gemm_fp32_fresh", "gemm_fp32_reserve",
-                 "conv_fresh", "rnn_fresh", "rnn_reserve"):
+                 "conv_fresh", "rnn_fresh", "rnn_reserve", "rnn_tanh", "gemm_linear",
+                 "rnn_reserve3"):
         rows = raw(name + ".csv")
         if rows is not None:
             write(os.path.join(d, "check_" + name + ".csv"), as_kernel(rows))
+    persist = raw("rnn_persist.csv")
+    if persist is not None:
+        write(os.path.join(d, "fit_rnn_persist.csv"), as_kernel(persist))
     end_to_end = raw("end_to_end.csv")
     if end_to_end is not None:
         write(os.path.join(d, "check_end_to_end.csv"), [eager_graph(r) for r in end_to_end])
