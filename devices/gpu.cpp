@@ -76,7 +76,8 @@ GpuModel::GpuModel(GpuParams params) : params_(std::move(params)) {
         p.block_overhead_cycles < 0.0 || p.k_tile_latency_cycles < 0.0 ||
         p.tensor_k_tile_latency_cycles < 0.0 || p.chained_kernel_latency_s < 0.0 ||
         p.recurrent_step_latency_s < 0.0 || p.reduction_latency_s < 0.0 ||
-        p.persistent_rnn_weight_load_Bps < 0.0) {
+        p.persistent_rnn_weight_load_Bps < 0.0 ||
+        p.persistent_rnn_weight_load_conflicting_Bps <= 0.0) {
         throw std::invalid_argument("GpuModel: overheads, rates and latencies must be >= 0");
     }
     if (p.registers_per_sm <= 0 || p.max_threads_per_sm <= 0 || p.max_blocks_per_sm <= 0 ||
@@ -320,9 +321,14 @@ double GpuModel::block_persistent_rnn_s(double gates, double hidden, double batc
                           kept_registers);
     const double spilled_bytes =
         threads * std::max(0.0, row_registers - weight_registers) * register_bytes;
-    const double load_s = p.persistent_rnn_weight_load_Bps > 0.0
-                              ? weight_bytes / p.persistent_rnn_weight_load_Bps
-                              : 0.0;
+    // A thread reads its own row; the 32 rows a warp reads at once are a row's bytes apart,
+    // and where that is a multiple of 128 bytes (a cache line) they fall on the same sets.
+    constexpr double conflicting_row_bytes = 128.0;
+    const bool conflicting = std::fmod(hidden * element_bytes, conflicting_row_bytes) == 0.0 &&
+                             !std::isnan(p.persistent_rnn_weight_load_conflicting_Bps);
+    const double load_Bps = conflicting ? p.persistent_rnn_weight_load_conflicting_Bps
+                                        : p.persistent_rnn_weight_load_Bps;
+    const double load_s = load_Bps > 0.0 ? weight_bytes / load_Bps : 0.0;
     const double step_s =
         p.recurrent_step_latency_s +
         2.0 * threads * rows / (p.fp32_flops_per_cycle_per_sm * p.clock_hz * p.compute_efficiency) +
@@ -502,6 +508,7 @@ void build_gpu(const sim::ConfigNode& node, const std::string& name, sim::Platfo
                                                  "recurrent_step_latency",
                                                  "persistent_rnn_max_hidden",
                                                  "persistent_rnn_weight_load",
+                                                 "persistent_rnn_weight_load_conflicting",
                                                  "recurrent_library",
                                                  "registers_per_sm",
                                                  "max_threads_per_sm",
@@ -545,6 +552,10 @@ void build_gpu(const sim::ConfigNode& node, const std::string& name, sim::Platfo
     p.recurrent_step_latency_s = sim::non_negative_time(node, "recurrent_step_latency");
     p.persistent_rnn_weight_load_Bps =
         sim::optional_positive(node, "persistent_rnn_weight_load", sim::Quantity::bandwidth, 0.0);
+    if (node.has("persistent_rnn_weight_load_conflicting")) {
+        p.persistent_rnn_weight_load_conflicting_Bps = sim::optional_positive(
+            node, "persistent_rnn_weight_load_conflicting", sim::Quantity::bandwidth, 0.0);
+    }
     if (node.has("persistent_rnn_max_hidden")) {
         // One size for every cell, or {LSTM: 192, GRU: 192, RNN: 256}: a size per cell type.
         const sim::ConfigNode limit = node.at("persistent_rnn_max_hidden");

@@ -81,7 +81,10 @@
 //     each sequence is one thread block on an SM of its own, each thread holds the row of
 //     recurrent weights it multiplies in registers; a hidden size runs as the template
 //     (64, 96, 128, 160 or 192) that holds it. The block first loads those weights
-//     (gates x hidden^2 elements at persistent_rnn_weight_load per block), then each step
+//     (gates x hidden^2 elements at persistent_rnn_weight_load per block, or at
+//     persistent_rnn_weight_load_conflicting where a row's bytes are a multiple of 128: the
+//     rows a warp reads at once then fall on the same cache sets, as at the template sizes
+//     themselves; configs/calibration/h100_persist_odd), then each step
 //     costs recurrent_step_latency, the block's FMAs at one SM's rate, and, where a thread's
 //     row does not fit in the registers it can have (registers_per_sm / threads, at most 255,
 //     less 32 it keeps for itself), the rest of the row re-read from the memory hierarchy at
@@ -149,6 +152,8 @@ struct GpuParams {
     // Bytes per second one block of cuDNN's block-persistent RNN kernel loads its recurrent
     // weights at, before the first step; 0 = free (the weights are on chip already).
     double persistent_rnn_weight_load_Bps = 0.0;
+    // The same where a row of weights is a multiple of 128 bytes; NaN = the rate above.
+    double persistent_rnn_weight_load_conflicting_Bps = std::numeric_limits<double>::quiet_NaN();
     // Largest hidden size the library runs as a persistent kernel; larger ones launch kernels
     // per step. Infinite: every size (a compiler's fused kernel).
     double persistent_rnn_max_hidden = std::numeric_limits<double>::infinity();

@@ -67,7 +67,9 @@ void register_components(sim::ComponentRegistry& registry) {
           {"recurrent_step_latency", sim::Quantity::time, 1e-9, 1e-3,
            "cost of one step inside a fused recurrent kernel"},
           {"persistent_rnn_weight_load", sim::Quantity::bandwidth, 1e7, 1e13,
-           "rate one block of cuDNN's persistent RNN kernel loads its recurrent weights at"}},
+           "rate one block of cuDNN's persistent RNN kernel loads its recurrent weights at"},
+          {"persistent_rnn_weight_load_conflicting", sim::Quantity::bandwidth, 1e7, 1e13,
+           "the same where a row of weights is a multiple of 128 bytes"}},
          // From rough values one descent stops on a step of the tile and wave staircase: the
          // H100 GEMMs predict h100_fresh at 9.7 / 25.8 % (median / p90) after one, 7.9 / 22.7 %
          // after 8 (README, "Calibration"); h100.yaml is fitted with 8.

@@ -422,6 +422,18 @@ TEST(GpuModel, CudnnPersistentKernelLoadsItsWeightsPerBlockAndSpillsWhatItsRegis
     // holds 32 of its 64 weights: the other 32 x 4 B of each of 256 threads, 32 KiB, are
     // re-read each step at 16 GB/s: 2.048 us, x 2 steps x 2 rounds.
     EXPECT_NEAR(device_s(0.0, 16384) - device_s(0.0, 65536), 8.192e-6, 1e-12);
+    // A row of 40 x 4 = 160 B is no multiple of 128 B: the conflicting rate does not apply.
+    p.persistent_rnn_weight_load_conflicting_Bps = 0.5e9;
+    EXPECT_NEAR(device_s(1e9, 65536) - device_s(0.0, 65536), 51.2e-6, 1e-12);
+    // Hidden 32, rows of 128 B: the 4 x 32 x 32 x 4 B = 16 KiB load at 0.5 GB/s, 32.768 us a
+    // round, whatever the other rate.
+    const OneOp aligned = recurrent_op("LSTM", 2, 3, 8, 32, true);
+    GpuParams q = p;
+    q.persistent_rnn_weight_load_Bps = 1e9;
+    const double loaded = cost_through(q, RecurrentLibrary::cudnn, aligned).device_s;
+    q.persistent_rnn_weight_load_conflicting_Bps = 1e30;
+    EXPECT_NEAR(loaded - cost_through(q, RecurrentLibrary::cudnn, aligned).device_s, 65.536e-6,
+                1e-12);
     // More SMs than sequences: one round, half the load.
     p.sms = 4;
     EXPECT_NEAR(device_s(1e9, 65536) - device_s(0.0, 65536), 25.6e-6, 1e-12);
@@ -619,7 +631,8 @@ TEST(GpuYaml, ReadsTilesWithWarpsAndTheSmLimits) {
 TEST(GpuYaml, ReadsAPersistentLimitPerCellAndTheWeightLoadRate) {
     const sim::Platform p = hetsim::testing::parse_platform_yaml(
         gpu_platform("    persistent_rnn_max_hidden: {LSTM: 192, RNN: 256}\n"
-                     "    persistent_rnn_weight_load: 8 GB/s\n"));
+                     "    persistent_rnn_weight_load: 8 GB/s\n"
+                     "    persistent_rnn_weight_load_conflicting: 3 GB/s\n"));
     const auto* gpu = dynamic_cast<const GpuModel*>(p.device(*p.find_device("G")).model.get());
     ASSERT_NE(gpu, nullptr);
     const GpuParams& g = gpu->params();
@@ -627,6 +640,7 @@ TEST(GpuYaml, ReadsAPersistentLimitPerCellAndTheWeightLoadRate) {
     EXPECT_DOUBLE_EQ(g.persistent_max_hidden("RNN"), 256.0);
     EXPECT_TRUE(std::isinf(g.persistent_max_hidden("GRU")));  // not listed: every size
     EXPECT_DOUBLE_EQ(g.persistent_rnn_weight_load_Bps, 8e9);
+    EXPECT_DOUBLE_EQ(g.persistent_rnn_weight_load_conflicting_Bps, 3e9);
 }
 
 TEST(GpuYaml, RefusesBadWarpsAndLimits) {

@@ -102,17 +102,14 @@ TEST(CalibrationData, EveryShippedMeasurementFileLoadsAgainstItsPlatform) {
         {"h100", "h100.yaml"},          {"h100_fresh", "h100.yaml"},
         {"h100_reserve", "h100.yaml"},  {"h100_fresh_layers", "h100.yaml"},
         {"h100_reserve2", "h100.yaml"}, {"h100_reserve3", "h100.yaml"},
+        {"h100_kernels", "h100.yaml"},  {"h100_persist_odd", "h100.yaml"},
         {"h200", "h200.yaml"},          {"lee2022", "zynq_silentpim.yaml"},
         {"duet", "xeon_titanv.yaml"},   {"eop", "i7_rtx2060.yaml"}};
-    // Not a measurement file: every h100 row again with its spread and extras (README.md).
-    const std::set<std::string> not_measurements = {"h100/stats.csv",
-                                                    "h100_fresh/stats.csv",
-                                                    "h100_fresh/repeat_gemm_fp32_stats.csv",
-                                                    "h200/stats.csv",
-                                                    "h100_reserve/stats.csv",
-                                                    "h100_fresh_layers/stats.csv",
-                                                    "h100_reserve2/stats.csv",
-                                                    "h100_reserve3/stats.csv"};
+    // Not a measurement file: a folder's rows again with their spreads and extras (README.md).
+    const auto is_stats = [](const std::string& file) {
+        return file == "stats.csv" ||
+               (file.size() > 10 && file.compare(file.size() - 10, 10, "_stats.csv") == 0);
+    };
     std::size_t files = 0;
     for (const auto& set : fs::directory_iterator(calibration)) {
         if (!set.is_directory())
@@ -121,8 +118,7 @@ TEST(CalibrationData, EveryShippedMeasurementFileLoadsAgainstItsPlatform) {
         ASSERT_TRUE(platform_of.count(name))
             << "configs/calibration/" << name << ": which platform does it calibrate?";
         for (const auto& entry : fs::directory_iterator(set.path())) {
-            if (entry.path().extension() != ".csv" ||
-                not_measurements.count(name + "/" + entry.path().filename().string()))
+            if (entry.path().extension() != ".csv" || is_stats(entry.path().filename().string()))
                 continue;
             const auto out = hetsim::testing::run_hetsim(
                 "calibrate " + (platforms / platform_of.at(name)).string() + " --check " +
@@ -135,8 +131,9 @@ TEST(CalibrationData, EveryShippedMeasurementFileLoadsAgainstItsPlatform) {
         }
     }
     // h100: 17, h100_fresh: 2, h100_reserve: 2, h100_fresh_layers: 4, h100_reserve2: 3,
-    // h100_reserve3: 9, h200: 5, lee2022: 1, duet: 2, eop: 1
-    EXPECT_EQ(files, 46u);
+    // h100_reserve3: 8, h100_kernels: 2, h100_persist_odd: 2, h200: 5, lee2022: 1, duet: 2,
+    // eop: 1
+    EXPECT_EQ(files, 49u);
 }
 
 TEST(CalibrationData, CopiesGrowWithSizeAndPinnedBeatsPageableAtOneGigabyte) {
@@ -311,6 +308,39 @@ TEST(CalibrationData, TheThirdReserveIsTheScriptsRunOfItsFiveSections) {
     expect_new_positive_rows(reserve / "rnn_persist.csv", earlier, 77U);
     expect_new_positive_rows(reserve / "rnn_tanh.csv", earlier, 55U);
     expect_new_positive_rows(reserve / "gemm_linear.csv", earlier, 121U);
+}
+
+// configs/calibration/h100_kernels is the script's rerun of the first GEMM sets with their
+// kernels' launch configurations, and h100_persist_odd its LSTM/GRU layers between the
+// persistent templates: 64 layers of batch 1 in no earlier set, no hidden size a template's.
+TEST(CalibrationData, TheKernelRerunAndTheOddPersistentSetAreTheScriptsRuns) {
+    if (!python_has_torch())
+        GTEST_SKIP() << kNoTorch;
+    const fs::path calibration = data_dir.parent_path();
+    expect_dry_run_reproduces(calibration / "h100_kernels", "--only gemm_fp32,gemm_bf16",
+                              {"gemm_fp32", "gemm_bf16"});
+    EXPECT_EQ(workloads_of({calibration / "h100_kernels/gemm_fp32.csv"}),
+              workloads_of({data_dir / "gemm_fp32.csv"}));
+    const fs::path odd = calibration / "h100_persist_odd";
+    expect_dry_run_reproduces(odd, "--only rnn_persist_odd", {"rnn_persist_odd"});
+    const std::set<std::string> earlier =
+        workloads_of({data_dir / "rnn.csv", calibration / "h100_fresh_layers/rnn_fresh.csv",
+                      calibration / "h100_reserve2/rnn_reserve.csv",
+                      calibration / "h100_reserve3/rnn_reserve3.csv",
+                      calibration / "h100_reserve3/rnn_persist.csv"});
+    // One layer was also drawn by rnn_reserve; the fit file leaves it out.
+    const std::string shared = "graphs/lstm_h172_b1_s1.json";
+    const auto rows = read_rows(odd / "rnn_persist_odd.csv");
+    ASSERT_EQ(rows.size(), 65U);
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+        EXPECT_EQ(earlier.count(rows[i][1]), rows[i][1] == shared ? 1U : 0U) << rows[i][1];
+        EXPECT_GT(std::stod(rows[i][4]), 0.0) << rows[i][1];
+        const std::size_t h = rows[i][1].find("_h") + 2;
+        EXPECT_NE(std::stoi(rows[i][1].substr(h)) % 32, 0) << rows[i][1] << ": a template size";
+    }
+    const std::set<std::string> fitted = workloads_of({odd / "fit_rnn_persist.csv"});
+    EXPECT_EQ(fitted.size(), 76U + 63U);
+    EXPECT_EQ(fitted.count(shared), 0U);
 }
 
 // The H200 folder (configs/calibration/h200) is the script's run of both fp32 GEMM sets on the

@@ -679,18 +679,19 @@ TEST(CalibrateFit, ShippedH100TensorCoreConstantIsItsSecondFitOutput) {
         ::testing::ElementsAre("gpu.tensor_k_tile_latency_cycles"));
 }
 
-// Its third command, cuDNN's persistent RNN kernel's step latency and weight load on the
-// LSTM/GRU layers at the kernel's template sizes with every GEMM constant fixed, also lands on
-// the shipped file and fits those two alone.
+// Its third command, cuDNN's persistent RNN kernel's step latency and two weight-load rates on
+// LSTM/GRU layers at the kernel's template sizes and between them, every GEMM constant fixed,
+// also lands on the shipped file and fits those three alone.
 TEST(CalibrateFit, ShippedH100PersistentRnnConstantsAreItsThirdFitOutput) {
     EXPECT_THAT(
-        refit_h100_stage("h100_reserve3/fit_rnn_persist.csv",
+        refit_h100_stage("h100_persist_odd/fit_rnn_persist.csv",
                          {"compute_efficiency", "bandwidth_efficiency", "gemm_bandwidth_efficiency",
                           "tile_load_Bpc", "block_overhead_cycles", "k_tile_latency_cycles",
                           "tensor_k_tile_latency_cycles", "chained_kernel_latency",
                           "kernel_latency", "reduction_latency"},
-                         76u),
-        ::testing::ElementsAre("gpu.recurrent_step_latency", "gpu.persistent_rnn_weight_load"));
+                         139u),
+        ::testing::ElementsAre("gpu.recurrent_step_latency", "gpu.persistent_rnn_weight_load",
+                               "gpu.persistent_rnn_weight_load_conflicting"));
 }
 
 // configs/platforms/h200.yaml is what its header's command writes (fp32 GEMMs only).

@@ -1356,11 +1356,12 @@ std::vector<MeasurementSet> measurement_sets(const std::string& platform_name) {
           {"held out: 60 more random LSTM and GRU layers (h100_reserve2), first compared with "
            "the model after its fit",
            "calibration/h100_reserve2/check_rnn_reserve.csv"},
-          {"fit set of the persistent RNN kernel's two constants (every GEMM constant fixed): "
-           "LSTM/GRU layers at cuDNN's template sizes (h100_reserve3)",
-           "calibration/h100_reserve3/fit_rnn_persist.csv"},
+          {"fit set of the persistent RNN kernel's three constants (every GEMM constant "
+           "fixed): LSTM/GRU layers at cuDNN's template sizes and between them "
+           "(h100_reserve3, h100_persist_odd)",
+           "calibration/h100_persist_odd/fit_rnn_persist.csv"},
           {"held out: 60 random LSTM and GRU layers (h100_reserve3), first compared with the "
-           "model after its persistent-kernel fit",
+           "model after its first persistent-kernel fit",
            "calibration/h100_reserve3/check_rnn_reserve3.csv"},
           {"held out: 54 vanilla RNN layers (h100_reserve3)",
            "calibration/h100_reserve3/check_rnn_tanh.csv"},

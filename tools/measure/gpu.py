@@ -62,6 +62,9 @@ DIR/graphs/ (hetsim's format, sim/workloads/json_graph.hpp), a model name with i
                     2035) sharing no shape with any earlier set: the held-out test of the
                     next GEMM model form, once h100_reserve2 has been used
                     (configs/calibration/h100_reserve3)
+    rnn_persist_odd.csv (only with --only rnn_persist_odd) LSTM/GRU layers of batch 1 at hidden
+                    sizes between cuDNN's persistent templates (40, 65, 80, 100, 127, 136,
+                    172, 190), sequence 1..64: the same kernels below their template size
     With --kernels the GEMM rows also record each kernel's launch configuration (grid, block,
     registers per thread, shared memory) from the profiler's trace: the grid shows a split-K
     inside a kernel, which the name does not.
@@ -109,14 +112,14 @@ SECTIONS = ["gemm_fp32", "gemm_bf16", "conv", "rnn", "memory", "launch", "copy",
 # the shipped h100 folder stays what the default run writes).
 EXTRA_SECTIONS = ["gemm_fp32_fresh", "gemm_fp32_reserve", "conv_fresh", "rnn_fresh",
                   "gemm_fp32_reserve2", "rnn_reserve", "rnn_reserve3", "rnn_persist", "rnn_tanh",
-                  "gemm_linear", "gemm_fp32_reserve3"]
+                  "gemm_linear", "gemm_fp32_reserve3", "rnn_persist_odd"]
 # Seconds of the budget each section may use, as shares of --budget-s (the rest is start-up).
 SECTION_SHARE = {"gemm_fp32": 0.15, "gemm_bf16": 0.08, "conv": 0.22, "rnn": 0.10,
                  "memory": 0.08, "launch": 0.02, "copy": 0.12, "end_to_end": 0.15,
                  "gemm_fp32_fresh": 0.5, "gemm_fp32_reserve": 0.5, "conv_fresh": 0.5,
                  "rnn_fresh": 0.5, "gemm_fp32_reserve2": 0.5, "rnn_reserve": 0.5,
                  "rnn_reserve3": 0.5, "rnn_persist": 0.5, "rnn_tanh": 0.5, "gemm_linear": 0.5,
-                 "gemm_fp32_reserve3": 0.5}
+                 "gemm_fp32_reserve3": 0.5, "rnn_persist_odd": 0.5}
 KB = 1024
 MEMORY_SIZES = [4 * KB * 2 ** k for k in range(19)]  # 4 KB .. 1 GB
 HOT_LIMIT_BYTES = 64 * 1024 * KB
@@ -295,13 +298,15 @@ def rnn_lead_cycles(seq):
     return max(RNN_LEAD_CYCLES, int((2 * seq + 3) * 25e-6 * 2e9))
 
 
-def persistent_rnn_configs():
+def persistent_rnn_configs(hiddens=(64, 96, 128, 160, 192), batches=(1, 16)):
     """LSTM and GRU layers at cuDNN 9's persistent-kernel template sizes (hidden 64, 96, 128,
     160, 192), batch 1 and 16, sequence 1, 4, 16 and 64: a persistent kernel's launch and its
-    cost per step, as microbenchmarks. Layers already in rnn.csv are left out."""
+    cost per step, as microbenchmarks. Layers already in rnn.csv are left out. With hidden
+    sizes between the templates and batch 1 (rnn_persist_odd): the same kernels run for a
+    hidden size below their template, whose weights load faster than a template size's."""
     taken = set(rnn_configs())
     return [(cell, hidden, batch, seq) for cell in ("LSTM", "GRU")
-            for hidden in (64, 96, 128, 160, 192) for batch in (1, 16) for seq in (1, 4, 16, 64)
+            for hidden in hiddens for batch in batches for seq in (1, 4, 16, 64)
             if (cell, hidden, batch, seq) not in taken]
 
 
@@ -690,7 +695,7 @@ class Run:
         # sequence (rnn_lead_cycles), so that a long sequence's kernels are all queued before
         # its start event, and record every kernel of one call with its time and launch
         # configuration.
-        full = section in ("rnn_reserve3", "rnn_persist", "rnn_tanh")
+        full = section in ("rnn_reserve3", "rnn_persist", "rnn_tanh", "rnn_persist_odd")
 
         def one(item):
             cell, hidden, batch, seq = item
@@ -890,6 +895,9 @@ class Run:
                                                   fresh_gemm_shapes(2034)[::3], linear=True),
                  "gemm_fp32_reserve3": lambda: self.gemm(torch.float32, "gemm_fp32_reserve3",
                                                          fresh_gemm_shapes(2035)),
+                 "rnn_persist_odd": lambda: self.rnn(
+                     "rnn_persist_odd",
+                     persistent_rnn_configs((40, 65, 80, 100, 127, 136, 172, 190), (1,))),
                  "rnn": self.rnn, "memory": self.memory, "launch": self.launch,
                  "copy": self.copy, "end_to_end": self.end_to_end}
         for name in self.selected:

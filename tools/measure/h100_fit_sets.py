@@ -32,9 +32,11 @@ measured. This script only selects and relabels rows:
                        conv_fresh,rnn_fresh; --dir configs/calibration/h100_fresh_layers).
   check_rnn_reserve.csv
                        a second random LSTM/GRU set (--dir configs/calibration/h100_reserve2).
-  fit_rnn_persist.csv  LSTM/GRU layers at cuDNN's persistent-kernel sizes (--dir
-                       configs/calibration/h100_reserve3): what the third fit (the persistent
-                       kernel's weight load and step latency, every GEMM constant fixed) sees.
+  fit_rnn_persist.csv  LSTM/GRU layers at cuDNN's persistent-kernel template sizes
+                       (h100_reserve3/rnn_persist.csv) and between them
+                       (h100_persist_odd/rnn_persist_odd.csv), written with --dir
+                       configs/calibration/h100_persist_odd: what the third fit (the persistent
+                       kernel's weight loads and step latency, every GEMM constant fixed) sees.
   check_rnn_tanh.csv, check_gemm_linear.csv, check_rnn_reserve3.csv
                        vanilla RNN layers, GEMMs with nn.Linear's weight layout and a third
                        random LSTM/GRU set (--dir configs/calibration/h100_reserve3):
@@ -141,9 +143,25 @@ def main():
         rows = raw(name + ".csv")
         if rows is not None:
             write(os.path.join(d, "check_" + name + ".csv"), as_kernel(rows))
-    persist = raw("rnn_persist.csv")
-    if persist is not None:
-        write(os.path.join(d, "fit_rnn_persist.csv"), as_kernel(persist))
+    # The persistent RNN kernel's fit set: the layers between its template sizes, with the
+    # template sizes of ../h100_reserve3 (their workloads relative to this folder).
+    odd = raw("rnn_persist_odd.csv")
+    templates = os.path.join(os.path.dirname(os.path.normpath(d)), "h100_reserve3",
+                             "rnn_persist.csv")
+    if odd is not None and os.path.exists(templates):
+        at_templates = [dict(r, workload="../h100_reserve3/" + r["workload"])
+                        for r in read(templates)]
+        # A layer that is also in a set the model is checked on stays out of the fit
+        # (lstm_h172_b1_s1 is in h100_reserve2/rnn_reserve.csv).
+        calibration = os.path.dirname(os.path.normpath(d))
+        checked = set()
+        for name in ("h100/rnn.csv", "h100_fresh_layers/rnn_fresh.csv",
+                     "h100_reserve2/rnn_reserve.csv", "h100_reserve3/rnn_reserve3.csv"):
+            path = os.path.join(calibration, name)
+            if os.path.exists(path):
+                checked |= {r["workload"] for r in read(path)}
+        odd = [r for r in odd if r["workload"] not in checked]
+        write(os.path.join(d, "fit_rnn_persist.csv"), as_kernel(at_templates + odd))
     end_to_end = raw("end_to_end.csv")
     if end_to_end is not None:
         write(os.path.join(d, "check_end_to_end.csv"), [eager_graph(r) for r in end_to_end])
