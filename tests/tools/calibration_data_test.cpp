@@ -98,13 +98,19 @@ TEST(CalibrationData, EveryRowIsAPositiveTimeOfAWorkloadHetsimLoads) {
 TEST(CalibrationData, EveryShippedMeasurementFileLoadsAgainstItsPlatform) {
     const fs::path calibration = fs::path(HETSIM_SOURCE_DIR) / "configs" / "calibration";
     const fs::path platforms = fs::path(HETSIM_SOURCE_DIR) / "configs" / "platforms";
-    const std::map<std::string, std::string> platform_of = {
-        {"h100", "h100.yaml"},          {"h100_fresh", "h100.yaml"},
-        {"h100_reserve", "h100.yaml"},  {"h100_fresh_layers", "h100.yaml"},
-        {"h100_reserve2", "h100.yaml"}, {"h100_reserve3", "h100.yaml"},
-        {"h100_kernels", "h100.yaml"},  {"h100_persist_odd", "h100.yaml"},
-        {"h200", "h200.yaml"},          {"lee2022", "zynq_silentpim.yaml"},
-        {"duet", "xeon_titanv.yaml"},   {"eop", "i7_rtx2060.yaml"}};
+    const std::map<std::string, std::string> platform_of = {{"h100", "h100.yaml"},
+                                                            {"h100_fresh", "h100.yaml"},
+                                                            {"h100_reserve", "h100.yaml"},
+                                                            {"h100_fresh_layers", "h100.yaml"},
+                                                            {"h100_reserve2", "h100.yaml"},
+                                                            {"h100_reserve3", "h100.yaml"},
+                                                            {"h100_kernels", "h100.yaml"},
+                                                            {"h100_persist_odd", "h100.yaml"},
+                                                            {"h100_fresh_kernels", "h100.yaml"},
+                                                            {"h200", "h200.yaml"},
+                                                            {"lee2022", "zynq_silentpim.yaml"},
+                                                            {"duet", "xeon_titanv.yaml"},
+                                                            {"eop", "i7_rtx2060.yaml"}};
     // Not a measurement file: a folder's rows again with their spreads and extras (README.md).
     const auto is_stats = [](const std::string& file) {
         return file == "stats.csv" ||
@@ -131,9 +137,9 @@ TEST(CalibrationData, EveryShippedMeasurementFileLoadsAgainstItsPlatform) {
         }
     }
     // h100: 17, h100_fresh: 2, h100_reserve: 2, h100_fresh_layers: 4, h100_reserve2: 3,
-    // h100_reserve3: 8, h100_kernels: 2, h100_persist_odd: 2, h200: 5, lee2022: 1, duet: 2,
-    // eop: 1
-    EXPECT_EQ(files, 49u);
+    // h100_reserve3: 8, h100_kernels: 2, h100_fresh_kernels: 2, h100_persist_odd: 2, h200: 5,
+    // lee2022: 1, duet: 2, eop: 1
+    EXPECT_EQ(files, 51u);
 }
 
 TEST(CalibrationData, CopiesGrowWithSizeAndPinnedBeatsPageableAtOneGigabyte) {
@@ -310,9 +316,10 @@ TEST(CalibrationData, TheThirdReserveIsTheScriptsRunOfItsFiveSections) {
     expect_new_positive_rows(reserve / "gemm_linear.csv", earlier, 121U);
 }
 
-// configs/calibration/h100_kernels is the script's rerun of the first GEMM sets with their
-// kernels' launch configurations, and h100_persist_odd its LSTM/GRU layers between the
-// persistent templates: 64 layers of batch 1 in no earlier set, no hidden size a template's.
+// configs/calibration/h100_kernels and h100_fresh_kernels are the script's reruns of the
+// first four GEMM sets with their kernels' launch configurations, and h100_persist_odd its LSTM/GRU
+// layers between the persistent templates: 64 layers of batch 1 in no earlier set, no hidden size a
+// template's.
 TEST(CalibrationData, TheKernelRerunAndTheOddPersistentSetAreTheScriptsRuns) {
     if (!python_has_torch())
         GTEST_SKIP() << kNoTorch;
@@ -321,6 +328,11 @@ TEST(CalibrationData, TheKernelRerunAndTheOddPersistentSetAreTheScriptsRuns) {
                               {"gemm_fp32", "gemm_bf16"});
     EXPECT_EQ(workloads_of({calibration / "h100_kernels/gemm_fp32.csv"}),
               workloads_of({data_dir / "gemm_fp32.csv"}));
+    expect_dry_run_reproduces(calibration / "h100_fresh_kernels",
+                              "--only gemm_fp32_fresh,gemm_fp32_reserve",
+                              {"gemm_fp32_fresh", "gemm_fp32_reserve"});
+    EXPECT_EQ(workloads_of({calibration / "h100_fresh_kernels/gemm_fp32_reserve.csv"}),
+              workloads_of({calibration / "h100_reserve/gemm_fp32_reserve.csv"}));
     const fs::path odd = calibration / "h100_persist_odd";
     expect_dry_run_reproduces(odd, "--only rnn_persist_odd", {"rnn_persist_odd"});
     const std::set<std::string> earlier =
