@@ -304,9 +304,10 @@ double GpuModel::block_persistent_rnn_s(double gates, double hidden, double batc
     constexpr double kept_registers = 32.0;
     constexpr double register_bytes = 4.0;
     const GpuParams& p = params_;
-    // cuDNN instantiates the kernel for hidden sizes 64, 96, 128, 160 and 192 and runs a
-    // hidden size as the smallest of them that holds it (RNN_blockPersist_fp_LSTM<..., 96>
-    // for hidden 72, <..., 160> for 132: h100_fresh_layers/ and h100_reserve2/stats.csv).
+    // cuDNN instantiates the kernel for hidden sizes 64, 96, 128, 160 and 192 (and 256 for a
+    // vanilla RNN) and runs a hidden size as the smallest of them that holds it
+    // (RNN_blockPersist_fp_LSTM<..., 96> for hidden 72, <..., 160> for 132: h100_fresh_layers/ and
+    // h100_reserve2/stats.csv).
     constexpr double template_step = 32.0;
     constexpr double smallest_template = 64.0;
     const double rows =
@@ -365,7 +366,7 @@ GpuOpCost GpuModel::cost(const sim::Graph& graph, const sim::Op& op) const {
         const double zeroed = cudnn ? zeroed_initial_states(graph, op) : 0.0;
         double kernels = zeroed;
         double bodies_s = zeroed * streaming_s(directions * batch * hidden * element_bytes, 0.0);
-        if (hidden <= params_.persistent_max_hidden(std::string(sim::anchor_type(op)))) {
+        if (hidden <= params_.persistent_max_hidden(sim::anchor_type(op))) {
             double steps_s = 0.0;
             if (cudnn) {
                 steps_s = block_persistent_rnn_s(static_cast<double>(rnn->gates), hidden, batch,

@@ -80,8 +80,8 @@
 //     batch, block = gates x hidden threads: configs/calibration/h100_reserve3/stats.csv):
 //     each sequence is one thread block on an SM of its own, each thread holds the row of
 //     recurrent weights it multiplies in registers; a hidden size runs as the template
-//     (64, 96, 128, 160 or 192) that holds it. The block first loads those weights
-//     (gates x hidden^2 elements at persistent_rnn_weight_load per block, or at
+//     (64, 96, 128, 160, 192; 256 for a vanilla RNN) that holds it. The block first loads those
+//     weights (gates x hidden^2 elements at persistent_rnn_weight_load per block, or at
 //     persistent_rnn_weight_load_conflicting where a row's bytes are a multiple of 128: the
 //     rows a warp reads at once then fall on the same cache sets, as at the template sizes
 //     themselves; configs/calibration/h100_persist_odd), then each step
@@ -102,11 +102,13 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -159,8 +161,8 @@ struct GpuParams {
     double persistent_rnn_max_hidden = std::numeric_limits<double>::infinity();
     // The same for one cell type (LSTM, GRU, RNN), where it differs: cuDNN 9 runs a vanilla RNN
     // of hidden 256 persistently, LSTM and GRU only up to 192.
-    std::map<std::string, double> persistent_rnn_max_hidden_of_cell;
-    double persistent_max_hidden(const std::string& cell) const {
+    std::map<std::string, double, std::less<>> persistent_rnn_max_hidden_of_cell;
+    double persistent_max_hidden(std::string_view cell) const {
         const auto it = persistent_rnn_max_hidden_of_cell.find(cell);
         return it == persistent_rnn_max_hidden_of_cell.end() ? persistent_rnn_max_hidden
                                                              : it->second;
