@@ -74,7 +74,8 @@ GpuModel::GpuModel(GpuParams params) : params_(std::move(params)) {
     }
     if (p.launch_overhead_s < 0.0 || p.kernel_latency_s < 0.0 || p.tile_load_Bpc < 0.0 ||
         p.block_overhead_cycles < 0.0 || p.k_tile_latency_cycles < 0.0 ||
-        p.tensor_k_tile_latency_cycles < 0.0 || p.chained_kernel_latency_s < 0.0 ||
+        p.tensor_k_tile_latency_cycles < 0.0 || p.legacy_tensor_k_tile_latency_cycles < 0.0 ||
+        p.tensor_block_overhead_cycles < 0.0 || p.chained_kernel_latency_s < 0.0 ||
         p.recurrent_step_latency_s < 0.0 || p.reduction_latency_s < 0.0 ||
         p.persistent_rnn_weight_load_Bps < 0.0 ||
         p.persistent_rnn_weight_load_conflicting_Bps <= 0.0) {
@@ -196,10 +197,20 @@ GemmKernelCost GpuModel::gemm(double batch, double m, double n, double k, sim::D
     const double memory_s = operand_bytes / p.gemm_achievable_bandwidth_Bps();
     const double k_depth = k_tile_depth(dtype);
     const bool tensor_core = on_tensor_cores(dtype);
-    const double k_tile_latency_cycles = tensor_core && !std::isnan(p.tensor_k_tile_latency_cycles)
-                                             ? p.tensor_k_tile_latency_cycles
-                                             : p.k_tile_latency_cycles;
+    // Without 16-byte rows there is no TMA: the library's pre-Hopper tensor-op kernels.
+    const bool legacy_tensor = tensor_core &&
+                               (alignment.a_bytes < 16.0 || alignment.b_bytes < 16.0) &&
+                               !std::isnan(p.legacy_tensor_k_tile_latency_cycles);
+    const double k_tile_latency_cycles =
+        legacy_tensor ? p.legacy_tensor_k_tile_latency_cycles
+        : tensor_core && !std::isnan(p.tensor_k_tile_latency_cycles)
+            ? p.tensor_k_tile_latency_cycles
+            : p.k_tile_latency_cycles;
     const double step_latency = k_tile_latency_cycles / k_depth;
+    const double block_overhead =
+        tensor_core && !legacy_tensor && !std::isnan(p.tensor_block_overhead_cycles)
+            ? p.tensor_block_overhead_cycles
+            : p.block_overhead_cycles;
     best.total_s = std::numeric_limits<double>::infinity();
     for (const GpuTile& tile : p.gemm_tiles) {
         const double tm = tile.m, tn = tile.n;
@@ -230,8 +241,8 @@ GemmKernelCost GpuModel::gemm(double batch, double m, double n, double k, sim::D
             c.waves = std::ceil(c.blocks / p.sms);  // blocks on the busiest SM
             c.resident = std::min(resident, c.waves);
             c.rounds = std::ceil(c.waves / resident);
-            c.compute_s = rounds_cycles(c.waves, resident, std::ceil(k / split),
-                                        p.block_overhead_cycles, step_latency, step_throughput) /
+            c.compute_s = rounds_cycles(c.waves, resident, std::ceil(k / split), block_overhead,
+                                        step_latency, step_throughput) /
                           p.clock_hz;
             c.memory_s = memory_s;
             // Split-K writes the fp32 partial sums of every slice and a second kernel reduces
@@ -502,6 +513,8 @@ void build_gpu(const sim::ConfigNode& node, const std::string& name, sim::Platfo
                                                  "block_overhead_cycles",
                                                  "k_tile_latency_cycles",
                                                  "tensor_k_tile_latency_cycles",
+                                                 "legacy_tensor_k_tile_latency_cycles",
+                                                 "tensor_block_overhead_cycles",
                                                  "chained_kernel_latency",
                                                  "kernel_latency",
                                                  "reduction_latency",
@@ -538,6 +551,12 @@ void build_gpu(const sim::ConfigNode& node, const std::string& name, sim::Platfo
     p.k_tile_latency_cycles = non_negative_cycles(node, "k_tile_latency_cycles");
     if (node.has("tensor_k_tile_latency_cycles"))
         p.tensor_k_tile_latency_cycles = non_negative_cycles(node, "tensor_k_tile_latency_cycles");
+    if (node.has("tensor_block_overhead_cycles"))
+        p.tensor_block_overhead_cycles = non_negative_cycles(node, "tensor_block_overhead_cycles");
+    if (node.has("legacy_tensor_k_tile_latency_cycles")) {
+        p.legacy_tensor_k_tile_latency_cycles =
+            non_negative_cycles(node, "legacy_tensor_k_tile_latency_cycles");
+    }
     p.chained_kernel_latency_s = sim::non_negative_time(node, "chained_kernel_latency");
     if (node.has("registers_per_sm"))
         p.registers_per_sm = sim::positive_int(node, "registers_per_sm");

@@ -25,9 +25,14 @@
 //         resident blocks leave the FMA pipes idle. A tensor-core kernel takes
 //         tensor_k_tile_latency_cycles instead where the platform gives it: Hopper's
 //         tensor-core GEMMs keep more stages of asynchronous copies (TMA) in flight and so
-//         expose less of the round trip than the SIMT kernels the fp32 fit sees;
+//         expose less of the round trip than the SIMT kernels the fp32 fit sees. TMA needs
+//         every operand row on a 16-byte boundary; where one is not, cuBLAS runs Ampere's and
+//         Turing's tensor-op kernels (cutlass_80_tensorop_*, cutlass_75_tensorop_*, with
+//         cp.async or plain loads: configs/calibration/h100_kernels/stats.csv), which take
+//         legacy_tensor_k_tile_latency_cycles where the platform gives it;
 //       A = block_overhead_cycles: what a block costs besides its K loop (prologue,
-//         epilogue).
+//         epilogue); tensor_block_overhead_cycles for a TMA kernel where the platform gives
+//         it, as Hopper's are persistent and overlap one tile's epilogue with the next's loads.
 //   A tensor-core (16-bit) kernel copies each operand's rows 16 bytes at a time, which needs
 //   every row to start on a 16-byte boundary: a row of K bf16 values does when K is a
 //   multiple of 8. Otherwise the library runs a kernel that loads the operand with the widest
@@ -145,6 +150,15 @@ struct GpuParams {
     double k_tile_latency_cycles = 0.0;  // one K tile (pipeline stage) of a block alone on its SM
     // The same for a tensor-core (16-bit) kernel; NaN = k_tile_latency_cycles.
     double tensor_k_tile_latency_cycles = std::numeric_limits<double>::quiet_NaN();
+    // The same for a tensor-core kernel with an operand whose rows are not 16-byte aligned (no
+    // TMA: the library's pre-Hopper kernels); NaN = tensor_k_tile_latency_cycles.
+    double legacy_tensor_k_tile_latency_cycles = std::numeric_limits<double>::quiet_NaN();
+    // block_overhead_cycles for a tensor-core kernel with TMA (every operand row 16-byte
+    // aligned): Hopper's cuBLAS kernels (nvjet_sm90_*) are persistent, one block per SM
+    // looping over output tiles (their grids hold 128 blocks whatever the size:
+    // configs/calibration/h100_kernels/stats.csv), so a tile's prologue and epilogue overlap
+    // the next tile's loads; NaN = block_overhead_cycles.
+    double tensor_block_overhead_cycles = std::numeric_limits<double>::quiet_NaN();
     // A further kernel queued right behind another (a split-K's reduction, a recurrent step's
     // kernels): its launch gap and floor, besides its body.
     double chained_kernel_latency_s = 0.0;

@@ -1,6 +1,7 @@
 // The GPU / accelerator model (devices/gpu.hpp) and pinned CPU cores, with hand-computed
 // numbers.
 #include <cmath>
+#include <limits>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -272,6 +273,34 @@ TEST(GpuModel, TensorCoreKernelsMayHaveTheirOwnKTileLatency) {
     p.tensor_k_tile_latency_cycles = 16;
     EXPECT_NEAR(GpuModel(p).gemm(1, 2, 2, 32, sim::DType::bf16).compute_s, 16e-9, 1e-18);
     EXPECT_NEAR(GpuModel(p).gemm(1, 2, 2, 32, sim::DType::f32).compute_s, 256e-9, 1e-18);
+}
+
+TEST(GpuModel, TensorCoreKernelsWithoutTmaTakeTheLegacyConstants) {
+    // The (2x32) x (32x2) bf16 block above, with a 100-cycle block overhead. Aligned rows (TMA):
+    // the tensor constants, 16 cycles a 32-value K tile (16 ns of K loop) and a 20-cycle
+    // block overhead: 36 ns. B's rows of 2 bf16 (4 B) leave no TMA: the legacy K-tile
+    // latency, 128 cycles (4 cycles a K value, 128 ns), and the shared block overhead, 100
+    // cycles: 228 ns (B's 4-byte loads stay under the latency at tile_load_Bpc 0: free).
+    GpuParams p = small_gpu();
+    p.bf16_flops_per_cycle_per_sm = 16;
+    p.k_tile_latency_cycles = 64;
+    p.block_overhead_cycles = 100;
+    p.tensor_k_tile_latency_cycles = 16;
+    p.tensor_block_overhead_cycles = 20;
+    p.legacy_tensor_k_tile_latency_cycles = 128;
+    const GpuModel gpu(p);
+    EXPECT_NEAR(gpu.gemm(1, 2, 2, 32, sim::DType::bf16).compute_s, 36e-9, 1e-18);
+    const GemmAlignment b_unaligned{16.0, 4.0};
+    EXPECT_NEAR(gpu.gemm(1, 2, 2, 32, sim::DType::bf16, true, 1.0, b_unaligned).compute_s, 228e-9,
+                1e-18);
+    // fp32 kernels keep the shared constants whatever their rows: 8 cycles a K value (64-cycle
+    // tiles of 8) against 2 of FMAs, and 100 cycles: 356 ns.
+    EXPECT_NEAR(gpu.gemm(1, 2, 2, 32, sim::DType::f32, true, 1.0, {4.0, 4.0}).compute_s, 356e-9,
+                1e-18);
+    // Without the legacy constant, unaligned bf16 kernels take the tensor ones: 36 ns.
+    p.legacy_tensor_k_tile_latency_cycles = std::numeric_limits<double>::quiet_NaN();
+    EXPECT_NEAR(GpuModel(p).gemm(1, 2, 2, 32, sim::DType::bf16, true, 1.0, b_unaligned).compute_s,
+                36e-9, 1e-18);
 }
 
 TEST(GpuModel, MemoryBoundKernelStreamsAtTheAchievableBandwidthAfterItsFloor) {
@@ -601,6 +630,8 @@ TEST(GpuYaml, ReadsTilesWithWarpsAndTheSmLimits) {
         gpu_platform("    gemm_tiles: [[64, 32, 2], [128, 128]]\n"
                      "    k_tile_latency_cycles: 600\n"
                      "    tensor_k_tile_latency_cycles: 84\n"
+                     "    legacy_tensor_k_tile_latency_cycles: 900\n"
+                     "    tensor_block_overhead_cycles: 600\n"
                      "    block_overhead_cycles: 3000\n"
                      "    chained_kernel_latency: 4 us\n"
                      "    persistent_rnn_max_hidden: 192\n"
@@ -617,6 +648,8 @@ TEST(GpuYaml, ReadsTilesWithWarpsAndTheSmLimits) {
     EXPECT_EQ(g.gemm_tiles[1].warps, 4);  // [rows, columns] alone: 4 warps
     EXPECT_DOUBLE_EQ(g.k_tile_latency_cycles, 600.0);
     EXPECT_DOUBLE_EQ(g.tensor_k_tile_latency_cycles, 84.0);
+    EXPECT_DOUBLE_EQ(g.legacy_tensor_k_tile_latency_cycles, 900.0);
+    EXPECT_DOUBLE_EQ(g.tensor_block_overhead_cycles, 600.0);
     EXPECT_DOUBLE_EQ(g.block_overhead_cycles, 3000.0);
     EXPECT_DOUBLE_EQ(g.chained_kernel_latency_s, 4e-6);
     EXPECT_DOUBLE_EQ(g.persistent_rnn_max_hidden, 192.0);
@@ -650,6 +683,8 @@ TEST(GpuYaml, RefusesBadWarpsAndLimits) {
         {"gemm_tiles: [[64, 32, 2, 1]]", "[rows, columns, warps]"},
         {"k_tile_latency_cycles: -1", "must be >= 0 cycles, got -1"},
         {"tensor_k_tile_latency_cycles: -2", "must be >= 0 cycles, got -2"},
+        {"legacy_tensor_k_tile_latency_cycles: -3", "must be >= 0 cycles, got -3"},
+        {"tensor_block_overhead_cycles: -4", "must be >= 0 cycles, got -4"},
         {"persistent_rnn_max_hidden: 0", "persistent_rnn_max_hidden"},
         {"persistent_rnn_max_hidden: {LSTM: 192, Conv: 4}", "Conv"},
         {"persistent_rnn_max_hidden: {GRU: 0}", "GRU"},

@@ -107,6 +107,7 @@ TEST(CalibrationData, EveryShippedMeasurementFileLoadsAgainstItsPlatform) {
                                                             {"h100_kernels", "h100.yaml"},
                                                             {"h100_persist_odd", "h100.yaml"},
                                                             {"h100_fresh_kernels", "h100.yaml"},
+                                                            {"h100_bf16_fresh", "h100.yaml"},
                                                             {"h200", "h200.yaml"},
                                                             {"lee2022", "zynq_silentpim.yaml"},
                                                             {"duet", "xeon_titanv.yaml"},
@@ -137,9 +138,9 @@ TEST(CalibrationData, EveryShippedMeasurementFileLoadsAgainstItsPlatform) {
         }
     }
     // h100: 17, h100_fresh: 2, h100_reserve: 2, h100_fresh_layers: 4, h100_reserve2: 3,
-    // h100_reserve3: 8, h100_kernels: 2, h100_fresh_kernels: 2, h100_persist_odd: 2, h200: 5,
-    // lee2022: 1, duet: 2, eop: 1
-    EXPECT_EQ(files, 51u);
+    // h100_reserve3: 8, h100_kernels: 2, h100_fresh_kernels: 2, h100_persist_odd: 2,
+    // h100_bf16_fresh: 2, h200: 5, lee2022: 1, duet: 2, eop: 1
+    EXPECT_EQ(files, 53u);
 }
 
 TEST(CalibrationData, CopiesGrowWithSizeAndPinnedBeatsPageableAtOneGigabyte) {
@@ -353,6 +354,33 @@ TEST(CalibrationData, TheKernelRerunAndTheOddPersistentSetAreTheScriptsRuns) {
     const std::set<std::string> fitted = workloads_of({odd / "fit_rnn_persist.csv"});
     EXPECT_EQ(fitted.size(), 76U + 63U);
     EXPECT_EQ(fitted.count(shared), 0U);
+}
+
+// configs/calibration/h100_bf16_fresh is `--only gemm_bf16_fresh`'s output: 180 bf16 GEMM
+// shapes in no earlier set, every time positive.
+TEST(CalibrationData, TheFreshBf16SetIsTheScriptsRunOfItsOwnShapes) {
+    if (!python_has_torch())
+        GTEST_SKIP() << kNoTorch;
+    const fs::path calibration = data_dir.parent_path();
+    const fs::path fresh = calibration / "h100_bf16_fresh";
+    expect_dry_run_reproduces(fresh, "--only gemm_bf16_fresh", {"gemm_bf16_fresh"});
+    // The same sizes in fp32 name their graphs matmul_float32_<sizes>: compare the sizes.
+    std::set<std::string> earlier;
+    for (const fs::path& file :
+         {data_dir / "gemm_fp32.csv", calibration / "h100_fresh/gemm_fp32_fresh.csv",
+          calibration / "h100_reserve/gemm_fp32_reserve.csv",
+          calibration / "h100_reserve2/gemm_fp32_reserve2.csv",
+          calibration / "h100_reserve3/gemm_fp32_reserve3.csv", data_dir / "gemm_bf16.csv"}) {
+        for (const std::string& workload : workloads_of({file}))
+            earlier.insert(workload.substr(workload.rfind('_') + 1));
+    }
+    const auto rows = read_rows(fresh / "gemm_bf16_fresh.csv");
+    ASSERT_EQ(rows.size(), 181U);
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+        EXPECT_EQ(earlier.count(rows[i][1].substr(rows[i][1].rfind('_') + 1)), 0U)
+            << rows[i][1] << " has the sizes of an earlier row";
+        EXPECT_GT(std::stod(rows[i][4]), 0.0) << rows[i][1];
+    }
 }
 
 // The H200 folder (configs/calibration/h200) is the script's run of both fp32 GEMM sets on the

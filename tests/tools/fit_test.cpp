@@ -667,8 +667,8 @@ std::vector<std::string> refit_h100_stage(const std::string& csv,
     return fitted;
 }
 
-// Its second command, the tensor-core K-tile latency on every other bf16 GEMM with every fp32
-// constant fixed, also lands on the shipped file; that constant is the only one it fits.
+// Its second command, the tensor-core kernels' constants on every other bf16 GEMM with every
+// fp32 constant fixed, also lands on the shipped file and fits those three alone.
 TEST(CalibrateFit, ShippedH100TensorCoreConstantIsItsSecondFitOutput) {
     EXPECT_THAT(
         refit_h100_stage("h100/fit_bf16.csv",
@@ -676,7 +676,9 @@ TEST(CalibrateFit, ShippedH100TensorCoreConstantIsItsSecondFitOutput) {
                           "tile_load_Bpc", "block_overhead_cycles", "k_tile_latency_cycles",
                           "chained_kernel_latency", "kernel_latency", "reduction_latency"},
                          80u),
-        ::testing::ElementsAre("gpu.tensor_k_tile_latency_cycles"));
+        ::testing::ElementsAre("gpu.tensor_k_tile_latency_cycles",
+                               "gpu.tensor_block_overhead_cycles",
+                               "gpu.legacy_tensor_k_tile_latency_cycles"));
 }
 
 // Its third command, cuDNN's persistent RNN kernel's step latency and two weight-load rates on
@@ -687,7 +689,8 @@ TEST(CalibrateFit, ShippedH100PersistentRnnConstantsAreItsThirdFitOutput) {
         refit_h100_stage("h100_persist_odd/fit_rnn_persist.csv",
                          {"compute_efficiency", "bandwidth_efficiency", "gemm_bandwidth_efficiency",
                           "tile_load_Bpc", "block_overhead_cycles", "k_tile_latency_cycles",
-                          "tensor_k_tile_latency_cycles", "chained_kernel_latency",
+                          "tensor_k_tile_latency_cycles", "tensor_block_overhead_cycles",
+                          "legacy_tensor_k_tile_latency_cycles", "chained_kernel_latency",
                           "kernel_latency", "reduction_latency"},
                          139u),
         ::testing::ElementsAre("gpu.recurrent_step_latency", "gpu.persistent_rnn_weight_load",

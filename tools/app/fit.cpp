@@ -1343,10 +1343,13 @@ std::vector<MeasurementSet> measurement_sets(const std::string& platform_name) {
           {"held out: 180 reserve fp32 GEMMs (h100_reserve), first compared with the model "
            "after its fit",
            "calibration/h100_reserve/check_gemm_fp32_reserve.csv"},
-          {"fit set of the tensor-core constant (every fp32 constant fixed): every other bf16 "
+          {"fit set of the tensor-core constants (every fp32 constant fixed): every other bf16 "
            "GEMM",
            "calibration/h100/fit_bf16.csv"},
           {"held out: the other bf16 GEMMs (tensor cores)", "calibration/h100/check_gemm_bf16.csv"},
+          {"held out: 180 fresh bf16 GEMMs (h100_bf16_fresh), first compared with the model "
+           "after its TMA / pre-Hopper split",
+           "calibration/h100_bf16_fresh/check_gemm_bf16_fresh.csv"},
           {"held out: forward convolutions", "calibration/h100/check_conv.csv"},
           {"held out: 100 random convolutions (h100_fresh_layers)",
            "calibration/h100_fresh_layers/check_conv_fresh.csv"},

@@ -37,6 +37,9 @@ measured. This script only selects and relabels rows:
                        (h100_persist_odd/rnn_persist_odd.csv), written with --dir
                        configs/calibration/h100_persist_odd: what the third fit (the persistent
                        kernel's weight loads and step latency, every GEMM constant fixed) sees.
+  check_gemm_bf16_fresh.csv
+                       180 bf16 GEMMs of their own seed (--dir
+                       configs/calibration/h100_bf16_fresh): the tensor-core model's clean test.
   check_rnn_tanh.csv, check_gemm_linear.csv, check_rnn_reserve3.csv
                        vanilla RNN layers, GEMMs with nn.Linear's weight layout and a third
                        random LSTM/GRU set (--dir configs/calibration/h100_reserve3):
@@ -139,7 +142,7 @@ def main():
     # rnn_reserve3 was derived once the persistent-kernel model was final (its README).
     for name in ("conv", "rnn", "gemm_fp32_fresh", "gemm_fp32_reserve",
                  "conv_fresh", "rnn_fresh", "rnn_reserve", "rnn_tanh", "gemm_linear",
-                 "rnn_reserve3"):
+                 "rnn_reserve3", "gemm_bf16_fresh"):
         rows = raw(name + ".csv")
         if rows is not None:
             write(os.path.join(d, "check_" + name + ".csv"), as_kernel(rows))
