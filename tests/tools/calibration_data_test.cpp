@@ -108,6 +108,7 @@ TEST(CalibrationData, EveryShippedMeasurementFileLoadsAgainstItsPlatform) {
                                                             {"h100_persist_odd", "h100.yaml"},
                                                             {"h100_fresh_kernels", "h100.yaml"},
                                                             {"h100_bf16_fresh", "h100.yaml"},
+                                                            {"h100_bf16_reserve", "h100.yaml"},
                                                             {"h200", "h200.yaml"},
                                                             {"lee2022", "zynq_silentpim.yaml"},
                                                             {"duet", "xeon_titanv.yaml"},
@@ -139,8 +140,8 @@ TEST(CalibrationData, EveryShippedMeasurementFileLoadsAgainstItsPlatform) {
     }
     // h100: 17, h100_fresh: 2, h100_reserve: 2, h100_fresh_layers: 4, h100_reserve2: 3,
     // h100_reserve3: 8, h100_kernels: 2, h100_fresh_kernels: 2, h100_persist_odd: 2,
-    // h100_bf16_fresh: 2, h200: 5, lee2022: 1, duet: 2, eop: 1
-    EXPECT_EQ(files, 53u);
+    // h100_bf16_fresh: 2, h100_bf16_reserve: 1, h200: 5, lee2022: 1, duet: 2, eop: 1
+    EXPECT_EQ(files, 54u);
 }
 
 TEST(CalibrationData, CopiesGrowWithSizeAndPinnedBeatsPageableAtOneGigabyte) {
@@ -356,14 +357,17 @@ TEST(CalibrationData, TheKernelRerunAndTheOddPersistentSetAreTheScriptsRuns) {
     EXPECT_EQ(fitted.count(shared), 0U);
 }
 
-// configs/calibration/h100_bf16_fresh is `--only gemm_bf16_fresh`'s output: 180 bf16 GEMM
-// shapes in no earlier set, every time positive.
-TEST(CalibrationData, TheFreshBf16SetIsTheScriptsRunOfItsOwnShapes) {
+// configs/calibration/h100_bf16_fresh and h100_bf16_reserve are `--only gemm_bf16_fresh` and
+// `--only gemm_bf16_reserve`'s output: 180 bf16 GEMM shapes each in no earlier set, every time
+// positive.
+TEST(CalibrationData, TheFreshBf16SetsAreTheScriptsRunsOfTheirOwnShapes) {
     if (!python_has_torch())
         GTEST_SKIP() << kNoTorch;
     const fs::path calibration = data_dir.parent_path();
-    const fs::path fresh = calibration / "h100_bf16_fresh";
-    expect_dry_run_reproduces(fresh, "--only gemm_bf16_fresh", {"gemm_bf16_fresh"});
+    expect_dry_run_reproduces(calibration / "h100_bf16_fresh", "--only gemm_bf16_fresh",
+                              {"gemm_bf16_fresh"});
+    expect_dry_run_reproduces(calibration / "h100_bf16_reserve", "--only gemm_bf16_reserve",
+                              {"gemm_bf16_reserve"});
     // The same sizes in fp32 name their graphs matmul_float32_<sizes>: compare the sizes.
     std::set<std::string> earlier;
     for (const fs::path& file :
@@ -374,12 +378,17 @@ TEST(CalibrationData, TheFreshBf16SetIsTheScriptsRunOfItsOwnShapes) {
         for (const std::string& workload : workloads_of({file}))
             earlier.insert(workload.substr(workload.rfind('_') + 1));
     }
-    const auto rows = read_rows(fresh / "gemm_bf16_fresh.csv");
-    ASSERT_EQ(rows.size(), 181U);
-    for (std::size_t i = 1; i < rows.size(); ++i) {
-        EXPECT_EQ(earlier.count(rows[i][1].substr(rows[i][1].rfind('_') + 1)), 0U)
-            << rows[i][1] << " has the sizes of an earlier row";
-        EXPECT_GT(std::stod(rows[i][4]), 0.0) << rows[i][1];
+    for (const char* file :
+         {"h100_bf16_fresh/gemm_bf16_fresh.csv", "h100_bf16_reserve/gemm_bf16_reserve.csv"}) {
+        const auto rows = read_rows(calibration / file);
+        ASSERT_EQ(rows.size(), 181U) << file;
+        for (std::size_t i = 1; i < rows.size(); ++i) {
+            EXPECT_EQ(earlier.count(rows[i][1].substr(rows[i][1].rfind('_') + 1)), 0U)
+                << rows[i][1] << " has the sizes of an earlier row";
+            EXPECT_GT(std::stod(rows[i][4]), 0.0) << rows[i][1];
+        }
+        for (std::size_t i = 1; i < rows.size(); ++i)  // the reserve avoids the fresh set too
+            earlier.insert(rows[i][1].substr(rows[i][1].rfind('_') + 1));
     }
 }
 

@@ -66,6 +66,9 @@ DIR/graphs/ (hetsim's format, sim/workloads/json_graph.hpp), a model name with i
                     no shape with any earlier set: a held-out test of the tensor-core model,
                     which the bf16 rows of gemm_bf16.csv and gemm_linear.csv have shaped
                     (configs/calibration/h100_bf16_fresh)
+    gemm_bf16_reserve.csv (only with --only gemm_bf16_reserve) 180 more bf16 GEMMs (seed 2037)
+                    sharing no shape with any earlier set, kept unseen for the next
+                    tensor-core change (configs/calibration/h100_bf16_reserve)
     rnn_persist_odd.csv (only with --only rnn_persist_odd) LSTM/GRU layers of batch 1 at hidden
                     sizes between cuDNN's persistent templates (40, 65, 80, 100, 127, 136,
                     172, 190), sequence 1..64: the same kernels below their template size
@@ -116,14 +119,16 @@ SECTIONS = ["gemm_fp32", "gemm_bf16", "conv", "rnn", "memory", "launch", "copy",
 # the shipped h100 folder stays what the default run writes).
 EXTRA_SECTIONS = ["gemm_fp32_fresh", "gemm_fp32_reserve", "conv_fresh", "rnn_fresh",
                   "gemm_fp32_reserve2", "rnn_reserve", "rnn_reserve3", "rnn_persist", "rnn_tanh",
-                  "gemm_linear", "gemm_fp32_reserve3", "rnn_persist_odd", "gemm_bf16_fresh"]
+                  "gemm_linear", "gemm_fp32_reserve3", "rnn_persist_odd", "gemm_bf16_fresh",
+                  "gemm_bf16_reserve"]
 # Seconds of the budget each section may use, as shares of --budget-s (the rest is start-up).
 SECTION_SHARE = {"gemm_fp32": 0.15, "gemm_bf16": 0.08, "conv": 0.22, "rnn": 0.10,
                  "memory": 0.08, "launch": 0.02, "copy": 0.12, "end_to_end": 0.15,
                  "gemm_fp32_fresh": 0.5, "gemm_fp32_reserve": 0.5, "conv_fresh": 0.5,
                  "rnn_fresh": 0.5, "gemm_fp32_reserve2": 0.5, "rnn_reserve": 0.5,
                  "rnn_reserve3": 0.5, "rnn_persist": 0.5, "rnn_tanh": 0.5, "gemm_linear": 0.5,
-                 "gemm_fp32_reserve3": 0.5, "rnn_persist_odd": 0.5, "gemm_bf16_fresh": 0.5}
+                 "gemm_fp32_reserve3": 0.5, "rnn_persist_odd": 0.5, "gemm_bf16_fresh": 0.5,
+                 "gemm_bf16_reserve": 0.5}
 KB = 1024
 MEMORY_SIZES = [4 * KB * 2 ** k for k in range(19)]  # 4 KB .. 1 GB
 HOT_LIMIT_BYTES = 64 * 1024 * KB
@@ -185,7 +190,7 @@ def fresh_gemm_shapes(seed=2027):
     seed 2031 the second reserve (configs/calibration/h100_reserve2), kept unseen, and seed 2035
     the third (configs/calibration/h100_reserve3), which shares no shape with any earlier set,
     gemm_linear's seed 2034 included; seed 2036 the bf16 set gemm_bf16_fresh, sharing none
-    with seed 2035's either."""
+    with seed 2035's either, and seed 2037 the bf16 reserve, sharing none with 2036's."""
     rng = random.Random(seed)
 
     def side(lo, hi):
@@ -210,6 +215,8 @@ def fresh_gemm_shapes(seed=2027):
             taken |= set(fresh_gemm_shapes(2031)) | set(fresh_gemm_shapes(2034))
         if seed >= 2036:
             taken |= set(fresh_gemm_shapes(2035))
+        if seed >= 2037:
+            taken |= set(fresh_gemm_shapes(2036))
         shapes = [x for x in shapes if x not in taken]
     return distinct(shapes)
 
@@ -904,6 +911,8 @@ class Run:
                                                          fresh_gemm_shapes(2035)),
                  "gemm_bf16_fresh": lambda: self.gemm(torch.bfloat16, "gemm_bf16_fresh",
                                                       fresh_gemm_shapes(2036)),
+                 "gemm_bf16_reserve": lambda: self.gemm(torch.bfloat16, "gemm_bf16_reserve",
+                                                        fresh_gemm_shapes(2037)),
                  "rnn_persist_odd": lambda: self.rnn(
                      "rnn_persist_odd",
                      persistent_rnn_configs((40, 65, 80, 100, 127, 136, 172, 190), (1,))),
