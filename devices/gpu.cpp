@@ -197,19 +197,21 @@ GemmKernelCost GpuModel::gemm(double batch, double m, double n, double k, sim::D
     const double memory_s = operand_bytes / p.gemm_achievable_bandwidth_Bps();
     const double k_depth = k_tile_depth(dtype);
     const bool tensor_core = on_tensor_cores(dtype);
-    // Without 16-byte rows there is no TMA: the library's pre-Hopper tensor-op kernels.
-    const bool legacy_tensor = tensor_core &&
-                               (alignment.a_bytes < 16.0 || alignment.b_bytes < 16.0) &&
-                               !std::isnan(p.legacy_tensor_k_tile_latency_cycles);
+    // Without 16-byte rows there is no TMA: the library's pre-Hopper tensor-op kernels. A
+    // constant the platform leaves out (NaN) falls back to the more general one.
+    const bool tma = tensor_core && alignment.a_bytes >= 16.0 && alignment.b_bytes >= 16.0;
+    const auto given_or = [](double value, double fallback) {
+        return std::isnan(value) ? fallback : value;
+    };
+    const double tensor_k_tile_latency_cycles =
+        given_or(p.tensor_k_tile_latency_cycles, p.k_tile_latency_cycles);
     const double k_tile_latency_cycles =
-        legacy_tensor ? p.legacy_tensor_k_tile_latency_cycles
-        : tensor_core && !std::isnan(p.tensor_k_tile_latency_cycles)
-            ? p.tensor_k_tile_latency_cycles
-            : p.k_tile_latency_cycles;
+        !tensor_core ? p.k_tile_latency_cycles
+        : tma        ? tensor_k_tile_latency_cycles
+              : given_or(p.legacy_tensor_k_tile_latency_cycles, tensor_k_tile_latency_cycles);
     const double step_latency = k_tile_latency_cycles / k_depth;
     const double block_overhead =
-        tensor_core && !legacy_tensor && !std::isnan(p.tensor_block_overhead_cycles)
-            ? p.tensor_block_overhead_cycles
+        tma ? given_or(p.tensor_block_overhead_cycles, p.block_overhead_cycles)
             : p.block_overhead_cycles;
     best.total_s = std::numeric_limits<double>::infinity();
     for (const GpuTile& tile : p.gemm_tiles) {
