@@ -211,12 +211,10 @@ def fresh_gemm_shapes(seed=2027):
         taken = set(gemm_shapes()) | set(fresh_gemm_shapes())
         if seed != 2028:
             taken |= set(fresh_gemm_shapes(2028))
-        if seed >= 2035:  # later sets also avoid the second reserve's and gemm_linear's shapes
-            taken |= set(fresh_gemm_shapes(2031)) | set(fresh_gemm_shapes(2034))
-        if seed >= 2036:
-            taken |= set(fresh_gemm_shapes(2035))
-        if seed >= 2037:
-            taken |= set(fresh_gemm_shapes(2036))
+        if seed >= 2035:  # from the third reserve on, every earlier seed's shapes too
+            for earlier in (2031, 2034, 2035, 2036):
+                if earlier < seed:
+                    taken |= set(fresh_gemm_shapes(earlier))
         shapes = [x for x in shapes if x not in taken]
     return distinct(shapes)
 
